@@ -1,0 +1,149 @@
+//! Turning a `<path>` argument into source text: a `.fab` file, or a package directory
+//! whose `faber.toml` names the entry file. Every failure is a diagnostic, never a
+//! panic: unreadable paths are CLI001, a bad manifest CLI002, bytes that are not
+//! UTF-8 LEX014.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use faber::diag::{codes, Diagnostic};
+use faber::source::{FileId, SourceMap, Span};
+
+use crate::manifest::{self, Manifest};
+
+pub const MANIFEST: &str = "faber.toml";
+
+/// What a `<path>` argument resolved to.
+pub struct Input {
+    /// The file to check, parse or run.
+    pub entry: FileId,
+    /// The package's manifest: the directory's own, or for a file the nearest
+    /// `faber.toml` above it.
+    pub package: Option<Manifest>,
+    /// Notes and warnings from loading (ignored manifest sections).
+    pub notes: Vec<Diagnostic>,
+}
+
+/// Loads `path` into `sources`. A directory must hold `faber.toml`; its entry is
+/// `<dir>/<paths.source>/<paths.entry>`. A file is loaded as is, and the nearest
+/// `faber.toml` above it (if any) is read for its settings.
+pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
+    let meta = std::fs::metadata(path).map_err(|e| vec![io_error(sources, path, &e)])?;
+    if meta.is_dir() {
+        let manifest_path = path.join(MANIFEST);
+        if !manifest_path.is_file() {
+            let d = placeholder_error(
+                sources,
+                path,
+                format!("`{}` is a directory without a {MANIFEST}", path.display()),
+            )
+            .with_hint("pass a .fab file, or a package directory that contains faber.toml");
+            return Err(vec![d]);
+        }
+        let (manifest, manifest_file) = read_manifest(&manifest_path, sources)?;
+        let entry_path = path.join(&manifest.source).join(&manifest.entry);
+        let entry = match std::fs::metadata(&entry_path) {
+            Ok(m) if m.is_file() => read_source(&entry_path, sources).map_err(|d| vec![d])?,
+            _ => {
+                let d = Diagnostic::error(
+                    codes::CLI_IO,
+                    format!(
+                        "the package entry file `{}` does not exist",
+                        entry_path.display()
+                    ),
+                    Span::new(manifest_file, 0, 0),
+                )
+                .with_hint("create it, or set `source` and `entry` under [paths] in faber.toml");
+                return Err(vec![d]);
+            }
+        };
+        let notes = manifest.notes.clone();
+        Ok(Input {
+            entry,
+            package: Some(manifest),
+            notes,
+        })
+    } else {
+        let package = match manifest_above(path) {
+            Some(manifest_path) => Some(read_manifest(&manifest_path, sources)?.0),
+            None => None,
+        };
+        let entry = read_source(path, sources).map_err(|d| vec![d])?;
+        let notes = package
+            .as_ref()
+            .map(|m| m.notes.clone())
+            .unwrap_or_default();
+        Ok(Input {
+            entry,
+            package,
+            notes,
+        })
+    }
+}
+
+/// Reads one source file into the map. Text that is not UTF-8 is added lossily so
+/// the LEX014 diagnostic can show where the first bad byte is.
+pub fn read_source(path: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(sources, path, &e))?;
+    let name = path.display().to_string();
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(sources.add(name, text)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let file = sources.add(name.clone(), text);
+            // The lossy text has U+FFFD (3 bytes) where the first bad sequence was.
+            Err(Diagnostic::error(
+                codes::LEX_BAD_UTF8,
+                format!("`{name}` is not valid UTF-8 (first bad byte at offset {at})"),
+                Span::new(file, at, at + '\u{FFFD}'.len_utf8()),
+            )
+            .with_hint("faber reads source files as UTF-8; re-save the file in that encoding"))
+        }
+    }
+}
+
+fn read_manifest(
+    path: &Path,
+    sources: &mut SourceMap,
+) -> Result<(Manifest, FileId), Vec<Diagnostic>> {
+    let file = read_source(path, sources).map_err(|d| vec![d])?;
+    let manifest = manifest::parse(sources.text(file), file).map_err(|d| vec![d])?;
+    Ok((manifest, file))
+}
+
+/// The nearest `faber.toml` in the directory of `file` or any directory above it.
+fn manifest_above(file: &Path) -> Option<PathBuf> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let dir = std::path::absolute(dir).ok()?;
+    let found = dir
+        .ancestors()
+        .map(|a| a.join(MANIFEST))
+        .find(|candidate| candidate.is_file())?;
+    // Show it relative to the working directory when it lies below it.
+    let shown = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| found.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    Some(shown.unwrap_or(found))
+}
+
+/// A CLI001 for a path that cannot be read. The path is added to the map as an
+/// empty file so the diagnostic has a location to print (no snippet is drawn for
+/// an empty file).
+fn io_error(sources: &mut SourceMap, path: &Path, e: &io::Error) -> Diagnostic {
+    let shown = path.display();
+    let message = match e.kind() {
+        io::ErrorKind::NotFound => format!("`{shown}` does not exist"),
+        io::ErrorKind::PermissionDenied => format!("permission denied reading `{shown}`"),
+        _ => format!("cannot read `{shown}`: {e}"),
+    };
+    placeholder_error(sources, path, message)
+}
+
+fn placeholder_error(sources: &mut SourceMap, path: &Path, message: String) -> Diagnostic {
+    let file = sources.add(path.display().to_string(), String::new());
+    Diagnostic::error(codes::CLI_IO, message, Span::new(file, 0, 0))
+}

@@ -1,0 +1,127 @@
+//! The command line: clap definitions, one file per verb, and the shared code that
+//! loads inputs and prints results. This module and `main.rs` are the only places in
+//! faber that touch the file system or write to stdout/stderr; everything below
+//! returns data or `Vec<Diagnostic>`.
+//!
+//! Streams: program output and dumps go to stdout; diagnostics and status lines go
+//! to stderr. Exit codes: 0 success, 1 diagnostics (errors) reported, 2 usage.
+
+mod check;
+mod load;
+mod parse;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use faber::diag::{self, Diagnostic, Severity};
+use faber::source::SourceMap;
+
+/// faber: runs and checks programs written in Faber, the Latin-keyword language.
+#[derive(Parser, Debug)]
+#[command(name = "faber", version, propagate_version = true)]
+pub struct Cli {
+    /// When to colour diagnostics: `auto` follows NO_COLOR, CLICOLOR_FORCE,
+    /// FORCE_COLOR and whether stderr is a terminal.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Print errors only (no warnings or notes).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Also print notes and status lines (e.g. ignored faber.toml sections).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Check a file or package for errors without running it; prints nothing when it is clean.
+    Check(check::CheckArgs),
+    /// Parse a file or package entry and print its syntax tree on stdout.
+    Parse(parse::ParseArgs),
+}
+
+/// Settings every verb shares, decided once in `main`.
+pub struct Context {
+    pub color: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+}
+
+/// Runs the chosen verb. Called on the worker thread.
+pub fn run(cli: Cli, color: bool) -> ExitCode {
+    let ctx = Context {
+        color,
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+    };
+    match &cli.command {
+        Command::Check(args) => check::run(args, &ctx),
+        Command::Parse(args) => parse::run(args, &ctx),
+    }
+}
+
+impl Context {
+    /// Prints the diagnostics this run wants to see on stderr and maps them to an
+    /// exit code: 1 when any is an error, else 0. `-q` hides warnings and notes;
+    /// notes are shown only with `-v`.
+    pub fn report(&self, sources: &SourceMap, diags: &[Diagnostic]) -> ExitCode {
+        let shown: Vec<Diagnostic> = diags
+            .iter()
+            .filter(|d| match d.severity {
+                Severity::Error => true,
+                Severity::Warning => !self.quiet,
+                Severity::Note => self.verbose,
+            })
+            .cloned()
+            .collect();
+        if !shown.is_empty() {
+            print_stderr(&diag::render(&shown, sources, self.color));
+        }
+        if diag::has_errors(diags) {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+
+    /// A cargo-style status line (`Checking hello v0.1.0`) on stderr, only with `-v`.
+    pub fn status(&self, verb: &str, what: &str) {
+        if self.verbose {
+            let verb = if self.color {
+                format!("\x1b[1;32m{verb:>12}\x1b[0m")
+            } else {
+                format!("{verb:>12}")
+            };
+            print_stderr(&format!("{verb} {what}\n"));
+        }
+    }
+}
+
+/// Writes program output to stdout. A closed pipe (`faber parse x | head`) is not
+/// an error worth reporting, so write failures are ignored.
+pub fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Writes diagnostics and status lines to stderr, ignoring write failures.
+pub fn print_stderr(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}

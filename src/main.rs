@@ -1,0 +1,156 @@
+//! The `faber` binary: parses the command line, decides on colour, installs the
+//! panic hook, and runs the chosen verb on a worker thread with a large stack (deeply
+//! nested input recurses deeply). Verbs live in `cli/`, one file each.
+
+mod cli;
+mod manifest;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, ColorChoice};
+
+/// Stack for the worker thread. Only touched pages are committed, so a large
+/// reservation costs nothing until deep recursion needs it.
+const WORKER_STACK: usize = 256 * 1024 * 1024;
+
+/// Exit code of a bug (Rust's own code for a panic).
+const EXIT_INTERNAL: u8 = 101;
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Usage errors exit 2; `--help` and `--version` print and exit 0.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let color = use_color(
+        cli.color,
+        |name| std::env::var_os(name),
+        std::io::stderr().is_terminal(),
+    );
+    let worker = std::thread::Builder::new()
+        .name("faber".to_string())
+        .stack_size(WORKER_STACK)
+        .spawn(move || cli::run(cli, color));
+    match worker {
+        // A panic on the worker was already reported by the hook.
+        Ok(handle) => handle.join().unwrap_or(ExitCode::from(EXIT_INTERNAL)),
+        Err(e) => {
+            cli::print_stderr(&format!(
+                "internal error in faber: cannot start the worker thread: {e}; please report this bug\n"
+            ));
+            ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+/// The colour decision, in order: `--color`, then a non-empty `NO_COLOR` (off), then
+/// `CLICOLOR_FORCE` or `FORCE_COLOR` set to anything but empty, `0` or `false` (on),
+/// then whether stderr is a terminal.
+fn use_color(
+    choice: ColorChoice,
+    env: impl Fn(&str) -> Option<OsString>,
+    stderr_is_terminal: bool,
+) -> bool {
+    match choice {
+        ColorChoice::Always => return true,
+        ColorChoice::Never => return false,
+        ColorChoice::Auto => {}
+    }
+    if env("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    let forced = |name: &str| env(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    if forced("CLICOLOR_FORCE") || forced("FORCE_COLOR") {
+        return true;
+    }
+    stderr_is_terminal
+}
+
+/// A panic is a bug in faber, never the user's fault: say so, and where.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("unknown panic");
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_else(|| "an unknown location".to_string());
+        // Not `eprintln!`: a failing stderr must not panic inside the hook.
+        let _ = writeln!(
+            std::io::stderr(),
+            "internal error in faber: {message} at {location}; please report this bug"
+        );
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn flag_wins() {
+        let all = [("NO_COLOR", "1"), ("FORCE_COLOR", "1")];
+        assert!(use_color(ColorChoice::Always, env(&all), false));
+        assert!(!use_color(ColorChoice::Never, env(&all), true));
+    }
+
+    #[test]
+    fn no_color_beats_force() {
+        let vars = [("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")];
+        assert!(!use_color(ColorChoice::Auto, env(&vars), true));
+        // An empty NO_COLOR does not count.
+        let vars = [("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")];
+        assert!(use_color(ColorChoice::Auto, env(&vars), false));
+    }
+
+    #[test]
+    fn force_beats_terminal() {
+        assert!(use_color(
+            ColorChoice::Auto,
+            env(&[("FORCE_COLOR", "1")]),
+            false
+        ));
+        assert!(!use_color(
+            ColorChoice::Auto,
+            env(&[("FORCE_COLOR", "0")]),
+            false
+        ));
+        assert!(use_color(
+            ColorChoice::Auto,
+            env(&[("CLICOLOR_FORCE", "yes")]),
+            false
+        ));
+    }
+
+    #[test]
+    fn terminal_last() {
+        assert!(use_color(ColorChoice::Auto, env(&[]), true));
+        assert!(!use_color(ColorChoice::Auto, env(&[]), false));
+    }
+
+    #[test]
+    fn cli_definition_is_valid() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

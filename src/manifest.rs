@@ -1,0 +1,287 @@
+//! `faber.toml`, the package manifest (LANGUAGE.md §13).
+//!
+//! ```toml
+//! [package]
+//! name = "hello"
+//! version = "0.1.0"
+//! edition = "2026"
+//!
+//! [paths]
+//! source = "src"      # default
+//! entry = "main.fab"  # default
+//!
+//! [reader]            # or [locale]
+//! locale = "la"       # the only locale we read
+//! ```
+//!
+//! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
+//! with a note; other unknown keys are ignored silently. Parsing is pure: the caller
+//! reads the file and adds its text to the `SourceMap` so spans in the returned
+//! diagnostics point into it.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use faber::diag::{codes, Diagnostic, Severity};
+use faber::source::{FileId, Span};
+
+/// The settings of one package.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    pub name: String,
+    pub version: Option<String>,
+    pub edition: Option<String>,
+    /// Source directory, relative to the manifest's directory (`[paths] source`).
+    pub source: String,
+    /// Entry file, relative to the source directory (`[paths] entry`).
+    pub entry: String,
+    /// Notes about sections that were read but ignored.
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Manifest {
+    /// `name v0.1.0`, for status lines.
+    pub fn describe(&self) -> String {
+        let mut s = self.name.clone();
+        if let Some(v) = &self.version {
+            s.push_str(" v");
+            s.push_str(v);
+        }
+        if let Some(e) = &self.edition {
+            s.push_str(&format!(" (edition {e})"));
+        }
+        s
+    }
+}
+
+#[derive(Deserialize)]
+struct Raw {
+    package: Option<Spanned<RawPackage>>,
+    #[serde(default)]
+    paths: RawPaths,
+    reader: Option<RawLocale>,
+    locale: Option<RawLocale>,
+    build: Option<Spanned<toml::Value>>,
+    device: Option<Spanned<toml::Value>>,
+    dependencies: Option<Spanned<toml::Value>>,
+    library: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Deserialize)]
+struct RawPackage {
+    name: Option<Spanned<String>>,
+    version: Option<String>,
+    edition: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawPaths {
+    source: Option<Spanned<String>>,
+    entry: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+struct RawLocale {
+    locale: Option<Spanned<String>>,
+}
+
+/// Parses the text of `faber.toml` (already added to the source map as `file`).
+/// Any problem is one CLI002 diagnostic pointing into the manifest.
+pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
+    let span = |r: std::ops::Range<usize>| Span::new(file, r.start, r.end);
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let at = e.span().unwrap_or(0..0);
+        Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!("malformed faber.toml: {}", e.message().trim_end()),
+            span(at),
+        )
+    })?;
+
+    let Some(package) = raw.package else {
+        return Err(Diagnostic::error(
+            codes::CLI_MANIFEST,
+            "faber.toml has no [package] table",
+            span(0..0),
+        )
+        .with_hint("start the file with:\n[package]\nname = \"…\"\nversion = \"0.1.0\""));
+    };
+    let package_span = package.span();
+    let package = package.into_inner();
+    let Some(name) = package.name else {
+        return Err(Diagnostic::error(
+            codes::CLI_MANIFEST,
+            "[package] has no `name`",
+            span(package_span),
+        ));
+    };
+    if name.get_ref().trim().is_empty() {
+        return Err(Diagnostic::error(
+            codes::CLI_MANIFEST,
+            "the package name is empty",
+            span(name.span()),
+        ));
+    }
+
+    let path_setting = |value: Option<Spanned<String>>, key: &str, default: &str| {
+        let Some(value) = value else {
+            return Ok(default.to_string());
+        };
+        let text = value.get_ref();
+        if text.trim().is_empty() || std::path::Path::new(text).has_root() {
+            return Err(Diagnostic::error(
+                codes::CLI_MANIFEST,
+                format!("[paths] {key} must be a non-empty relative path"),
+                span(value.span()),
+            ));
+        }
+        Ok(text.clone())
+    };
+    let source = path_setting(raw.paths.source, "source", "src")?;
+    let entry = path_setting(raw.paths.entry, "entry", "main.fab")?;
+
+    for (table, settings) in [("reader", &raw.reader), ("locale", &raw.locale)] {
+        if let Some(locale) = settings.as_ref().and_then(|s| s.locale.as_ref()) {
+            if locale.get_ref() != "la" {
+                return Err(Diagnostic::error(
+                    codes::CLI_MANIFEST,
+                    format!("unsupported locale `{}` in [{table}]", locale.get_ref()),
+                    span(locale.span()),
+                )
+                .with_hint("faber reads only the Latin keyword surface: locale = \"la\""));
+            }
+        }
+    }
+
+    let mut notes = Vec::new();
+    for (table, value) in [
+        ("build", &raw.build),
+        ("device", &raw.device),
+        ("dependencies", &raw.dependencies),
+        ("library", &raw.library),
+    ] {
+        if let Some(value) = value {
+            notes.push(Diagnostic {
+                severity: Severity::Note,
+                ..Diagnostic::error(
+                    codes::CLI_MANIFEST,
+                    format!("[{table}] in faber.toml is ignored"),
+                    span(value.span()),
+                )
+            });
+        }
+    }
+
+    Ok(Manifest {
+        name: name.into_inner(),
+        version: package.version,
+        edition: package.edition,
+        source,
+        entry,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> Manifest {
+        match parse(text, FileId(0)) {
+            Ok(m) => m,
+            Err(d) => panic!("unexpected diagnostic: {d:?}"),
+        }
+    }
+
+    fn err(text: &str) -> Diagnostic {
+        match parse(text, FileId(0)) {
+            Ok(m) => panic!("expected an error, got {m:?}"),
+            Err(d) => d,
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let m = ok("[package]\nname = \"hello\"\n");
+        assert_eq!(m.name, "hello");
+        assert_eq!(m.version, None);
+        assert_eq!(m.source, "src");
+        assert_eq!(m.entry, "main.fab");
+        assert!(m.notes.is_empty());
+        assert_eq!(m.describe(), "hello");
+    }
+
+    #[test]
+    fn full() {
+        let m = ok(concat!(
+            "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2026\"\n",
+            "description = \"extra keys are fine\"\n",
+            "[paths]\nsource = \"lib\"\nentry = \"start.fab\"\n",
+            "[reader]\nlocale = \"la\"\n",
+        ));
+        assert_eq!(m.version.as_deref(), Some("0.1.0"));
+        assert_eq!(m.edition.as_deref(), Some("2026"));
+        assert_eq!((m.source.as_str(), m.entry.as_str()), ("lib", "start.fab"));
+        assert_eq!(m.describe(), "p v0.1.0 (edition 2026)");
+    }
+
+    #[test]
+    fn ignored_sections_give_notes() {
+        let text = "[package]\nname = \"p\"\n[build]\nkind = \"lib\"\n[dependencies]\nx = \"1\"\n";
+        let m = ok(text);
+        assert_eq!(m.notes.len(), 2);
+        assert!(m.notes.iter().all(|n| n.severity == Severity::Note));
+        assert!(m.notes[0].message.contains("[build]"));
+        assert!(m.notes[1].message.contains("[dependencies]"));
+    }
+
+    #[test]
+    fn bad_toml_points_into_the_file() {
+        let text = "[package]\nname = \"p\nversion = 1\n";
+        let d = err(text);
+        assert_eq!(d.code.id, "CLI002");
+        assert!(
+            d.message.starts_with("malformed faber.toml"),
+            "{}",
+            d.message
+        );
+        assert!(d.span.lo >= 10, "{:?}", d.span);
+        assert!(d.span.hi as usize <= text.len());
+    }
+
+    #[test]
+    fn wrong_type_points_at_the_value() {
+        let text = "[package]\nname = 3\n";
+        let d = err(text);
+        assert_eq!(d.code.id, "CLI002");
+        assert_eq!(&text[d.span.range()], "3");
+    }
+
+    #[test]
+    fn missing_package_or_name() {
+        assert!(err("[paths]\nsource = \"src\"\n")
+            .message
+            .contains("[package]"));
+        assert!(err("[package]\nversion = \"1\"\n").message.contains("name"));
+        assert!(err("[package]\nname = \" \"\n").message.contains("empty"));
+    }
+
+    #[test]
+    fn locale_must_be_la() {
+        let text = "[package]\nname = \"p\"\n[locale]\nlocale = \"en\"\n";
+        let d = err(text);
+        assert!(d.message.contains("`en`"));
+        assert_eq!(&text[d.span.range()], "\"en\"");
+        let text = "[package]\nname = \"p\"\n[reader]\nlocale = \"en\"\n";
+        assert!(err(text).message.contains("[reader]"));
+        ok("[package]\nname = \"p\"\n[locale]\nlocale = \"la\"\n");
+    }
+
+    #[test]
+    fn paths_must_be_relative() {
+        let d = err("[package]\nname = \"p\"\n[paths]\nsource = \"/etc\"\n");
+        assert!(d.message.contains("source"));
+        let d = err("[package]\nname = \"p\"\n[paths]\nentry = \"\"\n");
+        assert!(d.message.contains("entry"));
+    }
+}

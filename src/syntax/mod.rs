@@ -1,0 +1,18 @@
+//! Surface syntax: tokens, the lexer adapter, the generated parser and the AST.
+//! Everything outside this module sees only [`parse`] and the AST.
+
+pub mod ast;
+pub mod desugar;
+mod dump;
+pub mod lexer;
+mod parser;
+pub mod token;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
+    grammar,
+    "/faber.rs"
+);
+
+pub use dump::dump_ast;
+pub use parser::parse;

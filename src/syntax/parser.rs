@@ -1,0 +1,244 @@
+//! The parser façade: lex, run the generated LR(1) parser with error recovery, and
+//! turn every problem into a [`Diagnostic`]. Nothing else in the crate names lalrpop.
+
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+use super::ast::Module;
+use super::grammar::ModuleParser;
+use super::lexer::{lex, Spanned};
+use super::token::Tok;
+use crate::diag::{codes, Diagnostic};
+use crate::source::{FileId, SourceMap, Span};
+
+/// Parses one file of the source map into its AST, or returns every diagnostic
+/// found (lexing and parsing, in source order).
+pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic>> {
+    let text = sources.text(file);
+    let lexed = lex(file, text);
+    let mut diags = lexed.diagnostics;
+    let tokens = lexed.tokens;
+    let mut recovered = Vec::new();
+    let result = ModuleParser::new().parse(
+        file,
+        &mut recovered,
+        tokens.iter().cloned().map(Ok::<Spanned, Diagnostic>),
+    );
+    let mut parse_errors: Vec<ParseError<usize, Tok, Diagnostic>> =
+        recovered.into_iter().map(|e: ErrorRecovery<_, _, _>| e.error).collect();
+    let items = match result {
+        Ok(items) => Some(items),
+        Err(e) => {
+            parse_errors.push(e);
+            None
+        }
+    };
+    let mut last_line = None;
+    let mut seen_error = !diags.is_empty();
+    for e in parse_errors {
+        // After a first error, "expected a declaration" at top level is nearly always
+        // a cascade: recovery closed a block early and the rest of it reads as items.
+        if seen_error && expects_items(&e) {
+            continue;
+        }
+        seen_error = true;
+        if let Some(d) = convert(sources, file, &tokens, e) {
+            // One parse error per line: later ones on the same line are usually
+            // consequences of the first.
+            let line = sources.line_col(d.span).0;
+            if last_line == Some(line) {
+                continue;
+            }
+            last_line = Some(line);
+            diags.push(d);
+        }
+    }
+    diags.sort_by_key(|d| (d.span.lo, d.span.hi));
+    diags.dedup_by(|a, b| a.span == b.span && a.code == b.code);
+    match items {
+        Some(items) if diags.is_empty() => Ok(Module {
+            file,
+            frontmatter: lexed.frontmatter,
+            items,
+        }),
+        _ => Err(diags),
+    }
+}
+
+fn expects_items(e: &ParseError<usize, Tok, Diagnostic>) -> bool {
+    match e {
+        ParseError::UnrecognizedToken { expected, .. } | ParseError::UnrecognizedEof { expected, .. } => {
+            expected.iter().any(|x| x == "\"functio\"") && expected.iter().any(|x| x == "\"incipit\"")
+        }
+        _ => false,
+    }
+}
+
+/// The last `{` left open at the end of the token stream, if any.
+fn unclosed_brace(tokens: &[Spanned]) -> Option<(usize, usize)> {
+    let mut stack = Vec::new();
+    for (l, t, r) in tokens {
+        match t {
+            Tok::LBrace | Tok::LBraceRec => stack.push((*l, *r)),
+            Tok::RBrace => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack.pop()
+}
+
+fn convert(
+    sources: &SourceMap,
+    file: FileId,
+    tokens: &[Spanned],
+    e: ParseError<usize, Tok, Diagnostic>,
+) -> Option<Diagnostic> {
+    let span = |l: usize, r: usize| Span::new(file, l, r);
+    match e {
+        ParseError::User { error } => Some(error),
+        ParseError::InvalidToken { location } => Some(Diagnostic::error(
+            codes::PARSE_UNEXPECTED,
+            "invalid token",
+            span(location, location),
+        )),
+        ParseError::ExtraToken { token: (l, t, r) } => Some(Diagnostic::error(
+            codes::PARSE_EXTRA_TOKEN,
+            format!("unexpected {} after the end of the file's items", t.describe()),
+            span(l, r),
+        )),
+        ParseError::UnrecognizedEof { location, expected } => {
+            let mut d = Diagnostic::error(
+                codes::PARSE_UNEXPECTED_EOF,
+                format!("the file ends early: expected {}", expected_list(&expected)),
+                span(location, location),
+            );
+            if expected.iter().any(|x| x == "\"}\"") {
+                d = d.with_hint("a `}` is missing");
+                if let Some((l, r)) = unclosed_brace(tokens) {
+                    d = d.with_label(span(l, r), "this `{` is never closed");
+                }
+            }
+            Some(d)
+        }
+        ParseError::UnrecognizedToken {
+            token: (l, t, r),
+            expected,
+        } => {
+            // An invalid token was already reported by the lexer.
+            if t == Tok::Error {
+                return None;
+            }
+            Some(unexpected(sources, file, tokens, l, t, r, &expected))
+        }
+    }
+}
+
+fn unexpected(
+    sources: &SourceMap,
+    file: FileId,
+    tokens: &[Spanned],
+    l: usize,
+    t: Tok,
+    r: usize,
+    expected: &[String],
+) -> Diagnostic {
+    let span = Span::new(file, l, r);
+    let text = sources.text(file);
+    let statement_position = expected.iter().any(|x| x == "\"nota\"") && expected.iter().any(|x| x == "\"fixum\"");
+    if let Tok::Ident(name) = &t {
+        if name == "aliter" {
+            return Diagnostic::error(codes::PARSE_RETIRED_KEYWORD, "`aliter` is a retired spelling", span)
+                .with_hint("write `secus`");
+        }
+    }
+    if statement_position {
+        let starts_expr = matches!(
+            t,
+            Tok::LParen
+                | Tok::LParenFn
+                | Tok::LBracket
+                | Tok::Minus
+                | Tok::Int(_)
+                | Tok::Float(_)
+                | Tok::Text(_)
+                | Tok::Ascii(_)
+                | Tok::Bytes(_)
+                | Tok::Kw(super::token::Kw::Non)
+        );
+        if starts_expr {
+            return Diagnostic::error(
+                codes::PARSE_BAD_STATEMENT_START,
+                format!("a statement cannot start with {}", t.describe()),
+                span,
+            )
+            .with_hint("an expression statement starts with a name or `ego`; to evaluate an expression, bind it: `fixum _ _ ← …`");
+        }
+    }
+    let mut d = Diagnostic::error(
+        codes::PARSE_UNEXPECTED,
+        format!("unexpected {}, expected {}", t.describe(), expected_list(expected)),
+        span,
+    );
+    // `a <- b` lexes as `a < - b`; suggest the arrow.
+    if t == Tok::Lt && text[r..].starts_with('-') {
+        d = d.with_hint("assignment is written `←`");
+    } else if t == Tok::LtArgs {
+        d = d.with_hint("a `<` touching a name opens type arguments; put spaces around a comparison: `a < b`");
+    } else if let Some(pos) = tokens.iter().position(|(tl, _, _)| *tl == l) {
+        // An identifier right after a complete expression: usually a missing operator or `(`.
+        if pos > 0 && matches!(t, Tok::Ident(_)) && expected.iter().any(|x| x == "\"(\"") {
+            d = d.with_hint("two expressions in a row: is an operator or a comma missing?");
+        }
+    }
+    d
+}
+
+/// Formats lalrpop's expected-terminal list for humans.
+fn expected_list(expected: &[String]) -> String {
+    let mut names: Vec<String> = expected
+        .iter()
+        .map(|x| {
+            let raw = x.trim_matches('"');
+            match raw {
+                "identifier" | "integer" | "float" | "text" | "ascii" | "bytes" | "annotation" => raw.to_string(),
+                "<args" => "`<`".to_string(),
+                "(fn" => "`(`".to_string(),
+                "{rec" => "`{`".to_string(),
+                "redde_bare" => "`redde`".to_string(),
+                "invalid token" => String::new(),
+                other => format!("`{other}`"),
+            }
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    names.dedup();
+    const OPERATORS: &[&str] = &[
+        "`+`", "`-`", "`*`", "`/`", "`%`", "`·`", "`⊙`", "`≡`", "`≠`", "`≈`", "`≉`", "`<`", "`>`", "`≤`", "`≥`",
+        "`∧`", "`∨`", "`⊻`", "`⇐`", "`⇒`", "`‥`", "`…`", "`ante`", "`usque`", "`per`", "`et`", "`aut`", "`non`",
+        "`est`", "`vel`", "`↦`", "`∷`", "`.`", "`[`", "`(`",
+    ];
+    if names.iter().filter(|n| OPERATORS.contains(&n.as_str())).count() >= 5 {
+        names.retain(|n| !OPERATORS.contains(&n.as_str()));
+        names.push("an operator".to_string());
+    }
+    let has = |n: &str| names.iter().any(|x| x == n);
+    if names.len() > 8 {
+        if has("`fixum`") && has("`nota`") {
+            return "a statement or `}`".to_string();
+        }
+        if has("integer") && has("identifier") {
+            return "an expression".to_string();
+        }
+        if has("`functio`") {
+            return "a declaration (`functio`, `genus`, `importa`, `incipit`, …)".to_string();
+        }
+        names.truncate(8);
+        names.push("…".to_string());
+    }
+    match names.len() {
+        0 => "nothing more".to_string(),
+        1 => names.remove(0),
+        _ => format!("one of {}", names.join(", ")),
+    }
+}
