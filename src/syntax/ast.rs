@@ -190,7 +190,10 @@ pub enum TypeKind {
     /// `nihil`
     Nihil,
     /// `numerus`, `lista<f32>`, `alias.Genus`, `tensor<f32, [2, 3]>`
-    Path { path: Vec<Ident>, args: Vec<TypeArg> },
+    Path {
+        path: Vec<Ident>,
+        args: Vec<TypeArg>,
+    },
     /// `tf32[2, 3]`: a path followed by a shape.
     Shaped { path: Vec<Ident>, dims: Vec<Dim> },
     /// `iuncta<A, B>`

@@ -29,7 +29,13 @@ pub fn ty(file: FileId, kind: TypeKind, l: usize, r: usize) -> Type {
     }
 }
 
-fn user(file: FileId, code: codes::Code, msg: impl Into<String>, l: usize, r: usize) -> ParseError<usize, Tok, Diagnostic> {
+fn user(
+    file: FileId,
+    code: codes::Code,
+    msg: impl Into<String>,
+    l: usize,
+    r: usize,
+) -> ParseError<usize, Tok, Diagnostic> {
     ParseError::User {
         error: Diagnostic::error(code, msg, sp(file, l, r)),
     }
@@ -63,7 +69,11 @@ pub fn top_decl(file: FileId, kind: StmtKind, l: usize, r: usize) -> ItemKind {
     }
 }
 
-pub fn import(path: StrLit, visibility: Option<Visibility>, n: Option<(Ident, Option<Ident>)>) -> Import {
+pub fn import(
+    path: StrLit,
+    visibility: Option<Visibility>,
+    n: Option<(Ident, Option<Ident>)>,
+) -> Import {
     let (name, alias) = match n {
         Some((name, alias)) => (Some(name), alias),
         None => (None, None),
@@ -102,14 +112,26 @@ pub fn union(file: FileId, first: Type, rest: Vec<Type>, l: usize, r: usize) -> 
 
 pub fn nat_arg(file: FileId, n: i64, l: usize, r: usize) -> Res<TypeArg> {
     if n < 0 {
-        return Err(user(file, codes::PARSE_UNEXPECTED, "a type argument must be a natural number", l, r));
+        return Err(user(
+            file,
+            codes::PARSE_UNEXPECTED,
+            "a type argument must be a natural number",
+            l,
+            r,
+        ));
     }
     Ok(TypeArg::Nat(n as u64, sp(file, l, r)))
 }
 
 pub fn nat_dim(file: FileId, n: i64, l: usize, r: usize) -> Res<Dim> {
     if n < 0 {
-        return Err(user(file, codes::PARSE_UNEXPECTED, "a dimension must be a natural number", l, r));
+        return Err(user(
+            file,
+            codes::PARSE_UNEXPECTED,
+            "a dimension must be a natural number",
+            l,
+            r,
+        ));
     }
     Ok(Dim::Nat(n as u64, sp(file, l, r)))
 }
@@ -129,7 +151,14 @@ pub fn block_of(file: FileId, kind: StmtKind, l: usize, r: usize) -> Block {
     }
 }
 
-pub fn closure(file: FileId, params: Vec<Param>, ret: Option<Type>, body: Expr, l: usize, r: usize) -> Expr {
+pub fn closure(
+    file: FileId,
+    params: Vec<Param>,
+    ret: Option<Type>,
+    body: Expr,
+    l: usize,
+    r: usize,
+) -> Expr {
     expr(
         file,
         ExprKind::Closure {
@@ -156,7 +185,15 @@ pub fn binary(file: FileId, op: BinOp, lhs: Expr, rhs: Expr, l: usize, r: usize)
 }
 
 pub fn unary(file: FileId, op: UnOp, e: Expr, l: usize, r: usize) -> Expr {
-    expr(file, ExprKind::Unary { op, expr: Box::new(e) }, l, r)
+    expr(
+        file,
+        ExprKind::Unary {
+            op,
+            expr: Box::new(e),
+        },
+        l,
+        r,
+    )
 }
 
 pub fn is(file: FileId, e: Expr, negated: bool, target: IsTarget, l: usize, r: usize) -> Expr {
@@ -172,7 +209,15 @@ pub fn is(file: FileId, e: Expr, negated: bool, target: IsTarget, l: usize, r: u
     )
 }
 
-pub fn range(file: FileId, start: Expr, end: Expr, inclusive: bool, step: Option<Expr>, l: usize, r: usize) -> Expr {
+pub fn range(
+    file: FileId,
+    start: Expr,
+    end: Expr,
+    inclusive: bool,
+    step: Option<Expr>,
+    l: usize,
+    r: usize,
+) -> Expr {
     expr(
         file,
         ExprKind::Range {
@@ -186,7 +231,14 @@ pub fn range(file: FileId, start: Expr, end: Expr, inclusive: bool, step: Option
     )
 }
 
-pub fn convert(file: FileId, e: Expr, ty: Type, fallback: Option<Expr>, l: usize, r: usize) -> Expr {
+pub fn convert(
+    file: FileId,
+    e: Expr,
+    ty: Type,
+    fallback: Option<Expr>,
+    l: usize,
+    r: usize,
+) -> Expr {
     expr(
         file,
         ExprKind::Convert {
@@ -200,18 +252,37 @@ pub fn convert(file: FileId, e: Expr, ty: Type, fallback: Option<Expr>, l: usize
 }
 
 pub fn ascribe(file: FileId, e: Expr, ty: Type, l: usize, r: usize) -> Expr {
-    expr(file, ExprKind::Ascribe { expr: Box::new(e), ty }, l, r)
+    expr(
+        file,
+        ExprKind::Ascribe {
+            expr: Box::new(e),
+            ty,
+        },
+        l,
+        r,
+    )
 }
 
 /// A call. A text literal applied to arguments is a template; `ad 'route'`
 /// applied to one argument takes it as the route's payload.
-pub fn call(file: FileId, callee: Expr, type_args: Vec<TypeArg>, mut args: Vec<Expr>, l: usize, r: usize) -> Expr {
+pub fn call(
+    file: FileId,
+    callee: Expr,
+    type_args: Vec<TypeArg>,
+    mut args: Vec<Expr>,
+    l: usize,
+    r: usize,
+) -> Expr {
     let kind = match callee.kind {
-        ExprKind::Lit(Literal::Text(text)) if type_args.is_empty() => ExprKind::Template { text, args },
-        ExprKind::Ad { route, arg: None } if type_args.is_empty() && args.len() == 1 => ExprKind::Ad {
-            route,
-            arg: args.pop().map(Box::new),
-        },
+        ExprKind::Lit(Literal::Text(text)) if type_args.is_empty() => {
+            ExprKind::Template { text, args }
+        }
+        ExprKind::Ad { route, arg: None } if type_args.is_empty() && args.len() == 1 => {
+            ExprKind::Ad {
+                route,
+                arg: args.pop().map(Box::new),
+            }
+        }
         kind => ExprKind::Call {
             callee: Box::new(Expr {
                 kind,
@@ -225,7 +296,15 @@ pub fn call(file: FileId, callee: Expr, type_args: Vec<TypeArg>, mut args: Vec<E
 }
 
 pub fn field(file: FileId, e: Expr, name: Ident, l: usize, r: usize) -> Expr {
-    expr(file, ExprKind::Field { expr: Box::new(e), name }, l, r)
+    expr(
+        file,
+        ExprKind::Field {
+            expr: Box::new(e),
+            name,
+        },
+        l,
+        r,
+    )
 }
 
 pub fn index(file: FileId, e: Expr, i: Expr, l: usize, r: usize) -> Expr {
@@ -241,7 +320,13 @@ pub fn index(file: FileId, e: Expr, i: Expr, l: usize, r: usize) -> Expr {
 }
 
 /// `Path { f = e }`: the head must be a name or a dotted path of names.
-pub fn record(file: FileId, head: Expr, fields: Vec<(Ident, Expr)>, l: usize, r: usize) -> Res<Expr> {
+pub fn record(
+    file: FileId,
+    head: Expr,
+    fields: Vec<(Ident, Expr)>,
+    l: usize,
+    r: usize,
+) -> Res<Expr> {
     fn path_of(e: Expr, out: &mut Vec<Ident>) -> bool {
         match e.kind {
             ExprKind::Name(i) => {

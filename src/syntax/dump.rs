@@ -47,9 +47,18 @@ impl Printer {
                     Some(Visibility::Publica) => " publica",
                     None => "",
                 };
-                let name = i.name.as_ref().map_or(String::new(), |n| format!(" {}", n.name));
-                let alias = i.alias.as_ref().map_or(String::new(), |n| format!(" ut {}", n.name));
-                self.line(ind, &format!("(importa {:?}{vis}{name}{alias})", i.path.value));
+                let name = i
+                    .name
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" {}", n.name));
+                let alias = i
+                    .alias
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" ut {}", n.name));
+                self.line(
+                    ind,
+                    &format!("(importa {:?}{vis}{name}{alias})", i.path.value),
+                );
             }
             ItemKind::Func(f) => self.func(ind, f),
             ItemKind::Genus(g) => {
@@ -64,7 +73,9 @@ impl Printer {
                             ..
                         } => {
                             self.annotations(ind + 1, annotations);
-                            let def = default.as_ref().map_or(String::new(), |e| format!(" = {}", expr(e)));
+                            let def = default
+                                .as_ref()
+                                .map_or(String::new(), |e| format!(" = {}", expr(e)));
                             self.line(ind + 1, &format!("(field {} {}{def})", ty_s(ty), name.name));
                         }
                         GenusMember::Method { annotations, func } => {
@@ -75,26 +86,42 @@ impl Printer {
                 }
                 self.line(ind, ")");
             }
-            ItemKind::Alias(a) => self.line(ind, &format!("(typus {} {})", a.name.name, ty_s(&a.ty))),
+            ItemKind::Alias(a) => {
+                self.line(ind, &format!("(typus {} {})", a.name.name, ty_s(&a.ty)))
+            }
             ItemKind::Fixum(f) => self.line(
                 ind,
-                &format!("(fixum-top {} {} {})", ty_s(&f.ty), f.name.name, expr(&f.value)),
+                &format!(
+                    "(fixum-top {} {} {})",
+                    ty_s(&f.ty),
+                    f.name.name,
+                    expr(&f.value)
+                ),
             ),
             ItemKind::Entry(e) => {
-                let exit = e.exit.as_ref().map_or(String::new(), |x| format!(" exitus {}", expr(x)));
+                let exit = e
+                    .exit
+                    .as_ref()
+                    .map_or(String::new(), |x| format!(" exitus {}", expr(x)));
                 self.line(ind, &format!("(incipit{exit}"));
                 self.block_body(ind + 1, &e.body);
                 self.line(ind, ")");
             }
             ItemKind::Suite(s) => {
-                self.line(ind, &format!("(probandum {:?}{}", s.name.value, modifiers(&s.modifiers)));
+                self.line(
+                    ind,
+                    &format!("(probandum {:?}{}", s.name.value, modifiers(&s.modifiers)),
+                );
                 for i in &s.items {
                     self.item(ind + 1, i);
                 }
                 self.line(ind, ")");
             }
             ItemKind::Case(c) => {
-                self.line(ind, &format!("(proba {:?}{}", c.name.value, modifiers(&c.modifiers)));
+                self.line(
+                    ind,
+                    &format!("(proba {:?}{}", c.name.value, modifiers(&c.modifiers)),
+                );
                 self.block_body(ind + 1, &c.body);
                 self.line(ind, ")");
             }
@@ -146,15 +173,30 @@ impl Printer {
     fn stmt(&mut self, ind: usize, s: &Stmt) {
         match &s.kind {
             StmtKind::Block(b) => self.nested(ind, "block", b),
-            StmtKind::Decl { kind, ty, name, value } => {
-                let t = ty.as_ref().map_or(String::new(), |t| format!(" {}", ty_s(t)));
+            StmtKind::Decl {
+                kind,
+                ty,
+                name,
+                value,
+            } => {
+                let t = ty
+                    .as_ref()
+                    .map_or(String::new(), |t| format!(" {}", ty_s(t)));
                 let n = name.as_ref().map_or("_", |n| n.name.as_str());
-                let v = value.as_ref().map_or(String::new(), |e| format!(" ← {}", expr(e)));
+                let v = value
+                    .as_ref()
+                    .map_or(String::new(), |e| format!(" ← {}", expr(e)));
                 self.line(ind, &format!("({}{t} {n}{v})", bind(*kind)));
             }
             StmtKind::Destructure { kind, names, value } => {
-                let ns: Vec<&str> = names.iter().map(|n| n.as_ref().map_or("_", |n| n.name.as_str())).collect();
-                self.line(ind, &format!("({} [{}] ← {})", bind(*kind), ns.join(", "), expr(value)));
+                let ns: Vec<&str> = names
+                    .iter()
+                    .map(|n| n.as_ref().map_or("_", |n| n.name.as_str()))
+                    .collect();
+                self.line(
+                    ind,
+                    &format!("({} [{}] ← {})", bind(*kind), ns.join(", "), expr(value)),
+                );
             }
             StmtKind::If { arms, otherwise } => {
                 for (i, arm) in arms.iter().enumerate() {
@@ -165,7 +207,9 @@ impl Printer {
                     self.nested(ind, "secus", b);
                 }
             }
-            StmtKind::While { cond, body } => self.nested(ind, &format!("dum {}", expr(cond)), body),
+            StmtKind::While { cond, body } => {
+                self.nested(ind, &format!("dum {}", expr(cond)), body)
+            }
             StmtKind::Iterate {
                 kind,
                 source,
@@ -205,7 +249,9 @@ impl Printer {
                 }
             }
             StmtKind::Adfirma { cond, message } => {
-                let m = message.as_ref().map_or(String::new(), |e| format!(" secus {}", expr(e)));
+                let m = message
+                    .as_ref()
+                    .map_or(String::new(), |e| format!(" secus {}", expr(e)));
                 self.line(ind, &format!("(adfirma {}{m})", expr(cond)));
             }
             StmtKind::Expr(e) => self.line(ind, &format!("(expr {})", expr(e))),
@@ -213,7 +259,9 @@ impl Printer {
                 self.line(ind, &format!("(← {} {})", expr(target), expr(value)))
             }
             StmtKind::Redde(v) => {
-                let v = v.as_ref().map_or(String::new(), |e| format!(" {}", expr(e)));
+                let v = v
+                    .as_ref()
+                    .map_or(String::new(), |e| format!(" {}", expr(e)));
                 self.line(ind, &format!("(redde{v})"));
             }
             StmtKind::Tacet => self.line(ind, "(tacet)"),
@@ -272,7 +320,10 @@ fn param(p: &Param) -> String {
 }
 
 fn path(p: &[Ident]) -> String {
-    p.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(".")
+    p.iter()
+        .map(|i| i.name.as_str())
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 pub(crate) fn ty_s(t: &Type) -> String {
@@ -283,9 +334,15 @@ pub(crate) fn ty_s(t: &Type) -> String {
         TypeKind::Path { path: p, args } => format!("{}<{}>", path(p), targs(args)),
         TypeKind::Shaped { path: p, dims: d } => format!("{}[{}]", path(p), dims(d)),
         TypeKind::Tuple(args) => format!("iuncta<{}>", targs(args)),
-        TypeKind::Func { params, ret, throws } => {
+        TypeKind::Func {
+            params,
+            ret,
+            throws,
+        } => {
             let ps: Vec<String> = params.iter().map(ty_s).collect();
-            let th = throws.as_ref().map_or(String::new(), |t| format!(" ⇥ {}", ty_s(t)));
+            let th = throws
+                .as_ref()
+                .map_or(String::new(), |t| format!(" ⇥ {}", ty_s(t)));
             format!("(fn ({}) → {}{th})", ps.join(", "), ty_s(ret))
         }
         TypeKind::Union(ms) => {
@@ -351,8 +408,14 @@ pub(crate) fn expr(e: &Expr) -> String {
             };
             format!("({o} {})", expr(x))
         }
-        ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", op.glyph(), expr(lhs), expr(rhs)),
-        ExprKind::Is { expr: x, negated, target } => {
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!("({} {} {})", op.glyph(), expr(lhs), expr(rhs))
+        }
+        ExprKind::Is {
+            expr: x,
+            negated,
+            target,
+        } => {
             let t = match target {
                 IsTarget::Verum => "verum".to_string(),
                 IsTarget::Falsum => "falsum".to_string(),
@@ -368,11 +431,19 @@ pub(crate) fn expr(e: &Expr) -> String {
             step,
         } => {
             let op = if *inclusive { "…" } else { "‥" };
-            let s = step.as_ref().map_or(String::new(), |s| format!(" per {}", expr(s)));
+            let s = step
+                .as_ref()
+                .map_or(String::new(), |s| format!(" per {}", expr(s)));
             format!("({op} {} {}{s})", expr(start), expr(end))
         }
-        ExprKind::Convert { expr: x, ty, fallback } => {
-            let f = fallback.as_ref().map_or(String::new(), |f| format!(" ⇥ {}", expr(f)));
+        ExprKind::Convert {
+            expr: x,
+            ty,
+            fallback,
+        } => {
+            let f = fallback
+                .as_ref()
+                .map_or(String::new(), |f| format!(" ⇥ {}", expr(f)));
             format!("(↦ {} {}{f})", expr(x), ty_s(ty))
         }
         ExprKind::Ascribe { expr: x, ty } => format!("(∷ {} {})", expr(x), ty_s(ty)),
@@ -413,7 +484,9 @@ pub(crate) fn expr(e: &Expr) -> String {
         ExprKind::Tuple { types, elems } => format!("(iuncta<{}> {})", targs(types), list(elems)),
         ExprKind::Closure { params, ret, body } => {
             let ps: Vec<String> = params.iter().map(param).collect();
-            let r = ret.as_ref().map_or(String::new(), |t| format!(" → {}", ty_s(t)));
+            let r = ret
+                .as_ref()
+                .map_or(String::new(), |t| format!(" → {}", ty_s(t)));
             format!("(∴ ({}){r} {})", ps.join(", "), expr(body))
         }
         ExprKind::Ad { route, arg } => match arg {

@@ -20,7 +20,7 @@ use crate::source::{FileId, Span};
 /// Brackets nested deeper than this are rejected (guards every recursive pass).
 pub const MAX_NESTING: usize = 200;
 /// Operators in one expression run (between braces, `;` and statement keywords).
-pub const MAX_OPERATOR_RUN: usize = 20_000;
+pub const MAX_OPERATOR_RUN: usize = 4_096;
 
 pub type Spanned = (usize, Tok, usize);
 
@@ -119,9 +119,8 @@ impl<'a> Lexer<'a> {
                 if let Some(locale) = table.get("locale") {
                     if locale.as_str() != Some("la") {
                         let shown = locale.to_string();
-                        let (lo, hi) = content
-                            .find("locale")
-                            .map_or((offset, offset), |i| (offset + i, offset + i + 6));
+                        let (lo, hi) = locale_value_span(content)
+                            .map_or((offset, offset), |(a, b)| (offset + a, offset + b));
                         let d = Diagnostic::error(
                             codes::LEX_UNSUPPORTED_LOCALE,
                             format!("unsupported locale {shown}"),
@@ -227,7 +226,7 @@ impl<'a> Lexer<'a> {
                 Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
                 _ => {}
             }
-            if matches!(tok, Tok::LBrace | Tok::RBrace | Tok::Semi | Tok::Kw(_)) {
+            if matches!(tok, Tok::LBrace | Tok::RBrace | Tok::Semi) || starts_statement(&tok) {
                 op_run = 0;
             } else if is_operator(&tok) {
                 op_run += 1;
@@ -430,13 +429,12 @@ impl<'a> Lexer<'a> {
             Err(_) => {
                 let d = Diagnostic::error(
                     codes::LEX_BAD_NUMBER,
-                    format!(
-                        "integer `{}` does not fit in 64 bits",
-                        &self.text[lo..hi]
-                    ),
+                    format!("integer `{}` does not fit in 64 bits", &self.text[lo..hi]),
                     self.span(lo, hi),
                 )
-                .with_hint("`numerus` is a signed 64-bit integer; use a float literal for larger values");
+                .with_hint(
+                    "`numerus` is a signed 64-bit integer; use a float literal for larger values",
+                );
                 self.diags.push(d);
                 Tok::Error
             }
@@ -477,10 +475,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn bytes(&mut self, body: &str, lo: usize, hi: usize) -> Tok {
-        let digits: Vec<u8> = body
-            .bytes()
-            .filter(|b| !b" \t\r".contains(b))
-            .collect();
+        let digits: Vec<u8> = body.bytes().filter(|b| !b" \t\r".contains(b)).collect();
         if let Some(bad) = digits.iter().find(|b| !b.is_ascii_hexdigit()) {
             let d = Diagnostic::error(
                 codes::LEX_BAD_BYTES,
@@ -629,7 +624,8 @@ impl<'a> Lexer<'a> {
             args,
             span: self.span(at_lo, end),
         };
-        self.tokens.push((at_lo, Tok::Annotation(Box::new(ann)), end));
+        self.tokens
+            .push((at_lo, Tok::Annotation(Box::new(ann)), end));
         (None, i)
     }
 
@@ -648,6 +644,7 @@ impl<'a> Lexer<'a> {
 
     // ------------------------------------------------------------ context rules
 
+    #[allow(clippy::needless_range_loop)] // indexes three parallel views of the tokens
     fn apply_context_rules(&mut self) {
         let n = self.tokens.len();
         // Matching closers for `(`, using one stack over all bracket kinds.
@@ -694,19 +691,15 @@ impl<'a> Lexer<'a> {
                         | Kw::Functio
                         | Kw::Genus
                         | Kw::Cape => headers.push(depth),
-                        Kw::Ergo => {
-                            if headers.last() == Some(&depth) {
-                                headers.pop();
-                            }
+                        Kw::Ergo if headers.last() == Some(&depth) => {
+                            headers.pop();
                         }
                         Kw::Redde => {
                             let bare = matches!(
                                 next,
                                 None | Some(Tok::RBrace)
                                     | Some(Tok::Semi)
-                                    | Some(Tok::Kw(
-                                        Kw::Sin | Kw::Secus | Kw::Casu | Kw::Ceterum
-                                    ))
+                                    | Some(Tok::Kw(Kw::Sin | Kw::Secus | Kw::Casu | Kw::Ceterum))
                             );
                             if bare {
                                 replace = Some(Tok::ReddeBare);
@@ -746,7 +739,11 @@ impl<'a> Lexer<'a> {
                         let after = self.tokens.get(i + 2).map(|t| &t.1);
                         let record = match next {
                             Some(Tok::RBrace) => true,
-                            Some(Tok::Ident(_) | Tok::Kw(_)) => matches!(after, Some(Tok::Assign)),
+                            // `Name { f ← v }` is the common slip for `=`: read it as a
+                            // record so the error lands on the arrow.
+                            Some(Tok::Ident(_) | Tok::Kw(_)) => {
+                                matches!(after, Some(Tok::Assign | Tok::Bind))
+                            }
                             _ => false,
                         };
                         if record {
@@ -764,10 +761,58 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Byte range of the value in the frontmatter line `locale = …`.
+fn locale_value_span(content: &str) -> Option<(usize, usize)> {
+    let mut pos = 0;
+    for line in content.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("locale") {
+            if let Some(eq) = rest.trim_start().strip_prefix('=') {
+                let value = eq.trim();
+                let start = pos + line.len() - eq.len() + (eq.len() - eq.trim_start().len());
+                return Some((start, start + value.len()));
+            }
+        }
+        pos += line.len();
+    }
+    None
+}
+
+fn starts_statement(t: &Tok) -> bool {
+    matches!(
+        t,
+        Tok::Kw(
+            Kw::Fixum
+                | Kw::Varia
+                | Kw::Sit
+                | Kw::Si
+                | Kw::Sin
+                | Kw::Secus
+                | Kw::Dum
+                | Kw::Itera
+                | Kw::Elige
+                | Kw::Casu
+                | Kw::Fac
+                | Kw::Redde
+                | Kw::Iace
+                | Kw::Mori
+                | Kw::Adfirma
+                | Kw::Nota
+                | Kw::Scribe
+                | Kw::Vide
+                | Kw::Mone
+                | Kw::Functio
+                | Kw::Genus
+                | Kw::Incipit
+        )
+    )
+}
+
 fn is_operator(t: &Tok) -> bool {
     matches!(
         t,
-        Tok::Plus
+        Tok::Kw(Kw::Et | Kw::Aut | Kw::Non | Kw::Est | Kw::Vel)
+            | Tok::Plus
             | Tok::Minus
             | Tok::Star
             | Tok::Slash

@@ -9,7 +9,13 @@ mod parser;
 pub mod token;
 
 lalrpop_util::lalrpop_mod!(
-    #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        unused_parens,
+        unused_imports,
+        dead_code
+    )]
     grammar,
     "/faber.rs"
 );

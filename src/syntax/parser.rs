@@ -23,8 +23,10 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
         &mut recovered,
         tokens.iter().cloned().map(Ok::<Spanned, Diagnostic>),
     );
-    let mut parse_errors: Vec<ParseError<usize, Tok, Diagnostic>> =
-        recovered.into_iter().map(|e: ErrorRecovery<_, _, _>| e.error).collect();
+    let mut parse_errors: Vec<ParseError<usize, Tok, Diagnostic>> = recovered
+        .into_iter()
+        .map(|e: ErrorRecovery<_, _, _>| e.error)
+        .collect();
     let items = match result {
         Ok(items) => Some(items),
         Err(e) => {
@@ -66,8 +68,10 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
 
 fn expects_items(e: &ParseError<usize, Tok, Diagnostic>) -> bool {
     match e {
-        ParseError::UnrecognizedToken { expected, .. } | ParseError::UnrecognizedEof { expected, .. } => {
-            expected.iter().any(|x| x == "\"functio\"") && expected.iter().any(|x| x == "\"incipit\"")
+        ParseError::UnrecognizedToken { expected, .. }
+        | ParseError::UnrecognizedEof { expected, .. } => {
+            expected.iter().any(|x| x == "\"functio\"")
+                && expected.iter().any(|x| x == "\"incipit\"")
         }
         _ => false,
     }
@@ -104,10 +108,14 @@ fn convert(
         )),
         ParseError::ExtraToken { token: (l, t, r) } => Some(Diagnostic::error(
             codes::PARSE_EXTRA_TOKEN,
-            format!("unexpected {} after the end of the file's items", t.describe()),
+            format!(
+                "unexpected {} after the end of the file's items",
+                t.describe()
+            ),
             span(l, r),
         )),
-        ParseError::UnrecognizedEof { location, expected } => {
+        ParseError::UnrecognizedEof { expected, .. } => {
+            let location = sources.text(file).len();
             let mut d = Diagnostic::error(
                 codes::PARSE_UNEXPECTED_EOF,
                 format!("the file ends early: expected {}", expected_list(&expected)),
@@ -145,11 +153,16 @@ fn unexpected(
 ) -> Diagnostic {
     let span = Span::new(file, l, r);
     let text = sources.text(file);
-    let statement_position = expected.iter().any(|x| x == "\"nota\"") && expected.iter().any(|x| x == "\"fixum\"");
+    let statement_position =
+        expected.iter().any(|x| x == "\"nota\"") && expected.iter().any(|x| x == "\"fixum\"");
     if let Tok::Ident(name) = &t {
         if name == "aliter" {
-            return Diagnostic::error(codes::PARSE_RETIRED_KEYWORD, "`aliter` is a retired spelling", span)
-                .with_hint("write `secus`");
+            return Diagnostic::error(
+                codes::PARSE_RETIRED_KEYWORD,
+                "`aliter` is a retired spelling",
+                span,
+            )
+            .with_hint("write `secus`");
         }
     }
     if statement_position {
@@ -177,14 +190,22 @@ fn unexpected(
     }
     let mut d = Diagnostic::error(
         codes::PARSE_UNEXPECTED,
-        format!("unexpected {}, expected {}", t.describe(), expected_list(expected)),
+        format!(
+            "unexpected {}, expected {}",
+            t.describe(),
+            expected_list(expected)
+        ),
         span,
     );
     // `a <- b` lexes as `a < - b`; suggest the arrow.
-    if t == Tok::Lt && text[r..].starts_with('-') {
+    if t == Tok::Bind && expected.iter().any(|x| x == "\"=\"") {
+        d = d.with_hint("fields are initialised with `=`: `Name { field = value }`");
+    } else if t == Tok::Lt && text[r..].starts_with('-') {
         d = d.with_hint("assignment is written `←`");
     } else if t == Tok::LtArgs {
-        d = d.with_hint("a `<` touching a name opens type arguments; put spaces around a comparison: `a < b`");
+        d = d.with_hint(
+            "a `<` touching a name opens type arguments; put spaces around a comparison: `a < b`",
+        );
     } else if let Some(pos) = tokens.iter().position(|(tl, _, _)| *tl == l) {
         // An identifier right after a complete expression: usually a missing operator or `(`.
         if pos > 0 && matches!(t, Tok::Ident(_)) && expected.iter().any(|x| x == "\"(\"") {
@@ -201,10 +222,12 @@ fn expected_list(expected: &[String]) -> String {
         .map(|x| {
             let raw = x.trim_matches('"');
             match raw {
-                "identifier" | "integer" | "float" | "text" | "ascii" | "bytes" | "annotation" => raw.to_string(),
+                "identifier" | "integer" | "float" | "text" | "ascii" | "bytes" | "annotation" => {
+                    raw.to_string()
+                }
                 "<args" => "`<`".to_string(),
                 "(fn" => "`(`".to_string(),
-                "{rec" => "`{`".to_string(),
+                "{rec" => String::new(),
                 "redde_bare" => "`redde`".to_string(),
                 "invalid token" => String::new(),
                 other => format!("`{other}`"),
@@ -214,11 +237,16 @@ fn expected_list(expected: &[String]) -> String {
         .collect();
     names.dedup();
     const OPERATORS: &[&str] = &[
-        "`+`", "`-`", "`*`", "`/`", "`%`", "`·`", "`⊙`", "`≡`", "`≠`", "`≈`", "`≉`", "`<`", "`>`", "`≤`", "`≥`",
-        "`∧`", "`∨`", "`⊻`", "`⇐`", "`⇒`", "`‥`", "`…`", "`ante`", "`usque`", "`per`", "`et`", "`aut`", "`non`",
-        "`est`", "`vel`", "`↦`", "`∷`", "`.`", "`[`", "`(`",
+        "`+`", "`-`", "`*`", "`/`", "`%`", "`·`", "`⊙`", "`≡`", "`≠`", "`≈`", "`≉`", "`<`", "`>`",
+        "`≤`", "`≥`", "`∧`", "`∨`", "`⊻`", "`⇐`", "`⇒`", "`‥`", "`…`", "`ante`", "`usque`",
+        "`per`", "`et`", "`aut`", "`non`", "`est`", "`vel`", "`↦`", "`∷`", "`.`", "`[`", "`(`",
     ];
-    if names.iter().filter(|n| OPERATORS.contains(&n.as_str())).count() >= 5 {
+    if names
+        .iter()
+        .filter(|n| OPERATORS.contains(&n.as_str()))
+        .count()
+        >= 5
+    {
         names.retain(|n| !OPERATORS.contains(&n.as_str()));
         names.push("an operator".to_string());
     }

@@ -158,7 +158,9 @@ pub enum Raw {
     #[token("«")]
     #[token("`")]
     UnsupportedGlyph,
-    #[regex(r"[\u{00A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}]")]
+    #[regex(
+        r"[\u{00A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}]"
+    )]
     UnicodeSpace,
 }
 
