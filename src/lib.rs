@@ -5,5 +5,6 @@
 //! No module below `cli/` does I/O: every stage returns data or `Vec<Diagnostic>`.
 
 pub mod diag;
+pub mod ir;
 pub mod source;
 pub mod syntax;

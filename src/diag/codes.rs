@@ -42,6 +42,45 @@ codes! {
     PARSE_BAD_STATEMENT_START = "PARSE006", "a statement that starts with a token no statement may start with";
     PARSE_BAD_ASSIGN_TARGET = "PARSE007", "the left side of `←` is not a place";
     PARSE_BAD_TEMPLATE = "PARSE008", "a template call whose holes do not match its arguments";
+    // ---- resolution and checking ----
+    SEM_UNKNOWN_NAME = "SEM001", "a name that is not bound in scope";
+    SEM_UNKNOWN_FUNCTION = "SEM002", "a call to a function or method that does not exist";
+    SEM_ARITY = "SEM003", "a call with the wrong number of arguments";
+    SEM_TYPE_MISMATCH = "SEM004", "a value whose static type does not fit where it is used";
+    SEM_FIXUM_ASSIGN = "SEM005", "assignment to a `fixum` binding after its initialisation";
+    SEM_DUPLICATE = "SEM006", "a name declared twice in the same scope";
+    SEM_UNKNOWN_FIELD = "SEM007", "a field that the genus does not declare";
+    SEM_UNCAUGHT_THROW = "SEM008", "`iace` or a call to a `⇥` function outside `fac` in a function without `⇥`";
+    SEM_IMPORT_NOT_FOUND = "SEM009", "an import whose file does not exist";
+    SEM_IMPORT_CYCLE = "SEM010", "modules that import each other in a cycle";
+    SEM_IMPORT_ESCAPE = "SEM011", "an import path that leaves its library root";
+    SEM_TOP_LEVEL_STATEMENT = "SEM012", "a statement at top level that is not a declaration";
+    SEM_NO_ENTRY = "SEM013", "`run` on a file without `incipit`";
+    SEM_UNSUPPORTED = "SEM014", "a construct outside the supported subset";
+    SEM_UNKNOWN_TYPE = "SEM015", "a type name that is not defined";
+    SEM_TEMPLATE_ARITY = "SEM016", "a template whose holes do not match its arguments";
+    SEM_LOOP_CONTROL = "SEM017", "`rumpe` or `perge` outside a loop";
+    SEM_RETURN = "SEM018", "a `redde` that does not fit the function's result type";
+    SEM_BAD_TARGET = "SEM019", "an assignment target that is not a place";
+    SEM_MISSING_FIELD = "SEM020", "a record literal without a required field";
+    SEM_BAD_ANNOTATION = "SEM021", "an annotation that is malformed or misplaced";
+    SEM_UNINITIALISED = "SEM022", "a deferred binding read before it is assigned";
+    // ---- runtime ----
+    RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
+    RUN_MISSING_KEY = "RUN002", "a map key that is not present";
+    RUN_DIV_ZERO = "RUN003", "integer division or remainder by zero";
+    RUN_OVERFLOW = "RUN004", "integer arithmetic that overflows 64 bits";
+    RUN_CONVERSION = "RUN005", "a `↦` conversion that failed and was not caught";
+    RUN_UNCAUGHT = "RUN006", "an `iace` that no `fac … cape` caught";
+    RUN_MORI = "RUN007", "the program called `mori`";
+    RUN_ASSERT = "RUN008", "an `adfirma` whose condition was false";
+    RUN_RECURSION = "RUN009", "calls nested deeper than the recursion limit";
+    RUN_TYPE = "RUN010", "an operation applied to values of the wrong kind";
+    RUN_ZERO_STEP = "RUN011", "a range with step zero";
+    RUN_LIMIT = "RUN012", "a value that grew beyond a resource limit";
+    RUN_SHAPE = "RUN013", "tensor shapes that do not fit the operation";
+    RUN_STEP_BUDGET = "RUN014", "the program ran more steps than `--max-steps` allows";
+    RUN_ROUTE = "RUN015", "an `ad` route that is not available";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

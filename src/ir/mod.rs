@@ -1,0 +1,413 @@
+//! Radix IR: the program after resolution and lowering.
+//!
+//! - A [`Program`] holds every function of every loaded module, addressed by
+//!   [`FuncId`]; module constants live in global slots ([`GlobalId`]).
+//! - A [`Function`] has typed parameters and locals addressed by **slot index**
+//!   ([`Slot`]); parameters occupy slots `0..params`. No name is looked up at run time.
+//! - Bodies are structured ([`Block`], `If`, `Loop`, `ForRange`, `ForEach`, `Try`) and
+//!   in A-normal form: every computation is one [`Stmt::Let`] whose right-hand side
+//!   ([`Rhs`]) reads only [`Operand`]s (slots or constants). Short-circuit operators
+//!   (`et`, `aut`, `vel`) are lowered to `If`s, so an `Rhs` never skips an operand.
+//! - Operators and built-in methods are enums ([`Prim`], [`Method`]), never strings.
+//!
+//! `print.rs` renders a program as stable text (`faber ir`); `verify.rs` checks
+//! slot invariants after each pass.
+
+pub mod print;
+
+use crate::source::Span;
+use crate::syntax::ast::{BinOp, OutKind, UnOp};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Slot(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GenusId(pub u32);
+
+/// Static types, as far as `check` knows them. `Any` is "not known statically";
+/// the evaluator checks at run time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    Any,
+    Int,
+    Float,
+    Bool,
+    Text,
+    Bytes,
+    Nihil,
+    Vacuum,
+    List(Box<Ty>),
+    Map(Box<Ty>, Box<Ty>),
+    Tuple(Vec<Ty>),
+    Record(GenusId),
+    Func(Vec<Ty>, Box<Ty>),
+    /// Element type is always computed as f64; `shape` is `None` for `_`, and a
+    /// dimension is `None` where it is a name or `_`.
+    Tensor { shape: Option<Vec<Option<u64>>> },
+    Union(Vec<Ty>),
+}
+
+/// A compile-time constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Const {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+    Bytes(Vec<u8>),
+    Nihil,
+    Vacuum,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Slot(Slot),
+    Global(GlobalId),
+    Const(Const),
+}
+
+/// A place that can be assigned through: a slot or global followed by a path of
+/// field and index steps (`p.x[i] ← v`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Place {
+    pub root: PlaceRoot,
+    pub path: Vec<PlaceStep>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PlaceRoot {
+    Slot(Slot),
+    Global(GlobalId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlaceStep {
+    /// Field by position in its genus.
+    Field(u32),
+    /// List index, map key or tensor coordinate list.
+    Index(Operand),
+}
+
+/// Built-in value operations with fixed arity (arithmetic, comparison, …).
+/// Tensor operations join this enum as they are implemented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    Unary(UnOp),
+    /// Any strict binary operator (`et`, `aut`, `vel` never appear here).
+    Binary(BinOp),
+}
+
+/// Built-in methods of lists, texts, maps, numbers and bytes (LANGUAGE.md §9),
+/// resolved from their Latin spelling at lowering time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    Longitudo,
+    Appende,
+    Accipe,
+    Primus,
+    Ultimus,
+    Detrahe,
+    Sectio,
+    Vacua,
+    Nonvacua,
+    Inverte,
+    Continet,
+    Initium,
+    Finis,
+    Minuscula,
+    Habet,
+    Pone,
+    Dele,
+    Claves,
+    Absolutum,
+    Maximus,
+    Minimus,
+    Pavimentum,
+    Potentia,
+    Approximata,
+}
+
+impl Method {
+    pub fn from_name(name: &str) -> Option<Method> {
+        Some(match name {
+            "longitudo" => Method::Longitudo,
+            "appende" => Method::Appende,
+            "accipe" => Method::Accipe,
+            "primus" => Method::Primus,
+            "ultimus" => Method::Ultimus,
+            "detrahe" => Method::Detrahe,
+            "sectio" => Method::Sectio,
+            "vacua" => Method::Vacua,
+            "nonvacua" => Method::Nonvacua,
+            "inverte" => Method::Inverte,
+            "continet" => Method::Continet,
+            "initium" => Method::Initium,
+            "finis" => Method::Finis,
+            "minuscula" => Method::Minuscula,
+            "habet" => Method::Habet,
+            "pone" => Method::Pone,
+            "dele" => Method::Dele,
+            "claves" => Method::Claves,
+            "absolutum" => Method::Absolutum,
+            "maximus" => Method::Maximus,
+            "minimus" => Method::Minimus,
+            "pavimentum" => Method::Pavimentum,
+            "potentia" => Method::Potentia,
+            "approximata" => Method::Approximata,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Longitudo => "longitudo",
+            Method::Appende => "appende",
+            Method::Accipe => "accipe",
+            Method::Primus => "primus",
+            Method::Ultimus => "ultimus",
+            Method::Detrahe => "detrahe",
+            Method::Sectio => "sectio",
+            Method::Vacua => "vacua",
+            Method::Nonvacua => "nonvacua",
+            Method::Inverte => "inverte",
+            Method::Continet => "continet",
+            Method::Initium => "initium",
+            Method::Finis => "finis",
+            Method::Minuscula => "minuscula",
+            Method::Habet => "habet",
+            Method::Pone => "pone",
+            Method::Dele => "dele",
+            Method::Claves => "claves",
+            Method::Absolutum => "absolutum",
+            Method::Maximus => "maximus",
+            Method::Minimus => "minimus",
+            Method::Pavimentum => "pavimentum",
+            Method::Potentia => "potentia",
+            Method::Approximata => "approximata",
+        }
+    }
+
+    /// Methods that change their receiver in place (value semantics: the receiver
+    /// place is written back).
+    pub fn mutates(self) -> bool {
+        matches!(
+            self,
+            Method::Appende | Method::Detrahe | Method::Pone | Method::Dele
+        )
+    }
+}
+
+/// The right-hand side of a `Let`: one computation over operands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rhs {
+    Use(Operand),
+    Prim(Prim, Vec<Operand>),
+    /// Direct call of a known function.
+    Call(FuncId, Vec<Operand>),
+    /// Call of a function value (closure or function reference) held in an operand.
+    CallValue(Operand, Vec<Operand>),
+    /// A function value: `FuncId` plus captured operands (closure environment),
+    /// which the callee receives as its first parameters.
+    Closure(FuncId, Vec<Operand>),
+    /// A built-in method on a receiver. Mutating methods take the receiver as a
+    /// [`Place`] through [`Stmt::MethodInPlace`] instead.
+    Method(Method, Operand, Vec<Operand>),
+    List(Vec<Operand>),
+    Map(Vec<(String, Operand)>),
+    Tuple(Vec<Operand>),
+    /// A record: one operand per field, in declaration order (defaults filled in).
+    Record(GenusId, Vec<Operand>),
+    Field(Operand, u32),
+    Index(Operand, Operand),
+    /// `e ↦ T`: fails (throws) when the conversion is impossible.
+    Convert(Operand, Ty),
+    /// `e est T` (negated when the bool is true).
+    Is(Operand, IsTest, bool),
+    /// `"a § b"(x, y)`: pieces of literal text interleaved with argument indices.
+    Template(Vec<TemplatePiece>, Vec<Operand>),
+    /// A range value `a ‥ b per s` used outside `itera ab` (a list of ints).
+    Range {
+        start: Operand,
+        end: Operand,
+        step: Operand,
+        inclusive: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplatePiece {
+    Text(String),
+    Arg(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum IsTest {
+    Nihil,
+    Verum,
+    Falsum,
+    Type(Ty),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EachKind {
+    /// list elements / map values
+    Values,
+    /// list indices / map keys
+    Keys,
+}
+
+/// A fatal error raised by the program itself (never caught by `fac … cape`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FatalKind {
+    Mori,
+    Adfirma,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `dst ← rhs`; `span` is the source expression (for runtime errors).
+    Let { dst: Slot, rhs: Rhs, span: Span },
+    /// `global ← operand` (module constant initialisation).
+    SetGlobal { dst: GlobalId, value: Operand },
+    /// Assignment through a place with a non-empty path.
+    Store { place: Place, value: Operand, span: Span },
+    /// A mutating method on a place, optionally keeping its result.
+    MethodInPlace {
+        dst: Option<Slot>,
+        method: Method,
+        place: Place,
+        args: Vec<Operand>,
+        span: Span,
+    },
+    /// A genus method called on a place: the receiver is the callee's slot 0 (`ego`);
+    /// when the callee returns, its final slot 0 is written back to the place, so
+    /// `ego.f ← v` inside the method updates the caller's variable.
+    CallInPlace {
+        dst: Option<Slot>,
+        func: FuncId,
+        place: Place,
+        args: Vec<Operand>,
+        span: Span,
+    },
+    If { cond: Operand, then: Block, otherwise: Block },
+    /// Runs until `Break` or `Return`; `dum` lowers to a loop with a test at the top.
+    Loop { body: Block },
+    /// `itera ab`: bounds and step evaluated once; `var` is fresh each pass.
+    ForRange {
+        var: Slot,
+        start: Operand,
+        end: Operand,
+        step: Operand,
+        inclusive: bool,
+        body: Block,
+        span: Span,
+    },
+    /// `itera ex` / `itera de` over a list, map or text.
+    ForEach {
+        var: Slot,
+        kind: EachKind,
+        source: Operand,
+        body: Block,
+        span: Span,
+    },
+    Break,
+    Continue,
+    Return(Option<Operand>),
+    /// `iace e`: unwinds to the nearest `Try`.
+    Throw { value: Operand, span: Span },
+    /// `fac { body } cape e { handler }`: a thrown value lands in `catch_slot`.
+    Try {
+        body: Block,
+        catch_slot: Option<Slot>,
+        handler: Block,
+    },
+    Fatal { kind: FatalKind, message: Operand, span: Span },
+    /// `adfirma cond secus message`; `source` is the condition's text for reports.
+    Assert {
+        cond: Operand,
+        message: Option<Operand>,
+        source: String,
+        span: Span,
+    },
+    Out { kind: OutKind, args: Vec<Operand> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotInfo {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// Qualified for display: `module::name`, `Genus.method`, `module::<closure#3>`.
+    pub name: String,
+    /// Number of parameters; they occupy slots `0..params` (captures first for closures).
+    pub params: u32,
+    pub slots: Vec<SlotInfo>,
+    pub ret: Ty,
+    /// True when the function declares `⇥ E` (may throw to its caller).
+    pub throws: bool,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Genus {
+    pub name: String,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    pub ty: Ty,
+}
+
+/// A test case (`proba`) with its suite path and modifiers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCase {
+    pub file: String,
+    pub suites: Vec<String>,
+    pub name: String,
+    pub tags: Vec<String>,
+    pub skip: Option<String>,
+    pub only: bool,
+    pub repeat: u32,
+    pub func: FuncId,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    pub genera: Vec<Genus>,
+    pub globals: Vec<Global>,
+    /// Module initialisers in load order (dependencies first): each sets its globals.
+    pub inits: Vec<FuncId>,
+    /// The entry file's `incipit`, as a function of no parameters returning the exit code.
+    pub entry: Option<FuncId>,
+    pub tests: Vec<TestCase>,
+}
+
+impl Program {
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+}
