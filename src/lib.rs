@@ -6,5 +6,6 @@
 
 pub mod diag;
 pub mod ir;
+pub mod resolve;
 pub mod source;
 pub mod syntax;

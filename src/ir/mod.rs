@@ -49,7 +49,9 @@ pub enum Ty {
     Func(Vec<Ty>, Box<Ty>),
     /// Element type is always computed as f64; `shape` is `None` for `_`, and a
     /// dimension is `None` where it is a name or `_`.
-    Tensor { shape: Option<Vec<Option<u64>>> },
+    Tensor {
+        shape: Option<Vec<Option<u64>>>,
+    },
     Union(Vec<Ty>),
 }
 
@@ -227,6 +229,10 @@ pub enum Rhs {
     Index(Operand, Operand),
     /// `e ↦ T`: fails (throws) when the conversion is impossible.
     Convert(Operand, Ty),
+    /// Declared-type coercion (LANGUAGE.md §6): an Int becomes a Float where the
+    /// declared type is a float type (`Ty::Float`), also element-wise for
+    /// `Ty::List(Float)`; any other value passes through unchanged. Never fails.
+    Coerce(Operand, Ty),
     /// `e est T` (negated when the bool is true).
     Is(Operand, IsTest, bool),
     /// `"a § b"(x, y)`: pieces of literal text interleaved with argument indices.
@@ -277,11 +283,22 @@ pub enum FatalKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `dst ← rhs`; `span` is the source expression (for runtime errors).
-    Let { dst: Slot, rhs: Rhs, span: Span },
+    Let {
+        dst: Slot,
+        rhs: Rhs,
+        span: Span,
+    },
     /// `global ← operand` (module constant initialisation).
-    SetGlobal { dst: GlobalId, value: Operand },
+    SetGlobal {
+        dst: GlobalId,
+        value: Operand,
+    },
     /// Assignment through a place with a non-empty path.
-    Store { place: Place, value: Operand, span: Span },
+    Store {
+        place: Place,
+        value: Operand,
+        span: Span,
+    },
     /// A mutating method on a place, optionally keeping its result.
     MethodInPlace {
         dst: Option<Slot>,
@@ -300,9 +317,15 @@ pub enum Stmt {
         args: Vec<Operand>,
         span: Span,
     },
-    If { cond: Operand, then: Block, otherwise: Block },
+    If {
+        cond: Operand,
+        then: Block,
+        otherwise: Block,
+    },
     /// Runs until `Break` or `Return`; `dum` lowers to a loop with a test at the top.
-    Loop { body: Block },
+    Loop {
+        body: Block,
+    },
     /// `itera ab`: bounds and step evaluated once; `var` is fresh each pass.
     ForRange {
         var: Slot,
@@ -325,14 +348,21 @@ pub enum Stmt {
     Continue,
     Return(Option<Operand>),
     /// `iace e`: unwinds to the nearest `Try`.
-    Throw { value: Operand, span: Span },
+    Throw {
+        value: Operand,
+        span: Span,
+    },
     /// `fac { body } cape e { handler }`: a thrown value lands in `catch_slot`.
     Try {
         body: Block,
         catch_slot: Option<Slot>,
         handler: Block,
     },
-    Fatal { kind: FatalKind, message: Operand, span: Span },
+    Fatal {
+        kind: FatalKind,
+        message: Operand,
+        span: Span,
+    },
     /// `adfirma cond secus message`; `source` is the condition's text for reports.
     Assert {
         cond: Operand,
@@ -340,7 +370,10 @@ pub enum Stmt {
         source: String,
         span: Span,
     },
-    Out { kind: OutKind, args: Vec<Operand> },
+    Out {
+        kind: OutKind,
+        args: Vec<Operand>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

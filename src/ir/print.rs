@@ -180,10 +180,15 @@ impl Printer<'_> {
             }
             Rhs::Tuple(items) => format!("tuple [{}]", self.ops(items)),
             Rhs::Record(g, fields) => {
-                format!("record {} {{{}}}", ty(self.p, &Ty::Record(*g)), self.ops(fields))
+                format!(
+                    "record {} {{{}}}",
+                    ty(self.p, &Ty::Record(*g)),
+                    self.ops(fields)
+                )
             }
             Rhs::Field(o, i) => format!("field {}.{i}", self.op(o)),
             Rhs::Index(o, i) => format!("index {}[{}]", self.op(o), self.op(i)),
+            Rhs::Coerce(o, t) => format!("coerce {} : {}", self.op(o), ty(self.p, t)),
             Rhs::Convert(o, t) => format!("convert {} ↦ {}", self.op(o), ty(self.p, t)),
             Rhs::Is(o, test, negated) => {
                 let t = match test {
@@ -212,7 +217,12 @@ impl Printer<'_> {
                 inclusive,
             } => {
                 let g = if *inclusive { "…" } else { "‥" };
-                format!("range {}{g}{} per {}", self.op(start), self.op(end), self.op(step))
+                format!(
+                    "range {}{g}{} per {}",
+                    self.op(start),
+                    self.op(end),
+                    self.op(step)
+                )
             }
         }
     }

@@ -1,0 +1,168 @@
+//! Source types to IR types, and the small amount of static typing lowering needs:
+//! which genus a value is (for fields and methods), where Int→Float coercion applies,
+//! and which declared/actual type pairs are certainly incompatible.
+
+use super::Lowerer;
+use crate::diag::{codes, Diagnostic};
+use crate::ir::{GenusId, Ty};
+use crate::syntax::ast::{Dim, Type, TypeArg, TypeKind};
+
+/// What a type name in a module scope can stand for.
+#[derive(Clone, Debug)]
+pub enum TypeName {
+    Genus(GenusId),
+    Alias(Ty),
+}
+
+impl Lowerer<'_> {
+    /// Converts a source type in module `m`. Unknown names are SEM015.
+    pub fn ty(&mut self, m: usize, t: &Type) -> Ty {
+        match &t.kind {
+            TypeKind::Hole => Ty::Any,
+            TypeKind::Nihil => Ty::Nihil,
+            TypeKind::Union(members) => {
+                let ts: Vec<Ty> = members.iter().map(|x| self.ty(m, x)).collect();
+                Ty::Union(ts)
+            }
+            TypeKind::Tuple(args) => Ty::Tuple(args.iter().map(|a| self.targ(m, a)).collect()),
+            TypeKind::Func { params, ret, .. } => {
+                let ps = params.iter().map(|p| self.ty(m, p)).collect();
+                Ty::Func(ps, Box::new(self.ty(m, ret)))
+            }
+            TypeKind::Shaped { path, dims } => {
+                let name = path.last().map_or("", |i| i.name.as_str());
+                if path.len() == 1 && is_tensor_sugar(name) {
+                    Ty::Tensor {
+                        shape: Some(dims.iter().map(dim).collect()),
+                    }
+                } else {
+                    self.diags.push(Diagnostic::error(
+                        codes::SEM_UNKNOWN_TYPE,
+                        format!("`{name}[…]` is not a tensor type"),
+                        t.span,
+                    ));
+                    Ty::Any
+                }
+            }
+            TypeKind::Path { path, args } => {
+                if path.len() == 2 {
+                    // alias.Genus
+                    let alias = &path[0].name;
+                    if let Some(target) = self.module_alias(m, alias) {
+                        if let Some(TypeName::Genus(g)) = self.modules[target].types.get(&path[1].name) {
+                            return Ty::Record(*g);
+                        }
+                    }
+                    self.diags.push(Diagnostic::error(
+                        codes::SEM_UNKNOWN_TYPE,
+                        format!("unknown type `{}.{}`", alias, path[1].name),
+                        t.span,
+                    ));
+                    return Ty::Any;
+                }
+                let name = path[0].name.as_str();
+                if let Some(ty) = self.builtin_type(m, name, args) {
+                    return ty;
+                }
+                match self.modules[m].types.get(name) {
+                    Some(TypeName::Genus(g)) => Ty::Record(*g),
+                    Some(TypeName::Alias(ty)) => ty.clone(),
+                    None => {
+                        if self.modules[m].generics.contains(name) {
+                            return Ty::Any;
+                        }
+                        self.diags.push(Diagnostic::error(
+                            codes::SEM_UNKNOWN_TYPE,
+                            format!("unknown type `{name}`"),
+                            t.span,
+                        ));
+                        Ty::Any
+                    }
+                }
+            }
+        }
+    }
+
+    fn targ(&mut self, m: usize, a: &TypeArg) -> Ty {
+        match a {
+            TypeArg::Type(t) => self.ty(m, t),
+            _ => Ty::Any,
+        }
+    }
+
+    fn builtin_type(&mut self, m: usize, name: &str, args: &[TypeArg]) -> Option<Ty> {
+        let arg = |s: &mut Self, i: usize| args.get(i).map_or(Ty::Any, |a| s.targ(m, a));
+        Some(match name {
+            "numerus" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" => Ty::Int,
+            "fractus" | "f16" | "f32" | "f64" => Ty::Float,
+            "bivalens" => Ty::Bool,
+            "textus" | "ascii" => Ty::Text,
+            "octeti" => Ty::Bytes,
+            "vacuum" => Ty::Vacuum,
+            "lista" => Ty::List(Box::new(arg(self, 0))),
+            "tabula" => Ty::Map(Box::new(arg(self, 0)), Box::new(arg(self, 1))),
+            "tensor" => {
+                let shape = match args.get(1) {
+                    Some(TypeArg::Shape(dims, _)) => Some(dims.iter().map(dim).collect()),
+                    _ => None,
+                };
+                Ty::Tensor { shape }
+            }
+            n if is_list_sugar(n) => Ty::List(Box::new(scalar_of(&n[1..]))),
+            n if is_tensor_sugar(n) => Ty::Tensor { shape: None },
+            _ => return None,
+        })
+    }
+}
+
+fn dim(d: &Dim) -> Option<u64> {
+    match d {
+        Dim::Nat(n, _) => Some(*n),
+        _ => None,
+    }
+}
+
+fn scalar_of(s: &str) -> Ty {
+    if s.starts_with('f') {
+        Ty::Float
+    } else {
+        Ty::Int
+    }
+}
+
+const WIDTHS: &[&str] = &["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+
+fn is_list_sugar(n: &str) -> bool {
+    n.strip_prefix('l').is_some_and(|w| WIDTHS.contains(&w))
+}
+
+fn is_tensor_sugar(n: &str) -> bool {
+    n.strip_prefix('t').is_some_and(|w| WIDTHS.contains(&w))
+}
+
+/// True when a value of static type `actual` needs Int→Float coercion to fit `declared`.
+pub fn needs_coercion(declared: &Ty, actual: &Ty) -> bool {
+    match declared {
+        Ty::Float => matches!(actual, Ty::Int | Ty::Any),
+        Ty::List(e) if **e == Ty::Float => !matches!(actual, Ty::List(a) if **a == Ty::Float),
+        _ => false,
+    }
+}
+
+/// True when `actual` can never be a value of type `declared` (both known).
+pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
+    use Ty::*;
+    match (declared, actual) {
+        (Any, _) | (_, Any) => false,
+        (Union(ds), a) => ds.iter().all(|d| incompatible(d, a)),
+        (d, Union(as_)) => as_.iter().all(|a| incompatible(d, a)),
+        (Float, Int) => false,
+        (Int, Int) | (Float, Float) | (Bool, Bool) | (Text, Text) | (Bytes, Bytes) => false,
+        (Nihil, Nihil) | (Vacuum, Vacuum) => false,
+        (List(d), List(a)) => incompatible(d, a),
+        (Map(dk, dv), Map(ak, av)) => incompatible(dk, ak) || incompatible(dv, av),
+        (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
+        (Record(a), Record(b)) => a != b,
+        _ => true,
+    }
+}

@@ -1,0 +1,312 @@
+//! Modules and imports: loads the entry file and everything it imports (each module
+//! once, dependencies first), reports missing files, cycles and paths that escape
+//! their library root. File access goes through the [`Loader`] trait, implemented by
+//! the CLI (filesystem + embedded libraries) and by tests (in memory).
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::{codes, Diagnostic};
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::ast::{ItemKind, Module};
+use crate::syntax::parse;
+
+/// Why an import string could not be resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    /// No file for this import (the message names where it looked).
+    NotFound(String),
+    /// The path leaves its library root (`gradus:../x`).
+    Escapes,
+    /// An import form outside the subset (`§name/x`, `faber:*`, bare names).
+    Unsupported(String),
+}
+
+/// Resolves an import string, relative to the importing module's canonical name,
+/// to a canonical module name and its text.
+pub trait Loader {
+    fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError>;
+}
+
+/// One loaded module.
+pub struct LoadedModule {
+    pub name: String,
+    pub file: FileId,
+    pub ast: Module,
+    /// For each item index holding an import: the imported module's index.
+    pub imports: FxHashMap<usize, usize>,
+}
+
+/// Every module of a program in dependency order (each after all it imports);
+/// the entry module is last.
+pub struct ModuleGraph {
+    pub modules: Vec<LoadedModule>,
+}
+
+struct Walk<'a> {
+    sources: &'a mut SourceMap,
+    loader: &'a mut dyn Loader,
+    by_name: FxHashMap<String, usize>,
+    /// Modules whose imports are being loaded (for cycle detection), with the
+    /// span of the import that led into each.
+    stack: Vec<(String, Option<Span>)>,
+    slots: Vec<Option<LoadedModule>>,
+    order: Vec<usize>,
+    diags: Vec<Diagnostic>,
+}
+
+/// Loads `entry` (already in `sources`) and its imports.
+pub fn load_graph(
+    sources: &mut SourceMap,
+    entry: FileId,
+    loader: &mut dyn Loader,
+) -> Result<ModuleGraph, Vec<Diagnostic>> {
+    let name = sources.name(entry).to_string();
+    let mut w = Walk {
+        sources,
+        loader,
+        by_name: FxHashMap::default(),
+        stack: Vec::new(),
+        slots: Vec::new(),
+        order: Vec::new(),
+        diags: Vec::new(),
+    };
+    w.visit(name, entry, None);
+    if !w.diags.is_empty() {
+        return Err(w.diags);
+    }
+    // Renumber modules into dependency order.
+    let mut remap = vec![0usize; w.slots.len()];
+    for (new, &old) in w.order.iter().enumerate() {
+        remap[old] = new;
+    }
+    let mut slots = w.slots;
+    let mut modules = Vec::with_capacity(slots.len());
+    for &old in &w.order {
+        let mut m = slots[old]
+            .take()
+            .expect("every visited module is stored once");
+        for target in m.imports.values_mut() {
+            *target = remap[*target];
+        }
+        modules.push(m);
+    }
+    Ok(ModuleGraph { modules })
+}
+
+impl Walk<'_> {
+    fn visit(&mut self, name: String, file: FileId, via: Option<Span>) -> Option<usize> {
+        let ast = match parse(self.sources, file) {
+            Ok(ast) => ast,
+            Err(ds) => {
+                self.diags.extend(ds);
+                return None;
+            }
+        };
+        let index = self.slots.len();
+        self.slots.push(None);
+        self.by_name.insert(name.clone(), index);
+        self.stack.push((name.clone(), via));
+        let mut imports = FxHashMap::default();
+        for (i, item) in ast.items.iter().enumerate() {
+            let ItemKind::Import(imp) = &item.kind else {
+                continue;
+            };
+            let span = imp.path.span;
+            let spec = imp.path.value.as_str();
+            match self.loader.load(spec, &name) {
+                Ok((canonical, text)) => {
+                    if let Some(pos) = self.stack.iter().position(|(n, _)| *n == canonical) {
+                        let chain: Vec<&str> = self.stack[pos..]
+                            .iter()
+                            .map(|(n, _)| n.as_str())
+                            .chain(std::iter::once(canonical.as_str()))
+                            .collect();
+                        let d = Diagnostic::error(
+                            codes::SEM_IMPORT_CYCLE,
+                            format!("import cycle: {}", chain.join(" → ")),
+                            span,
+                        );
+                        self.diags.push(d);
+                        continue;
+                    }
+                    if let Some(&done) = self.by_name.get(&canonical) {
+                        imports.insert(i, done);
+                        continue;
+                    }
+                    let fid = self.sources.add(canonical.clone(), text);
+                    if let Some(target) = self.visit(canonical, fid, Some(span)) {
+                        imports.insert(i, target);
+                    }
+                }
+                Err(e) => {
+                    let d = match e {
+                        LoadError::NotFound(looked) => Diagnostic::error(
+                            codes::SEM_IMPORT_NOT_FOUND,
+                            format!("cannot find module `{spec}`"),
+                            span,
+                        )
+                        .with_hint(format!("looked for {looked}")),
+                        LoadError::Escapes => Diagnostic::error(
+                            codes::SEM_IMPORT_ESCAPE,
+                            format!("import `{spec}` leaves its library root"),
+                            span,
+                        ),
+                        LoadError::Unsupported(why) => Diagnostic::error(
+                            codes::SEM_UNSUPPORTED,
+                            format!("unsupported import `{spec}`: {why}"),
+                            span,
+                        ),
+                    };
+                    let d = self.with_chain(d);
+                    self.diags.push(d);
+                }
+            }
+        }
+        self.stack.pop();
+        self.slots[index] = Some(LoadedModule {
+            name,
+            file,
+            ast,
+            imports,
+        });
+        self.order.push(index);
+        Some(index)
+    }
+
+    /// Adds the chain of imports that led to the current module as labels.
+    fn with_chain(&self, mut d: Diagnostic) -> Diagnostic {
+        for (name, via) in self.stack.iter().rev() {
+            if let Some(span) = via {
+                d = d.with_label(*span, format!("`{name}` imported here"));
+            }
+        }
+        d
+    }
+}
+
+/// A loader over an in-memory map from canonical names to texts; relative imports
+/// (`./x`, `../x`) resolve against the importer's folder, `lib:stem` to `lib/stem`.
+/// Used by tests and by embedding callers.
+pub struct MemoryLoader {
+    pub files: FxHashMap<String, String>,
+}
+
+impl Loader for MemoryLoader {
+    fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError> {
+        let name = canonical_name(spec, importer)?;
+        match self.files.get(&name) {
+            Some(text) => Ok((name, text.clone())),
+            None => Err(LoadError::NotFound(format!("`{name}`"))),
+        }
+    }
+}
+
+/// The canonical module name of an import: `dir/x.fab` for relative imports
+/// (normalised), `lib:path` for library imports. Rejects escapes and OUT forms.
+pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
+    if let Some(rest) = spec.strip_prefix("./").or_else(|| {
+        if spec.starts_with("../") {
+            Some(spec)
+        } else {
+            None
+        }
+    }) {
+        let (lib, importer_path) = match importer.split_once(':') {
+            Some((lib, p)) => (Some(lib), p),
+            None => (None, importer),
+        };
+        let base = match importer_path.rfind('/') {
+            Some(i) => &importer_path[..i],
+            None => "",
+        };
+        let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+        let absolute = base.starts_with('/');
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() && lib.is_some() {
+                        return Err(LoadError::Escapes);
+                    }
+                }
+                p => parts.push(p),
+            }
+        }
+        let mut path = parts.join("/");
+        if absolute {
+            path.insert(0, '/');
+        }
+        if !path.ends_with(".fab") {
+            path.push_str(".fab");
+        }
+        return Ok(match lib {
+            Some(lib) => format!("{lib}:{path}"),
+            None => path,
+        });
+    }
+    if let Some((lib, stem)) = spec.split_once(':') {
+        if lib.is_empty() || !lib.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(LoadError::Unsupported(
+                "library names are letters and digits".into(),
+            ));
+        }
+        if lib == "faber" {
+            return Err(LoadError::Unsupported(
+                "`faber:` imports are outside the subset".into(),
+            ));
+        }
+        let mut parts = Vec::new();
+        for part in stem.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => return Err(LoadError::Escapes),
+                p => parts.push(p),
+            }
+        }
+        if parts.is_empty() {
+            return Err(LoadError::NotFound(format!(
+                "an empty module path in `{spec}`"
+            )));
+        }
+        let path = parts.join("/");
+        let path = path.strip_suffix(".fab").unwrap_or(&path).to_string();
+        return Ok(format!("{lib}:{path}.fab"));
+    }
+    Err(LoadError::Unsupported(
+        "write `./name` for a sibling file or `lib:stem` for a library".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_and_library_names() {
+        assert_eq!(
+            canonical_name("./util", "dir/main.fab").unwrap(),
+            "dir/util.fab"
+        );
+        assert_eq!(canonical_name("../x", "a/b/main.fab").unwrap(), "a/x.fab");
+        assert_eq!(
+            canonical_name("gradus:nn", "main.fab").unwrap(),
+            "gradus:nn.fab"
+        );
+        assert_eq!(
+            canonical_name("./loss", "gradus:nn.fab").unwrap(),
+            "gradus:loss.fab"
+        );
+        assert_eq!(
+            canonical_name("gradus:../x", "m.fab"),
+            Err(LoadError::Escapes)
+        );
+        assert_eq!(
+            canonical_name("../../x", "gradus:nn.fab"),
+            Err(LoadError::Escapes)
+        );
+        assert!(matches!(
+            canonical_name("nn", "m.fab"),
+            Err(LoadError::Unsupported(_))
+        ));
+    }
+}
