@@ -7,7 +7,9 @@
 //! to stderr. Exit codes: 0 success, 1 diagnostics (errors) reported, 2 usage.
 
 mod check;
+mod ir;
 mod load;
+mod modules;
 mod parse;
 
 use std::io::Write;
@@ -35,6 +37,11 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub verbose: bool,
 
+    /// Load `lib:` imports from DIR/<lib>/src instead of the bundled libraries
+    /// (also `FABER_LIBRARY_HOME`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub lib_root: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -52,6 +59,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Parse a file or package entry and print its syntax tree on stdout.
     Parse(parse::ParseArgs),
+    /// Compile a file or package and print its Radix IR on stdout.
+    #[command(alias = "hir")]
+    Ir(ir::IrArgs),
 }
 
 /// Settings every verb shares, decided once in `main`.
@@ -59,6 +69,7 @@ pub struct Context {
     pub color: bool,
     pub quiet: bool,
     pub verbose: bool,
+    pub lib_root: Option<std::path::PathBuf>,
 }
 
 /// Runs the chosen verb. Called on the worker thread.
@@ -67,10 +78,12 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         color,
         quiet: cli.quiet,
         verbose: cli.verbose,
+        lib_root: cli.lib_root.clone(),
     };
     match &cli.command {
         Command::Check(args) => check::run(args, &ctx),
         Command::Parse(args) => parse::run(args, &ctx),
+        Command::Ir(args) => ir::run(args, &ctx),
     }
 }
 

@@ -49,8 +49,10 @@ impl Lowerer<'_> {
                     // alias.Genus
                     let alias = &path[0].name;
                     if let Some(target) = self.module_alias(m, alias) {
-                        if let Some(TypeName::Genus(g)) = self.modules[target].types.get(&path[1].name) {
-                            return Ty::Record(*g);
+                        match self.modules[target].types.get(&path[1].name) {
+                            Some(TypeName::Genus(g)) => return Ty::Record(*g),
+                            Some(TypeName::Alias(t)) => return t.clone(),
+                            None => {}
                         }
                     }
                     self.diags.push(Diagnostic::error(
@@ -68,7 +70,7 @@ impl Lowerer<'_> {
                     Some(TypeName::Genus(g)) => Ty::Record(*g),
                     Some(TypeName::Alias(ty)) => ty.clone(),
                     None => {
-                        if self.modules[m].generics.contains(name) {
+                        if self.generics.iter().any(|g| g == name) {
                             return Ty::Any;
                         }
                         self.diags.push(Diagnostic::error(
@@ -130,7 +132,9 @@ fn scalar_of(s: &str) -> Ty {
     }
 }
 
-const WIDTHS: &[&str] = &["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+const WIDTHS: &[&str] = &[
+    "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+];
 
 fn is_list_sugar(n: &str) -> bool {
     n.strip_prefix('l').is_some_and(|w| WIDTHS.contains(&w))

@@ -1,0 +1,55 @@
+//! `faber ir <path>`: compiles a program and prints its Radix IR on stdout
+//! (`--function NAME` prints only functions whose name ends with NAME).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::{load, modules::FsLoader, print_stdout, Context};
+use faber::ir::{print, FuncId};
+use faber::source::SourceMap;
+
+#[derive(Args, Debug)]
+pub struct IrArgs {
+    /// A `.fab` file, or a package directory that contains `faber.toml`.
+    pub path: PathBuf,
+    /// Print only the functions whose qualified name ends with this (e.g. `main` or `Genus.method`).
+    #[arg(long, short = 'f', value_name = "NAME")]
+    pub function: Option<String>,
+}
+
+pub fn run(args: &IrArgs, ctx: &Context) -> ExitCode {
+    let mut sources = SourceMap::new();
+    let input = match load::load(&args.path, &mut sources) {
+        Ok(input) => input,
+        Err(diags) => return ctx.report(&sources, &diags),
+    };
+    let mut loader = FsLoader::new(ctx.lib_root.clone());
+    let program = match faber::compile(&mut sources, input.entry, &mut loader) {
+        Ok(p) => p,
+        Err(diags) => return ctx.report(&sources, &diags),
+    };
+    let text = match &args.function {
+        None => print::print_program(&program),
+        Some(name) => {
+            let mut out = String::new();
+            for (i, f) in program.functions.iter().enumerate() {
+                let short = f.name.rsplit("::").next().unwrap_or(&f.name);
+                if f.name.ends_with(name.as_str())
+                    && (short == name || f.name == *name || short.ends_with(&format!(".{name}")))
+                {
+                    out.push_str(&print::print_function(&program, FuncId(i as u32)));
+                    out.push('\n');
+                }
+            }
+            if out.is_empty() {
+                super::print_stderr(&format!("error: no function named `{name}`\n"));
+                return ExitCode::FAILURE;
+            }
+            out
+        }
+    };
+    print_stdout(&text);
+    ctx.report(&sources, &input.notes)
+}

@@ -1,0 +1,566 @@
+//! AST → Radix IR. Declarations of every module are entered first (functions are
+//! hoisted, genera and aliases known before any body), imports bound, then every body
+//! is lowered to slot-addressed, A-normal-form IR. Name resolution happens here:
+//! after lowering, no name is ever looked up again.
+
+mod expr;
+mod func;
+mod stmt;
+mod types;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diag::{codes, Diagnostic};
+use crate::ir::*;
+use crate::resolve::ModuleGraph;
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::ast::{self, Annotation, Item, ItemKind, Literal};
+use func::FnCx;
+pub use types::TypeName;
+
+/// What a value name in a module scope stands for.
+#[derive(Clone, Copy, Debug)]
+pub enum ModItem {
+    Func(FuncId),
+    Global(GlobalId),
+    Module(usize),
+}
+
+/// A module's scope after declaration.
+#[derive(Default)]
+pub struct ModInfo {
+    pub name: String,
+    pub file: FileId,
+    pub values: FxHashMap<String, ModItem>,
+    pub types: FxHashMap<String, TypeName>,
+    /// Names importers may see (declarations without `@ privata`, `publica` imports).
+    pub exports: FxHashSet<String>,
+}
+
+/// A function's signature, known before any body is lowered.
+#[derive(Clone, Debug)]
+pub struct Sig {
+    pub params: Vec<Ty>,
+    pub ret: Ty,
+    pub throws: bool,
+    pub module: usize,
+}
+
+pub struct Lowerer<'a> {
+    pub sources: &'a SourceMap,
+    pub modules: Vec<ModInfo>,
+    pub program: Program,
+    pub sigs: Vec<Sig>,
+    pub diags: Vec<Diagnostic>,
+    /// Genus methods by (genus, name).
+    pub methods: FxHashMap<(GenusId, String), FuncId>,
+    /// Field defaults per genus: (module, expression) for each field.
+    pub defaults: Vec<Vec<Option<(usize, ast::Expr)>>>,
+    /// Generic parameter names of the function whose signature is being converted.
+    pub generics: Vec<String>,
+    /// Function contexts being lowered (closures nest).
+    pub fns: Vec<FnCx>,
+}
+
+/// Lowers a loaded module graph to a program. The last module is the entry file.
+pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Diagnostic>> {
+    let mut l = Lowerer {
+        sources,
+        modules: Vec::new(),
+        program: Program::default(),
+        sigs: Vec::new(),
+        diags: Vec::new(),
+        methods: FxHashMap::default(),
+        defaults: Vec::new(),
+        generics: Vec::new(),
+        fns: Vec::new(),
+    };
+    for (m, module) in graph.modules.iter().enumerate() {
+        l.modules.push(ModInfo {
+            name: display_name(&module.name),
+            file: module.file,
+            ..ModInfo::default()
+        });
+        l.declare_types(m, &module.ast.items);
+        l.bind_imports(m, module);
+        l.resolve_types(m, &module.ast.items);
+        l.declare_values(m, &module.ast.items);
+    }
+    let entry_module = graph.modules.len() - 1;
+    for (m, module) in graph.modules.iter().enumerate() {
+        l.lower_bodies(m, &module.ast.items, m == entry_module);
+    }
+    if l.diags.iter().any(Diagnostic::is_error) {
+        l.diags.sort_by_key(|d| (d.span.file, d.span.lo));
+        return Err(l.diags);
+    }
+    Ok(l.program)
+}
+
+/// A module's short name for IR dumps: the file stem, or `lib:stem`.
+fn display_name(canonical: &str) -> String {
+    let (lib, path) = match canonical.split_once(':') {
+        Some((lib, p)) => (Some(lib), p),
+        None => (None, canonical),
+    };
+    let stem = path.strip_suffix(".fab").unwrap_or(path);
+    match lib {
+        Some(lib) => format!("{lib}:{stem}"),
+        None => stem.rsplit('/').next().unwrap_or(stem).to_string(),
+    }
+}
+
+fn is_private(anns: &[Annotation]) -> bool {
+    anns.iter().any(|a| a.name.name == "privata")
+}
+
+impl Lowerer<'_> {
+    pub fn error(&mut self, code: codes::Code, msg: impl Into<String>, span: Span) {
+        self.diags.push(Diagnostic::error(code, msg, span));
+    }
+
+    pub fn module_alias(&self, m: usize, name: &str) -> Option<usize> {
+        match self.modules[m].values.get(name) {
+            Some(ModItem::Module(t)) => Some(*t),
+            _ => None,
+        }
+    }
+
+    fn define_value(&mut self, m: usize, name: &ast::Ident, item: ModItem, exported: bool) {
+        if self.modules[m].values.contains_key(&name.name)
+            || self.modules[m].types.contains_key(&name.name)
+        {
+            if !matches!(item, ModItem::Module(_)) {
+                self.error(
+                    codes::SEM_DUPLICATE,
+                    format!("`{}` is declared twice in this module", name.name),
+                    name.span,
+                );
+                return;
+            }
+        }
+        self.modules[m].values.insert(name.name.clone(), item);
+        if exported {
+            self.modules[m].exports.insert(name.name.clone());
+        }
+    }
+
+    // ------------------------------------------------------------ declarations
+
+    fn declare_types(&mut self, m: usize, items: &[Item]) {
+        for item in items {
+            match &item.kind {
+                ItemKind::Genus(g) => {
+                    let id = GenusId(self.program.genera.len() as u32);
+                    self.program.genera.push(Genus {
+                        name: g.name.name.clone(),
+                        fields: Vec::new(),
+                    });
+                    self.defaults.push(Vec::new());
+                    if self.modules[m]
+                        .types
+                        .insert(g.name.name.clone(), TypeName::Genus(id))
+                        .is_some()
+                    {
+                        self.error(
+                            codes::SEM_DUPLICATE,
+                            format!("type `{}` is declared twice", g.name.name),
+                            g.name.span,
+                        );
+                    }
+                    if !is_private(&item.annotations) {
+                        self.modules[m].exports.insert(g.name.name.clone());
+                    }
+                }
+                ItemKind::Alias(a) => {
+                    self.modules[m]
+                        .types
+                        .insert(a.name.name.clone(), TypeName::Alias(Ty::Any));
+                    if !is_private(&item.annotations) {
+                        self.modules[m].exports.insert(a.name.name.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn bind_imports(&mut self, m: usize, module: &crate::resolve::LoadedModule) {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            let ItemKind::Import(imp) = &item.kind else {
+                continue;
+            };
+            let Some(&target) = module.imports.get(&i) else {
+                continue;
+            };
+            let publica = imp.visibility == Some(ast::Visibility::Publica);
+            let (bound, ident) = match (&imp.alias, &imp.name) {
+                (Some(alias), _) => (alias.name.clone(), alias.clone()),
+                (None, Some(name)) => (name.name.clone(), name.clone()),
+                (None, None) => {
+                    let stem = imp
+                        .path
+                        .value
+                        .rsplit(['/', ':'])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
+                    (
+                        stem.clone(),
+                        ast::Ident {
+                            name: stem,
+                            span: imp.path.span,
+                        },
+                    )
+                }
+            };
+            // An item import when the target exports a declaration of that name.
+            if let Some(name) = &imp.name {
+                if self.modules[target].exports.contains(&name.name) {
+                    if let Some(v) = self.modules[target].values.get(&name.name).copied() {
+                        self.modules[m].values.insert(bound.clone(), v);
+                    }
+                    if let Some(t) = self.modules[target].types.get(&name.name).cloned() {
+                        self.modules[m].types.insert(bound.clone(), t);
+                    }
+                    if publica {
+                        self.modules[m].exports.insert(bound);
+                    }
+                    continue;
+                }
+            }
+            self.define_value(m, &ident, ModItem::Module(target), publica);
+        }
+    }
+
+    fn resolve_types(&mut self, m: usize, items: &[Item]) {
+        for item in items {
+            match &item.kind {
+                ItemKind::Alias(a) => {
+                    let ty = self.ty(m, &a.ty);
+                    self.modules[m]
+                        .types
+                        .insert(a.name.name.clone(), TypeName::Alias(ty));
+                }
+                ItemKind::Genus(g) => {
+                    let Some(TypeName::Genus(id)) =
+                        self.modules[m].types.get(&g.name.name).cloned()
+                    else {
+                        continue;
+                    };
+                    let mut fields = Vec::new();
+                    let mut defaults = Vec::new();
+                    for member in &g.members {
+                        if let ast::GenusMember::Field {
+                            ty, name, default, ..
+                        } = member
+                        {
+                            if fields.iter().any(|f: &Field| f.name == name.name) {
+                                self.error(
+                                    codes::SEM_DUPLICATE,
+                                    format!("field `{}` is declared twice", name.name),
+                                    name.span,
+                                );
+                                continue;
+                            }
+                            let ty = self.ty(m, ty);
+                            fields.push(Field {
+                                name: name.name.clone(),
+                                ty,
+                            });
+                            defaults.push(default.clone().map(|e| (m, e)));
+                        }
+                    }
+                    self.program.genera[id.0 as usize].fields = fields;
+                    self.defaults[id.0 as usize] = defaults;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Allocates a function id with its signature; the body is filled in later.
+    fn declare_function(
+        &mut self,
+        m: usize,
+        name: String,
+        f: &ast::Func,
+        receiver: Option<GenusId>,
+    ) -> FuncId {
+        self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
+        let mut params: Vec<Ty> = receiver.map(Ty::Record).into_iter().collect();
+        for p in &f.params {
+            let t = self.ty(m, &p.ty);
+            params.push(t);
+        }
+        let ret = f.ret.as_ref().map_or(Ty::Vacuum, |t| self.ty(m, t));
+        self.generics.clear();
+        let id = FuncId(self.program.functions.len() as u32);
+        self.program.functions.push(Function {
+            name,
+            params: params.len() as u32,
+            slots: Vec::new(),
+            ret: ret.clone(),
+            throws: f.throws.is_some(),
+            body: Block::default(),
+            span: f.span,
+        });
+        self.sigs.push(Sig {
+            params,
+            ret,
+            throws: f.throws.is_some(),
+            module: m,
+        });
+        id
+    }
+
+    /// Allocates a function id for generated code (entry, inits, tests, closures).
+    pub fn declare_internal(
+        &mut self,
+        m: usize,
+        name: String,
+        params: Vec<Ty>,
+        ret: Ty,
+        span: Span,
+    ) -> FuncId {
+        let id = FuncId(self.program.functions.len() as u32);
+        self.program.functions.push(Function {
+            name,
+            params: params.len() as u32,
+            slots: Vec::new(),
+            ret: ret.clone(),
+            throws: false,
+            body: Block::default(),
+            span,
+        });
+        self.sigs.push(Sig {
+            params,
+            ret,
+            throws: false,
+            module: m,
+        });
+        id
+    }
+
+    fn declare_values(&mut self, m: usize, items: &[Item]) {
+        let module_name = self.modules[m].name.clone();
+        for item in items {
+            let exported = !is_private(&item.annotations);
+            match &item.kind {
+                ItemKind::Func(f) => {
+                    let id = self.declare_function(
+                        m,
+                        format!("{module_name}::{}", f.name.name),
+                        f,
+                        None,
+                    );
+                    self.define_value(m, &f.name, ModItem::Func(id), exported);
+                }
+                ItemKind::Genus(g) => {
+                    let Some(TypeName::Genus(gid)) =
+                        self.modules[m].types.get(&g.name.name).cloned()
+                    else {
+                        continue;
+                    };
+                    for member in &g.members {
+                        if let ast::GenusMember::Method { func, .. } = member {
+                            let name = format!("{module_name}::{}.{}", g.name.name, func.name.name);
+                            let id = self.declare_function(m, name, func, Some(gid));
+                            if self
+                                .methods
+                                .insert((gid, func.name.name.clone()), id)
+                                .is_some()
+                            {
+                                self.error(
+                                    codes::SEM_DUPLICATE,
+                                    format!("method `{}` is declared twice", func.name.name),
+                                    func.name.span,
+                                );
+                            }
+                        }
+                    }
+                }
+                ItemKind::Fixum(f) => {
+                    let ty = self.ty(m, &f.ty);
+                    let id = GlobalId(self.program.globals.len() as u32);
+                    self.program.globals.push(Global {
+                        name: f.name.name.clone(),
+                        ty,
+                    });
+                    self.define_value(m, &f.name, ModItem::Global(id), exported);
+                }
+                ItemKind::Stmt(s) => {
+                    if !matches!(s.kind, ast::StmtKind::Error) {
+                        self.error(
+                            codes::SEM_TOP_LEVEL_STATEMENT,
+                            "only declarations may stand at top level",
+                            s.span,
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ bodies
+
+    fn lower_bodies(&mut self, m: usize, items: &[Item], is_entry: bool) {
+        let module_name = self.modules[m].name.clone();
+        // Module initialiser: top-level constants in source order.
+        let consts: Vec<&ast::TopFixum> = items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Fixum(f) => Some(f),
+                _ => None,
+            })
+            .collect();
+        if !consts.is_empty() {
+            let span = consts[0].name.span;
+            let id = self.declare_internal(
+                m,
+                format!("{module_name}::<init>"),
+                vec![],
+                Ty::Vacuum,
+                span,
+            );
+            self.begin(id, m, &[], None);
+            for c in consts {
+                if let Some(ModItem::Global(g)) = self.modules[m].values.get(&c.name.name).copied()
+                {
+                    let ty = self.program.globals[g.0 as usize].ty.clone();
+                    let op = self.expr_to(&c.value, &ty);
+                    self.emit(Stmt::SetGlobal { dst: g, value: op });
+                }
+            }
+            self.finish(id);
+            self.program.inits.push(id);
+        }
+        for item in items {
+            match &item.kind {
+                ItemKind::Func(f) => {
+                    if let Some(ModItem::Func(id)) =
+                        self.modules[m].values.get(&f.name.name).copied()
+                    {
+                        self.lower_func(id, m, f, None);
+                    }
+                }
+                ItemKind::Genus(g) => {
+                    let Some(TypeName::Genus(gid)) =
+                        self.modules[m].types.get(&g.name.name).cloned()
+                    else {
+                        continue;
+                    };
+                    for member in &g.members {
+                        if let ast::GenusMember::Method { func, .. } = member {
+                            if let Some(id) =
+                                self.methods.get(&(gid, func.name.name.clone())).copied()
+                            {
+                                self.lower_func(id, m, func, Some(gid));
+                            }
+                        }
+                    }
+                }
+                ItemKind::Entry(e) => {
+                    if !is_entry {
+                        continue;
+                    }
+                    if self.program.entry.is_some() {
+                        self.error(codes::SEM_DUPLICATE, "a file has one `incipit`", item.span);
+                        continue;
+                    }
+                    let id = self.declare_internal(
+                        m,
+                        format!("{module_name}::incipit"),
+                        vec![],
+                        Ty::Int,
+                        item.span,
+                    );
+                    self.begin(id, m, &[], None);
+                    self.block_inline(&e.body);
+                    let code = match &e.exit {
+                        Some(x) => self.expr_to(x, &Ty::Int),
+                        None => Operand::Const(Const::Int(0)),
+                    };
+                    self.emit(Stmt::Return(Some(code)));
+                    self.finish(id);
+                    self.program.entry = Some(id);
+                }
+                ItemKind::Suite(_) | ItemKind::Case(_) => {
+                    if is_entry {
+                        self.lower_tests(m, item, &mut Vec::new());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn lower_func(&mut self, id: FuncId, m: usize, f: &ast::Func, receiver: Option<GenusId>) {
+        let mut names: Vec<(String, bool)> = Vec::new();
+        if receiver.is_some() {
+            names.push(("ego".to_string(), false));
+        }
+        for p in &f.params {
+            names.push((p.name.name.clone(), true));
+        }
+        let ret = self.sigs[id.0 as usize].ret.clone();
+        self.begin(id, m, &names, Some(ret));
+        self.block_inline(&f.body);
+        self.finish(id);
+    }
+
+    fn lower_tests(&mut self, m: usize, item: &Item, suites: &mut Vec<String>) {
+        match &item.kind {
+            ItemKind::Suite(s) => {
+                suites.push(s.name.value.clone());
+                for i in &s.items {
+                    self.lower_tests(m, i, suites);
+                }
+                suites.pop();
+            }
+            ItemKind::Case(c) => {
+                let module_name = self.modules[m].name.clone();
+                let id = self.declare_internal(
+                    m,
+                    format!("{module_name}::proba {:?}", c.name.value),
+                    vec![],
+                    Ty::Vacuum,
+                    item.span,
+                );
+                self.begin(id, m, &[], None);
+                self.block_inline(&c.body);
+                self.finish(id);
+                let mut case = TestCase {
+                    file: module_name,
+                    suites: suites.clone(),
+                    name: c.name.value.clone(),
+                    tags: Vec::new(),
+                    skip: None,
+                    only: false,
+                    repeat: 1,
+                    func: id,
+                };
+                for md in &c.modifiers {
+                    let text = match &md.arg {
+                        Some(Literal::Text(t)) => Some(t.clone()),
+                        _ => None,
+                    };
+                    match md.name.name.as_str() {
+                        "tag" => case.tags.extend(text),
+                        "omitte" | "futurum" => case.skip = Some(text.unwrap_or_default()),
+                        "solum" => case.only = true,
+                        "repete" => {
+                            if let Some(Literal::Int(n)) = md.arg {
+                                case.repeat = n.clamp(1, 1_000_000) as u32;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                self.program.tests.push(case);
+            }
+            _ => {}
+        }
+    }
+}
