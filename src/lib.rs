@@ -6,6 +6,21 @@
 
 pub mod diag;
 pub mod ir;
+pub mod libraries;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
+
+use diag::Diagnostic;
+use source::{FileId, SourceMap};
+
+/// Front half of the pipeline: loads `entry` and its imports through `loader`,
+/// parses, resolves and lowers them to one IR program.
+pub fn compile(
+    sources: &mut SourceMap,
+    entry: FileId,
+    loader: &mut dyn resolve::Loader,
+) -> Result<ir::Program, Vec<Diagnostic>> {
+    let graph = resolve::load_graph(sources, entry, loader)?;
+    ir::lower::lower(sources, &graph)
+}
