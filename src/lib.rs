@@ -5,6 +5,7 @@
 //! No module below `cli/` does I/O: every stage returns data or `Vec<Diagnostic>`.
 
 pub mod diag;
+pub mod eval;
 pub mod ir;
 pub mod libraries;
 pub mod resolve;
@@ -22,5 +23,10 @@ pub fn compile(
     loader: &mut dyn resolve::Loader,
 ) -> Result<ir::Program, Vec<Diagnostic>> {
     let graph = resolve::load_graph(sources, entry, loader)?;
-    ir::lower::lower(sources, &graph)
+    let program = ir::lower::lower(sources, &graph)?;
+    if let Err(errors) = ir::verify::verify(&program) {
+        // A lowering bug, not a user error: fail loudly with what broke.
+        panic!("IR verification failed after lowering:\n{}", errors.join("\n"));
+    }
+    Ok(program)
 }

@@ -15,6 +15,7 @@
 
 pub mod lower;
 pub mod print;
+pub mod verify;
 
 use crate::source::Span;
 use crate::syntax::ast::{BinOp, OutKind, UnOp};

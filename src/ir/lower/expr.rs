@@ -31,6 +31,9 @@ impl Lowerer<'_> {
             self.error(codes::SEM_TYPE_MISMATCH, msg, e.span);
         }
         if needs_coercion(want, &ty) {
+            if let (Operand::Const(Const::Int(i)), Ty::Float) = (&op, want) {
+                return konst(Const::Float(*i as f64));
+            }
             return self.temp(Rhs::Coerce(op, want.clone()), want.clone(), e.span);
         }
         op
@@ -71,6 +74,13 @@ impl Lowerer<'_> {
                     (konst(Const::Nihil), Ty::Any)
                 }
             },
+            ExprKind::Unary { op: UnOp::Neg, expr } if matches!(expr.kind, ExprKind::Lit(Literal::Int(_) | Literal::Float(_))) => {
+                match expr.kind {
+                    ExprKind::Lit(Literal::Int(i)) => (konst(Const::Int(-i)), Ty::Int),
+                    ExprKind::Lit(Literal::Float(f)) => (konst(Const::Float(-f)), Ty::Float),
+                    _ => unreachable!("guarded by the match arm"),
+                }
+            }
             ExprKind::Unary { op, expr } => {
                 let (v, t) = self.expr(expr, None);
                 let ty = match op {
@@ -205,13 +215,10 @@ impl Lowerer<'_> {
                     };
                     ops.push(op);
                 }
-                let elem = if elem == Ty::Any {
-                    ety.unwrap_or(Ty::Any)
-                } else {
-                    elem
-                };
+                let inferred = elem == Ty::Any;
+                let elem = if inferred { ety.unwrap_or(Ty::Any) } else { elem };
                 // A literal mixing ints and floats holds floats.
-                let rhs = if elem == Ty::Float {
+                let rhs = if inferred && elem == Ty::Float {
                     Rhs::Coerce(
                         self.temp(Rhs::List(ops), Ty::List(Box::new(Ty::Any)), span),
                         Ty::List(Box::new(Ty::Float)),

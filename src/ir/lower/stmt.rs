@@ -251,7 +251,10 @@ impl Lowerer<'_> {
                         self.error(codes::SEM_TYPE_MISMATCH, msg, e.span);
                     }
                     if needs_coercion(d, &vty) {
-                        let o = self.temp(Rhs::Coerce(op, d.clone()), d.clone(), e.span);
+                        let o = match (&op, d) {
+                            (Operand::Const(Const::Int(i)), Ty::Float) => Operand::Const(Const::Float(*i as f64)),
+                            _ => self.temp(Rhs::Coerce(op, d.clone()), d.clone(), e.span),
+                        };
                         (Some(o), d.clone())
                     } else {
                         (Some(op), vty)

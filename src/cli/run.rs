@@ -1,0 +1,101 @@
+//! `faber run <path> [-- args…]`: compiles a file or package and runs its `incipit`.
+//! Program output goes to stdout as it is produced (buffered, flushed before any
+//! diagnostic); a runtime error is a diagnostic on stderr and exit code 1; otherwise
+//! the exit code is the program's `exitus` value (0 by default).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::{load, modules::FsLoader, Context};
+use faber::diag::{codes, Diagnostic};
+use faber::source::{SourceMap, Span};
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// A `.fab` file with an `incipit`, or a package directory that contains `faber.toml`.
+    pub path: PathBuf,
+    /// Accepted for compatibility; faber always targets the CPU interpreter.
+    #[arg(short = 't', long, value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Accepted for compatibility; faber always interprets.
+    #[arg(long)]
+    pub interpret: bool,
+    /// Only `cpu` is available here.
+    #[arg(long, value_name = "BACKEND")]
+    pub backend: Option<String>,
+    /// Arguments passed to the program (after `--`).
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+/// Program output: stdout through a buffer, stderr unbuffered. Write errors (a
+/// closed pipe) are ignored, as for any filter program.
+pub struct ProcessIo {
+    out: std::io::BufWriter<std::io::Stdout>,
+}
+
+impl ProcessIo {
+    pub fn new() -> ProcessIo {
+        ProcessIo {
+            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+        }
+    }
+
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}
+
+impl faber::eval::Io for ProcessIo {
+    fn stdout(&mut self, s: &str) {
+        let _ = self.out.write_all(s.as_bytes());
+    }
+
+    fn stderr(&mut self, s: &str) {
+        self.flush();
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(s.as_bytes());
+    }
+}
+
+pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
+    let mut sources = SourceMap::new();
+    if let Some(b) = &args.backend {
+        if b != "cpu" {
+            super::print_stderr(&format!("error: backend `{b}` is not available: faber runs on the CPU\n"));
+            return ExitCode::from(2);
+        }
+    }
+    let input = match load::load(&args.path, &mut sources) {
+        Ok(input) => input,
+        Err(diags) => return ctx.report(&sources, &diags),
+    };
+    if let Some(package) = &input.package {
+        ctx.status("Running", &package.describe());
+    }
+    let mut loader = FsLoader::new(ctx.lib_root.clone());
+    let program = match faber::compile(&mut sources, input.entry, &mut loader) {
+        Ok(p) => p,
+        Err(diags) => return ctx.report(&sources, &diags),
+    };
+    if program.entry.is_none() {
+        let d = Diagnostic::error(
+            codes::SEM_NO_ENTRY,
+            format!("`{}` has no `incipit` block to run", sources.name(input.entry)),
+            Span::new(input.entry, 0, 0),
+        )
+        .with_hint("add `incipit { … }`, or use `faber check` / `faber test` on a library");
+        return ctx.report(&sources, &[d]);
+    }
+    let _ = ctx.report(&sources, &input.notes);
+    let mut io = ProcessIo::new();
+    let result = faber::eval::run_entry(&program, &mut io);
+    io.flush();
+    match result {
+        Ok(code) => ExitCode::from((code & 0xff) as u8),
+        Err(e) => ctx.report(&sources, &[e.into_diagnostic()]),
+    }
+}
