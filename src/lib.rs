@@ -26,7 +26,10 @@ pub fn compile(
     let program = ir::lower::lower(sources, &graph)?;
     if let Err(errors) = ir::verify::verify(&program) {
         // A lowering bug, not a user error: fail loudly with what broke.
-        panic!("IR verification failed after lowering:\n{}", errors.join("\n"));
+        panic!(
+            "IR verification failed after lowering:\n{}",
+            errors.join("\n")
+        );
     }
     Ok(program)
 }

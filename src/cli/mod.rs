@@ -11,6 +11,8 @@ mod ir;
 mod load;
 mod modules;
 mod parse;
+mod run;
+mod test;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -59,6 +61,11 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Parse a file or package entry and print its syntax tree on stdout.
     Parse(parse::ParseArgs),
+    /// Run a file or package: its `incipit` block.
+    #[command(alias = "script")]
+    Run(run::RunArgs),
+    /// Run the `proba` cases of a file or of every `.fab`/`.proba` file under a directory.
+    Test(test::TestArgs),
     /// Compile a file or package and print its Radix IR on stdout.
     #[command(alias = "hir")]
     Ir(ir::IrArgs),
@@ -84,6 +91,8 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         Command::Check(args) => check::run(args, &ctx),
         Command::Parse(args) => parse::run(args, &ctx),
         Command::Ir(args) => ir::run(args, &ctx),
+        Command::Run(args) => run::run(args, &ctx),
+        Command::Test(args) => test::run(args, &ctx),
     }
 }
 

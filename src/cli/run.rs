@@ -65,7 +65,9 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     let mut sources = SourceMap::new();
     if let Some(b) = &args.backend {
         if b != "cpu" {
-            super::print_stderr(&format!("error: backend `{b}` is not available: faber runs on the CPU\n"));
+            super::print_stderr(&format!(
+                "error: backend `{b}` is not available: faber runs on the CPU\n"
+            ));
             return ExitCode::from(2);
         }
     }
@@ -84,7 +86,10 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     if program.entry.is_none() {
         let d = Diagnostic::error(
             codes::SEM_NO_ENTRY,
-            format!("`{}` has no `incipit` block to run", sources.name(input.entry)),
+            format!(
+                "`{}` has no `incipit` block to run",
+                sources.name(input.entry)
+            ),
             Span::new(input.entry, 0, 0),
         )
         .with_hint("add `incipit { … }`, or use `faber check` / `faber test` on a library");

@@ -15,12 +15,21 @@ pub fn verify(p: &Program) -> Result<(), Vec<String>> {
             loops: 0,
         };
         if (f.params as usize) > f.slots.len() {
-            v.fail(format!("{} parameters but {} slots", f.params, f.slots.len()));
+            v.fail(format!(
+                "{} parameters but {} slots",
+                f.params,
+                f.slots.len()
+            ));
         }
         v.block(&f.body);
         let _ = i;
     }
-    for id in p.inits.iter().chain(p.entry.iter()).chain(p.tests.iter().map(|t| &t.func)) {
+    for id in p
+        .inits
+        .iter()
+        .chain(p.entry.iter())
+        .chain(p.tests.iter().map(|t| &t.func))
+    {
         if id.0 as usize >= p.functions.len() {
             errors.push(format!("program names missing function #{}", id.0));
         }
@@ -76,7 +85,9 @@ impl Verifier<'_> {
                 let want = callee.params;
                 // Arity errors in source are reported by lowering; the IR of a
                 // program that lowered without errors must agree.
-                self.fail(format!("call of {name} with {args} arguments, expects {want}"));
+                self.fail(format!(
+                    "call of {name} with {args} arguments, expects {want}"
+                ));
             }
             Some(_) => {}
         }
@@ -96,7 +107,11 @@ impl Verifier<'_> {
 
     fn rhs(&mut self, r: &Rhs) {
         match r {
-            Rhs::Use(o) | Rhs::Field(o, _) | Rhs::Convert(o, _) | Rhs::Coerce(o, _) | Rhs::Is(o, _, _) => self.op(o),
+            Rhs::Use(o)
+            | Rhs::Field(o, _)
+            | Rhs::Convert(o, _)
+            | Rhs::Coerce(o, _)
+            | Rhs::Is(o, _, _) => self.op(o),
             Rhs::Prim(prim, args) => {
                 let want = match prim {
                     Prim::Unary(_) => 1,
@@ -133,9 +148,11 @@ impl Verifier<'_> {
             }
             Rhs::Record(g, fields) => {
                 match self.p.genera.get(g.0 as usize) {
-                    Some(genus) if genus.fields.len() != fields.len() => {
-                        self.fail(format!("record {} with {} fields", genus.name, fields.len()))
-                    }
+                    Some(genus) if genus.fields.len() != fields.len() => self.fail(format!(
+                        "record {} with {} fields",
+                        genus.name,
+                        fields.len()
+                    )),
                     None => self.fail(format!("record of missing genus #{}", g.0)),
                     Some(_) => {}
                 }
@@ -155,7 +172,9 @@ impl Verifier<'_> {
                 }
                 self.ops(args);
             }
-            Rhs::Range { start, end, step, .. } => {
+            Rhs::Range {
+                start, end, step, ..
+            } => {
                 self.op(start);
                 self.op(end);
                 self.op(step);
@@ -183,7 +202,9 @@ impl Verifier<'_> {
                 self.place(place);
                 self.op(value);
             }
-            Stmt::MethodInPlace { dst, place, args, .. } => {
+            Stmt::MethodInPlace {
+                dst, place, args, ..
+            } => {
                 if let Some(d) = dst {
                     self.slot(*d);
                 }
@@ -191,7 +212,11 @@ impl Verifier<'_> {
                 self.ops(args);
             }
             Stmt::CallInPlace {
-                dst, func, place, args, ..
+                dst,
+                func,
+                place,
+                args,
+                ..
             } => {
                 if let Some(d) = dst {
                     self.slot(*d);
@@ -200,7 +225,11 @@ impl Verifier<'_> {
                 self.place(place);
                 self.ops(args);
             }
-            Stmt::If { cond, then, otherwise } => {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.op(cond);
                 self.block(then);
                 self.block(otherwise);
@@ -226,7 +255,9 @@ impl Verifier<'_> {
                 self.block(body);
                 self.loops -= 1;
             }
-            Stmt::ForEach { var, source, body, .. } => {
+            Stmt::ForEach {
+                var, source, body, ..
+            } => {
                 self.slot(*var);
                 self.op(source);
                 self.loops += 1;

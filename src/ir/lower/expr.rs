@@ -74,7 +74,14 @@ impl Lowerer<'_> {
                     (konst(Const::Nihil), Ty::Any)
                 }
             },
-            ExprKind::Unary { op: UnOp::Neg, expr } if matches!(expr.kind, ExprKind::Lit(Literal::Int(_) | Literal::Float(_))) => {
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                expr,
+            } if matches!(
+                expr.kind,
+                ExprKind::Lit(Literal::Int(_) | Literal::Float(_))
+            ) =>
+            {
                 match expr.kind {
                     ExprKind::Lit(Literal::Int(i)) => (konst(Const::Int(-i)), Ty::Int),
                     ExprKind::Lit(Literal::Float(f)) => (konst(Const::Float(-f)), Ty::Float),
@@ -216,7 +223,11 @@ impl Lowerer<'_> {
                     ops.push(op);
                 }
                 let inferred = elem == Ty::Any;
-                let elem = if inferred { ety.unwrap_or(Ty::Any) } else { elem };
+                let elem = if inferred {
+                    ety.unwrap_or(Ty::Any)
+                } else {
+                    elem
+                };
                 // A literal mixing ints and floats holds floats.
                 let rhs = if inferred && elem == Ty::Float {
                     Rhs::Coerce(

@@ -5,6 +5,7 @@
 
 mod expr;
 mod func;
+mod inplace;
 mod stmt;
 mod types;
 
@@ -94,6 +95,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         l.diags.sort_by_key(|d| (d.span.file, d.span.lo));
         return Err(l.diags);
     }
+    inplace::demote_pure_method_calls(&mut l.program);
     Ok(l.program)
 }
 

@@ -106,6 +106,15 @@ impl Lowerer<'_> {
                 self.cx().tries += 1;
                 let b = self.block(body);
                 self.cx().tries -= 1;
+                // Without `cape`, `fac` is a plain block: nothing is caught.
+                if catch.is_none() {
+                    self.cx()
+                        .blocks
+                        .last_mut()
+                        .expect("open block")
+                        .extend(b.stmts);
+                    return;
+                }
                 let (catch_slot, handler) = match catch {
                     Some((name, h)) => {
                         self.push_block();
@@ -252,7 +261,9 @@ impl Lowerer<'_> {
                     }
                     if needs_coercion(d, &vty) {
                         let o = match (&op, d) {
-                            (Operand::Const(Const::Int(i)), Ty::Float) => Operand::Const(Const::Float(*i as f64)),
+                            (Operand::Const(Const::Int(i)), Ty::Float) => {
+                                Operand::Const(Const::Float(*i as f64))
+                            }
                             _ => self.temp(Rhs::Coerce(op, d.clone()), d.clone(), e.span),
                         };
                         (Some(o), d.clone())

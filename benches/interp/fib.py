@@ -1,0 +1,8 @@
+# Benchmark twin of fib.fab: naive recursive Fibonacci; prints 832040.
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+print(fib(30))

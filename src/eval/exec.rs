@@ -1,0 +1,996 @@
+//! The machine: executes IR statements over one contiguous value stack.
+//!
+//! A call pushes its arguments (captures first) at the top of `stack`, grows the
+//! stack to the callee's slot count and runs the body with `base` pointing at the
+//! first argument; slot `n` is `stack[base + n]`. The caller truncates the stack
+//! back when the call ends (normally or by unwinding), so no per-call allocation
+//! happens. `calls` records (callee, call-site span) for the depth limit and for
+//! error traces.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+
+use super::convert;
+use super::display::{display, display_into};
+use super::methods;
+use super::ops::{self, index_of, key_of, missing_key};
+use super::value::{Closure, Key, Map, Record, Value};
+use super::{fault, FResult, Fault, Io, RuntimeError, MAX_DEPTH, TRACE_LIMIT};
+use crate::diag::{codes, Code};
+use crate::ir::{
+    Block, Const, EachKind, FatalKind, FuncId, Operand, Place, PlaceRoot, PlaceStep, Prim, Program,
+    Rhs, Slot, Stmt, TemplatePiece,
+};
+use crate::source::Span;
+use crate::syntax::ast::{BinOp, OutKind};
+
+/// Largest list a range literal may build.
+const RANGE_LIMIT: usize = 100_000_000;
+
+/// Why execution left the normal statement sequence abnormally.
+pub(crate) enum Unwind {
+    /// A thrown value (`iace`, failed `↦`), catchable by `Try`.
+    Throw {
+        value: Value,
+        span: Span,
+        conversion: bool,
+        trace: Vec<(String, Span)>,
+        omitted: usize,
+    },
+    /// A fatal error; never caught.
+    Error(RuntimeError),
+}
+
+type Res<T> = Result<T, Box<Unwind>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+    /// The function returns; the value is in `Machine::ret`.
+    Return,
+}
+
+/// Runs a loop body once and maps its flow for the enclosing loop.
+macro_rules! loop_body {
+    ($self:ident, $body:expr) => {
+        match $self.exec_block($body)? {
+            Flow::Normal | Flow::Continue => {}
+            Flow::Break => break,
+            Flow::Return => return Ok(Flow::Return),
+        }
+    };
+}
+
+pub(crate) struct Machine<'p, 'io> {
+    prog: &'p Program,
+    io: &'io mut dyn Io,
+    stack: Vec<Value>,
+    base: usize,
+    globals: Vec<Value>,
+    calls: Vec<(FuncId, Span)>,
+    ret: Value,
+}
+
+fn const_value(c: &Const) -> Value {
+    match c {
+        Const::Int(i) => Value::Int(*i),
+        Const::Float(f) => Value::Float(*f),
+        Const::Bool(b) => Value::Bool(*b),
+        Const::Text(t) => Value::text(t.as_str()),
+        Const::Bytes(b) => Value::Bytes(Rc::new(b.clone())),
+        Const::Nihil => Value::Nihil,
+        Const::Vacuum => Value::Vacuum,
+    }
+}
+
+impl<'p, 'io> Machine<'p, 'io> {
+    pub(crate) fn new(prog: &'p Program, io: &'io mut dyn Io) -> Self {
+        Machine {
+            prog,
+            io,
+            stack: Vec::with_capacity(1024),
+            base: 0,
+            globals: vec![Value::Vacuum; prog.globals.len()],
+            calls: Vec::with_capacity(64),
+            ret: Value::Vacuum,
+        }
+    }
+
+    pub(crate) fn run_inits(&mut self) -> Result<(), RuntimeError> {
+        for &init in &self.prog.inits {
+            self.call_top(init, Vec::new())?;
+        }
+        Ok(())
+    }
+
+    /// Calls `func` from outside any frame.
+    pub(crate) fn call_top(
+        &mut self,
+        func: FuncId,
+        args: Vec<Value>,
+    ) -> Result<Value, RuntimeError> {
+        let span = match self.prog.functions.get(func.0 as usize) {
+            Some(f) => f.span,
+            None => {
+                return Err(RuntimeError::new(
+                    codes::RUN_TYPE,
+                    format!("no function #{}", func.0),
+                    Span::default(),
+                ))
+            }
+        };
+        let base = self.stack.len();
+        let n = args.len();
+        self.stack.extend(args);
+        let r = self.invoke(func, base, n, span);
+        self.stack.truncate(base);
+        r.map_err(|u| self.into_error(*u))
+    }
+
+    fn into_error(&self, u: Unwind) -> RuntimeError {
+        match u {
+            Unwind::Error(e) => e,
+            Unwind::Throw {
+                value,
+                span,
+                conversion,
+                trace,
+                omitted,
+            } => {
+                let shown = display(&value, self.prog);
+                let (code, msg) = if conversion {
+                    (codes::RUN_CONVERSION, format!("conversion failed: {shown}"))
+                } else {
+                    (codes::RUN_UNCAUGHT, format!("uncaught `iace`: {shown}"))
+                };
+                let mut e = RuntimeError::new(code, msg, span);
+                e.trace = trace;
+                e.omitted = omitted;
+                e
+            }
+        }
+    }
+
+    // ---- errors -------------------------------------------------------------
+
+    /// The call trace, innermost first, without the outermost (top-level) call.
+    fn trace(&self) -> (Vec<(String, Span)>, usize) {
+        let inner = self.calls.get(1..).unwrap_or(&[]);
+        let shown = inner.len().min(TRACE_LIMIT);
+        let trace = inner
+            .iter()
+            .rev()
+            .take(shown)
+            .map(|(f, s)| (self.prog.func(*f).name.clone(), *s))
+            .collect();
+        (trace, inner.len() - shown)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn error(&self, code: Code, msg: impl Into<String>, span: Span) -> Box<Unwind> {
+        let (trace, omitted) = self.trace();
+        let mut e = RuntimeError::new(code, msg, span);
+        e.trace = trace;
+        e.omitted = omitted;
+        Box::new(Unwind::Error(e))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn throw(&self, value: Value, span: Span, conversion: bool) -> Box<Unwind> {
+        let (trace, omitted) = self.trace();
+        Box::new(Unwind::Throw {
+            value,
+            span,
+            conversion,
+            trace,
+            omitted,
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fault_at(&self, f: Fault, span: Span) -> Box<Unwind> {
+        match f {
+            Fault::Error(code, msg) => self.error(code, msg, span),
+            Fault::Throw(v) => self.throw(v, span, true),
+        }
+    }
+
+    // ---- operands -----------------------------------------------------------
+
+    #[inline(always)]
+    fn get<'a>(&'a self, op: &'a Operand) -> Cow<'a, Value> {
+        match op {
+            Operand::Slot(s) => Cow::Borrowed(&self.stack[self.base + s.0 as usize]),
+            Operand::Global(g) => Cow::Borrowed(&self.globals[g.0 as usize]),
+            Operand::Const(c) => Cow::Owned(const_value(c)),
+        }
+    }
+
+    #[inline(always)]
+    fn val(&self, op: &Operand) -> Value {
+        match op {
+            Operand::Slot(s) => self.stack[self.base + s.0 as usize].clone(),
+            Operand::Global(g) => self.globals[g.0 as usize].clone(),
+            Operand::Const(c) => const_value(c),
+        }
+    }
+
+    /// An Int operand, without touching reference counts.
+    #[inline(always)]
+    fn int_op(&self, op: &Operand) -> Option<i64> {
+        match op {
+            Operand::Slot(s) => match self.stack[self.base + s.0 as usize] {
+                Value::Int(i) => Some(i),
+                _ => None,
+            },
+            Operand::Const(Const::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// A number operand as f64 when at least one side may be a Float.
+    #[inline(always)]
+    fn float_op(&self, op: &Operand) -> Option<f64> {
+        match op {
+            Operand::Slot(s) => match self.stack[self.base + s.0 as usize] {
+                Value::Float(f) => Some(f),
+                Value::Int(i) => Some(i as f64),
+                _ => None,
+            },
+            Operand::Const(Const::Float(f)) => Some(*f),
+            Operand::Const(Const::Int(i)) => Some(*i as f64),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, s: Slot, v: Value) {
+        let slot = &mut self.stack[self.base + s.0 as usize];
+        match slot {
+            // Scalars need no drop: skip the out-of-line drop glue.
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Nihil | Value::Vacuum => {
+                std::mem::forget(std::mem::replace(slot, v))
+            }
+            _ => *slot = v,
+        }
+    }
+
+    fn bool_of(&self, op: &Operand, what: &str, span: Span) -> Res<bool> {
+        match &*self.get(op) {
+            Value::Bool(b) => Ok(*b),
+            other => Err(self.error(
+                codes::RUN_TYPE,
+                format!("{what} must be bivalens, found {}", other.type_name()),
+                span,
+            )),
+        }
+    }
+
+    fn int_of(&self, op: &Operand, what: &str, span: Span) -> Res<i64> {
+        match &*self.get(op) {
+            Value::Int(i) => Ok(*i),
+            other => Err(self.error(
+                codes::RUN_TYPE,
+                format!("{what} must be numerus, found {}", other.type_name()),
+                span,
+            )),
+        }
+    }
+
+    // ---- calls --------------------------------------------------------------
+
+    /// Runs `fid` whose `nargs` arguments are already at `stack[base..]`. The caller
+    /// truncates the stack to `base` afterwards.
+    fn invoke(&mut self, fid: FuncId, base: usize, nargs: usize, span: Span) -> Res<Value> {
+        let prog = self.prog;
+        let f = &prog.functions[fid.0 as usize];
+        if nargs != f.params as usize {
+            return Err(self.error(
+                codes::RUN_TYPE,
+                format!("`{}` takes {} argument(s), got {nargs}", f.name, f.params),
+                span,
+            ));
+        }
+        if self.calls.len() > MAX_DEPTH {
+            return Err(self.error(
+                codes::RUN_RECURSION,
+                format!("calls nested deeper than {MAX_DEPTH} (in `{}`)", f.name),
+                span,
+            ));
+        }
+        let nslots = f.slots.len().max(nargs);
+        let extra = (base + nslots).saturating_sub(self.stack.len());
+        self.stack.reserve(extra);
+        for _ in 0..extra {
+            self.stack.push(Value::Vacuum);
+        }
+        let saved = std::mem::replace(&mut self.base, base);
+        self.calls.push((fid, span));
+        let r = self.exec_block(&f.body);
+        self.calls.pop();
+        self.base = saved;
+        match r {
+            Ok(Flow::Return) => Ok(std::mem::take(&mut self.ret)),
+            Ok(_) => Ok(Value::Vacuum),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn call_with(
+        &mut self,
+        fid: FuncId,
+        captures: &[Value],
+        args: &[Operand],
+        span: Span,
+    ) -> Res<Value> {
+        let base = self.stack.len();
+        self.stack.extend_from_slice(captures);
+        for a in args {
+            let v = self.val(a);
+            self.stack.push(v);
+        }
+        let r = self.invoke(fid, base, captures.len() + args.len(), span);
+        self.stack.truncate(base);
+        r
+    }
+
+    // ---- statements ---------------------------------------------------------
+
+    /// Runs a block. The most frequent statements (`Let` with an Int fast path,
+    /// `If`, `Return`) are handled here without a further call.
+    fn exec_block(&mut self, b: &'p Block) -> Res<Flow> {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { dst, rhs, span } => {
+                    if let Rhs::Prim(Prim::Binary(op), args) = rhs {
+                        if let [a, b] = &args[..] {
+                            if let (Some(x), Some(y)) = (self.int_op(a), self.int_op(b)) {
+                                if let Some(v) = ops::int_fast(*op, x, y) {
+                                    self.set(*dst, v);
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    let v = self.eval_rhs(rhs, *span)?;
+                    self.set(*dst, v);
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let c = match cond {
+                        Operand::Slot(x) => match self.stack[self.base + x.0 as usize] {
+                            Value::Bool(b) => b,
+                            _ => return Err(self.bad_cond(cond)),
+                        },
+                        _ => match &*self.get(cond) {
+                            Value::Bool(b) => *b,
+                            _ => return Err(self.bad_cond(cond)),
+                        },
+                    };
+                    match self.exec_block(if c { then } else { otherwise })? {
+                        Flow::Normal => {}
+                        f => return Ok(f),
+                    }
+                }
+                Stmt::Return(op) => {
+                    self.ret = match op {
+                        Some(o) => self.val(o),
+                        None => Value::Vacuum,
+                    };
+                    return Ok(Flow::Return);
+                }
+                _ => match self.exec_stmt(s)? {
+                    Flow::Normal => {}
+                    f => return Ok(f),
+                },
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec_stmt(&mut self, s: &'p Stmt) -> Res<Flow> {
+        match s {
+            Stmt::Let { dst, rhs, span } => {
+                let v = self.eval_rhs(rhs, *span)?;
+                self.set(*dst, v);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = match cond {
+                    Operand::Slot(x) => match self.stack[self.base + x.0 as usize] {
+                        Value::Bool(b) => b,
+                        _ => return Err(self.bad_cond(cond)),
+                    },
+                    _ => match &*self.get(cond) {
+                        Value::Bool(b) => *b,
+                        _ => return Err(self.bad_cond(cond)),
+                    },
+                };
+                return self.exec_block(if c { then } else { otherwise });
+            }
+            Stmt::Loop { body } => loop {
+                loop_body!(self, body);
+            },
+            Stmt::Return(op) => {
+                self.ret = match op {
+                    Some(o) => self.val(o),
+                    None => Value::Vacuum,
+                };
+                return Ok(Flow::Return);
+            }
+            Stmt::Break => return Ok(Flow::Break),
+            Stmt::Continue => return Ok(Flow::Continue),
+            Stmt::Store { place, value, span } => {
+                let v = self.val(value);
+                match self.place_mut(place, true) {
+                    Ok(t) => *t = v,
+                    Err(f) => return Err(self.fault_at(f, *span)),
+                }
+            }
+            Stmt::ForRange {
+                var,
+                start,
+                end,
+                step,
+                inclusive,
+                body,
+                span,
+            } => return self.for_range(*var, start, end, step, *inclusive, body, *span),
+            _ => return self.exec_other(s),
+        }
+        Ok(Flow::Normal)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_cond(&self, cond: &Operand) -> Box<Unwind> {
+        let v = self.get(cond);
+        self.error(
+            codes::RUN_TYPE,
+            format!("a condition must be bivalens, found {}", v.type_name()),
+            Span::default(),
+        )
+    }
+
+    /// Less frequent statements, kept out of `exec_stmt` so that its frame (which
+    /// sits on the native stack once per nested call) stays small.
+    #[inline(never)]
+    fn exec_other(&mut self, s: &'p Stmt) -> Res<Flow> {
+        match s {
+            Stmt::SetGlobal { dst, value } => {
+                let v = self.val(value);
+                self.globals[dst.0 as usize] = v;
+            }
+            Stmt::MethodInPlace {
+                dst,
+                method,
+                place,
+                args,
+                span,
+            } => {
+                let mut buf: [Value; 3] = Default::default();
+                if args.len() > buf.len() {
+                    return Err(self.error(
+                        codes::RUN_TYPE,
+                        format!("`{}` takes at most 3 arguments", method.name()),
+                        *span,
+                    ));
+                }
+                for (b, a) in buf.iter_mut().zip(args) {
+                    *b = self.val(a);
+                }
+                let r = match self.place_mut(place, false) {
+                    Ok(t) => methods::call_mut(*method, t, &mut buf[..args.len()]),
+                    Err(f) => Err(f),
+                };
+                let v = r.map_err(|f| self.fault_at(f, *span))?;
+                if let Some(d) = dst {
+                    self.set(*d, v);
+                }
+            }
+            Stmt::CallInPlace {
+                dst,
+                func,
+                place,
+                args,
+                span,
+            } => {
+                let base = self.stack.len();
+                self.stack.push(Value::Vacuum);
+                for a in args {
+                    let v = self.val(a);
+                    self.stack.push(v);
+                }
+                let recv = match self.place_mut(place, false) {
+                    Ok(t) => std::mem::take(t),
+                    Err(f) => {
+                        self.stack.truncate(base);
+                        return Err(self.fault_at(f, *span));
+                    }
+                };
+                self.stack[base] = recv;
+                let r = self.invoke(*func, base, args.len() + 1, *span);
+                let back = std::mem::take(&mut self.stack[base]);
+                self.stack.truncate(base);
+                match self.place_mut(place, false) {
+                    Ok(t) => *t = back,
+                    Err(f) => {
+                        r?;
+                        return Err(self.fault_at(f, *span));
+                    }
+                }
+                let v = r?;
+                if let Some(d) = dst {
+                    self.set(*d, v);
+                }
+            }
+            Stmt::ForEach {
+                var,
+                kind,
+                source,
+                body,
+                span,
+            } => return self.for_each(*var, *kind, source, body, *span),
+            Stmt::Throw { value, span } => {
+                let v = self.val(value);
+                return Err(self.throw(v, *span, false));
+            }
+            Stmt::Try {
+                body,
+                catch_slot,
+                handler,
+            } => {
+                let top = self.stack.len();
+                let depth = self.calls.len();
+                match self.exec_block(body) {
+                    Ok(f) => return Ok(f),
+                    Err(u) => match *u {
+                        Unwind::Throw { value, .. } => {
+                            debug_assert_eq!(self.stack.len(), top);
+                            debug_assert_eq!(self.calls.len(), depth);
+                            if let Some(c) = catch_slot {
+                                self.set(*c, value);
+                            }
+                            return self.exec_block(handler);
+                        }
+                        other => return Err(Box::new(other)),
+                    },
+                }
+            }
+            Stmt::Fatal {
+                kind,
+                message,
+                span,
+            } => {
+                let msg = display(&self.get(message), self.prog);
+                let code = match kind {
+                    FatalKind::Mori => codes::RUN_MORI,
+                    FatalKind::Adfirma => codes::RUN_ASSERT,
+                };
+                return Err(self.error(code, msg, *span));
+            }
+            Stmt::Assert {
+                cond,
+                message,
+                source,
+                span,
+            } => {
+                if !self.bool_of(cond, "an `adfirma` condition", *span)? {
+                    let msg = match message {
+                        Some(m) => display(&self.get(m), self.prog),
+                        None => format!("adfirma failed: {source}"),
+                    };
+                    return Err(self.error(codes::RUN_ASSERT, msg, *span));
+                }
+            }
+            Stmt::Out { kind, args } => {
+                let mut s = String::new();
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    display_into(&mut s, &self.get(a), self.prog);
+                }
+                s.push('\n');
+                match kind {
+                    OutKind::Nota | OutKind::Scribe => self.io.stdout(&s),
+                    OutKind::Vide | OutKind::Mone => self.io.stderr(&s),
+                }
+            }
+            // Handled in `exec_stmt`.
+            Stmt::Let { .. }
+            | Stmt::If { .. }
+            | Stmt::Loop { .. }
+            | Stmt::Return(_)
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Store { .. }
+            | Stmt::ForRange { .. } => return self.exec_stmt(s),
+        }
+        Ok(Flow::Normal)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn for_range(
+        &mut self,
+        var: Slot,
+        start: &Operand,
+        end: &Operand,
+        step: &Operand,
+        inclusive: bool,
+        body: &'p Block,
+        span: Span,
+    ) -> Res<Flow> {
+        let s = self.int_of(start, "a range start", span)?;
+        let e = self.int_of(end, "a range end", span)?;
+        let st = self.int_of(step, "a range step", span)?;
+        if st == 0 {
+            return Err(self.error(codes::RUN_ZERO_STEP, "range step is zero", span));
+        }
+        let mut i = s;
+        loop {
+            let go = match (st > 0, inclusive) {
+                (true, false) => i < e,
+                (true, true) => i <= e,
+                (false, false) => i > e,
+                (false, true) => i >= e,
+            };
+            if !go {
+                break;
+            }
+            self.set(var, Value::Int(i));
+            loop_body!(self, body);
+            match i.checked_add(st) {
+                Some(n) => i = n,
+                None => break,
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    #[inline(never)]
+    fn for_each(
+        &mut self,
+        var: Slot,
+        kind: EachKind,
+        source: &Operand,
+        body: &'p Block,
+        span: Span,
+    ) -> Res<Flow> {
+        // A snapshot: value semantics make later changes to the source invisible.
+        let src = self.val(source);
+        match (&src, kind) {
+            (Value::List(items) | Value::Tuple(items), EachKind::Values) => {
+                for x in items.iter() {
+                    self.set(var, x.clone());
+                    loop_body!(self, body);
+                }
+            }
+            (Value::List(items) | Value::Tuple(items), EachKind::Keys) => {
+                for i in 0..items.len() {
+                    self.set(var, Value::Int(i as i64));
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Map(m), EachKind::Values) => {
+                for x in m.values() {
+                    self.set(var, x.clone());
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Map(m), EachKind::Keys) => {
+                for k in m.keys() {
+                    self.set(var, k.to_value());
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Text(t), EachKind::Values) => {
+                for c in t.chars() {
+                    self.set(var, Value::text(c.to_string()));
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Text(t), EachKind::Keys) => {
+                for i in 0..t.chars().count() {
+                    self.set(var, Value::Int(i as i64));
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Bytes(b), EachKind::Values) => {
+                for x in b.iter() {
+                    self.set(var, Value::Int(*x as i64));
+                    loop_body!(self, body);
+                }
+            }
+            (Value::Bytes(b), EachKind::Keys) => {
+                for i in 0..b.len() {
+                    self.set(var, Value::Int(i as i64));
+                    loop_body!(self, body);
+                }
+            }
+            (other, _) => {
+                return Err(self.error(
+                    codes::RUN_TYPE,
+                    format!("`itera` cannot walk a {}", other.type_name()),
+                    span,
+                ))
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    // ---- places -------------------------------------------------------------
+
+    fn root_mut(&mut self, root: PlaceRoot) -> &mut Value {
+        match root {
+            PlaceRoot::Slot(s) => &mut self.stack[self.base + s.0 as usize],
+            PlaceRoot::Global(g) => &mut self.globals[g.0 as usize],
+        }
+    }
+
+    /// The value a place designates, made unique (copy-on-write) along the path.
+    /// With `insert_last`, a final map step inserts a missing key.
+    fn place_mut(&mut self, place: &Place, insert_last: bool) -> FResult<&mut Value> {
+        match &place.path[..] {
+            [] => Ok(self.root_mut(place.root)),
+            [PlaceStep::Index(k)] => {
+                let key = self.val(k);
+                index_mut(self.root_mut(place.root), &key, insert_last)
+            }
+            path => {
+                let keys: Vec<Value> = path
+                    .iter()
+                    .filter_map(|s| match s {
+                        PlaceStep::Index(o) => Some(self.val(o)),
+                        PlaceStep::Field(_) => None,
+                    })
+                    .collect();
+                resolve_path(self.root_mut(place.root), path, &keys, insert_last)
+            }
+        }
+    }
+
+    // ---- right-hand sides ---------------------------------------------------
+
+    #[inline]
+    fn eval_rhs(&mut self, rhs: &'p Rhs, span: Span) -> Res<Value> {
+        match rhs {
+            Rhs::Use(o) => Ok(self.val(o)),
+            Rhs::Prim(Prim::Binary(op), args) if args.len() == 2 => {
+                if let (Some(x), Some(y)) = (self.int_op(&args[0]), self.int_op(&args[1])) {
+                    if let Some(v) = ops::int_fast(*op, x, y) {
+                        return Ok(v);
+                    }
+                } else if let (Some(x), Some(y)) =
+                    (self.float_op(&args[0]), self.float_op(&args[1]))
+                {
+                    if let Some(v) = ops::float_fast(*op, x, y) {
+                        return Ok(v);
+                    }
+                }
+                self.binary_slow(*op, &args[0], &args[1], span)
+            }
+            Rhs::Call(fid, args) => {
+                let base = self.stack.len();
+                for a in args {
+                    let v = self.val(a);
+                    self.stack.push(v);
+                }
+                let r = self.invoke(*fid, base, args.len(), span);
+                self.stack.truncate(base);
+                r
+            }
+            _ => self.eval_other(rhs, span),
+        }
+    }
+
+    #[inline(never)]
+    fn binary_slow(&self, op: BinOp, a: &Operand, b: &Operand, span: Span) -> Res<Value> {
+        let a = self.get(a);
+        let b = self.get(b);
+        ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))
+    }
+
+    #[inline(never)]
+    fn eval_other(&mut self, rhs: &'p Rhs, span: Span) -> Res<Value> {
+        let prog = self.prog;
+        let r: FResult<Value> = match rhs {
+            Rhs::Prim(Prim::Unary(op), args) if args.len() == 1 => {
+                ops::unary(*op, &self.get(&args[0]))
+            }
+            Rhs::Prim(p, args) => fault(
+                codes::RUN_TYPE,
+                format!("{p:?} applied to {} operand(s)", args.len()),
+            ),
+            Rhs::CallValue(f, args) => {
+                let fv = self.val(f);
+                return match &fv {
+                    Value::Func(c) => self.call_with(c.func, &c.captures, args, span),
+                    other => Err(self.error(
+                        codes::RUN_TYPE,
+                        format!("a {} is not callable", other.type_name()),
+                        span,
+                    )),
+                };
+            }
+            Rhs::Closure(fid, caps) => Ok(Value::Func(Rc::new(Closure {
+                func: *fid,
+                captures: caps.iter().map(|c| self.val(c)).collect(),
+            }))),
+            Rhs::Method(m, recv, args) => {
+                let mut buf: [Value; 3] = Default::default();
+                if args.len() > buf.len() {
+                    return Err(self.error(
+                        codes::RUN_TYPE,
+                        format!("`{}` takes at most 3 arguments", m.name()),
+                        span,
+                    ));
+                }
+                for (b, a) in buf.iter_mut().zip(args) {
+                    *b = self.val(a);
+                }
+                methods::call(*m, &self.get(recv), &mut buf[..args.len()])
+            }
+            Rhs::List(items) => Ok(Value::list(items.iter().map(|o| self.val(o)).collect())),
+            Rhs::Tuple(items) => Ok(Value::Tuple(Rc::new(
+                items.iter().map(|o| self.val(o)).collect(),
+            ))),
+            Rhs::Map(entries) => {
+                let mut m = Map::default();
+                for (k, o) in entries {
+                    m.insert(Key::Text(Rc::new(k.clone())), self.val(o));
+                }
+                Ok(Value::Map(Rc::new(m)))
+            }
+            Rhs::Record(genus, fields) => Ok(Value::Record(Rc::new(Record {
+                genus: *genus,
+                fields: fields.iter().map(|o| self.val(o)).collect(),
+            }))),
+            Rhs::Field(o, i) => ops::field(&self.get(o), *i),
+            Rhs::Index(a, i) => ops::index(&self.get(a), &self.get(i)),
+            Rhs::Convert(o, ty) => convert::convert(&self.get(o), ty, prog),
+            Rhs::Coerce(o, ty) => Ok(convert::coerce(self.val(o), ty)),
+            Rhs::Is(o, test, negated) => {
+                Ok(Value::Bool(convert::is(&self.get(o), test) != *negated))
+            }
+            Rhs::Template(pieces, args) => {
+                let mut s = String::new();
+                for p in pieces {
+                    match p {
+                        TemplatePiece::Text(t) => s.push_str(t),
+                        TemplatePiece::Arg(i) => match args.get(*i as usize) {
+                            Some(a) => display_into(&mut s, &self.get(a), prog),
+                            None => {
+                                return Err(self.error(
+                                    codes::RUN_TYPE,
+                                    format!("template hole {i} has no argument"),
+                                    span,
+                                ))
+                            }
+                        },
+                    }
+                }
+                Ok(Value::text(s))
+            }
+            Rhs::Range {
+                start,
+                end,
+                step,
+                inclusive,
+            } => {
+                let s = self.int_of(start, "a range start", span)?;
+                let e = self.int_of(end, "a range end", span)?;
+                let st = self.int_of(step, "a range step", span)?;
+                range_list(s, e, st, *inclusive)
+            }
+            Rhs::Use(_) | Rhs::Call(..) => return self.eval_rhs(rhs, span),
+        };
+        r.map_err(|f| self.fault_at(f, span))
+    }
+}
+
+/// The list of ints of `s ‥ e per st` (`…` when `inclusive`).
+fn range_list(s: i64, e: i64, st: i64, inclusive: bool) -> FResult<Value> {
+    if st == 0 {
+        return fault(codes::RUN_ZERO_STEP, "range step is zero");
+    }
+    let mut out = Vec::new();
+    let mut i = s;
+    loop {
+        let go = match (st > 0, inclusive) {
+            (true, false) => i < e,
+            (true, true) => i <= e,
+            (false, false) => i > e,
+            (false, true) => i >= e,
+        };
+        if !go {
+            break;
+        }
+        if out.len() >= RANGE_LIMIT {
+            return fault(
+                codes::RUN_LIMIT,
+                format!("a range longer than {RANGE_LIMIT} elements"),
+            );
+        }
+        out.push(Value::Int(i));
+        match i.checked_add(st) {
+            Some(n) => i = n,
+            None => break,
+        }
+    }
+    Ok(Value::list(out))
+}
+
+/// One index step for writing: a list element (in range) or a map entry (inserted
+/// when `insert`, else it must exist).
+fn index_mut<'v>(cur: &'v mut Value, key: &Value, insert: bool) -> FResult<&'v mut Value> {
+    match cur {
+        Value::List(items) => {
+            let i = index_of(key, items.len())?;
+            Ok(&mut Rc::make_mut(items)[i])
+        }
+        Value::Map(m) => {
+            let k = key_of(key)?;
+            let m = Rc::make_mut(m);
+            if insert {
+                Ok(m.entry(k).or_insert(Value::Nihil))
+            } else {
+                match m.get_index_of(&k) {
+                    Some(i) => Ok(&mut m[i]),
+                    None => missing_key(&k),
+                }
+            }
+        }
+        other => fault(
+            codes::RUN_TYPE,
+            format!("cannot assign into an element of {}", other.type_name()),
+        ),
+    }
+}
+
+fn resolve_path<'v>(
+    mut cur: &'v mut Value,
+    path: &[PlaceStep],
+    keys: &[Value],
+    insert_last: bool,
+) -> FResult<&'v mut Value> {
+    let mut k = 0;
+    for (i, step) in path.iter().enumerate() {
+        cur = match step {
+            PlaceStep::Field(f) => {
+                let fields: &mut Vec<Value> = match cur {
+                    Value::Record(r) => &mut Rc::make_mut(r).fields,
+                    Value::Tuple(t) => Rc::make_mut(t),
+                    other => {
+                        return fault(
+                            codes::RUN_TYPE,
+                            format!("{} has no fields", other.type_name()),
+                        )
+                    }
+                };
+                match fields.get_mut(*f as usize) {
+                    Some(v) => v,
+                    None => return fault(codes::RUN_INDEX, format!("field #{f} does not exist")),
+                }
+            }
+            PlaceStep::Index(_) => {
+                let key = &keys[k];
+                k += 1;
+                index_mut(cur, key, insert_last && i + 1 == path.len())?
+            }
+        };
+    }
+    Ok(cur)
+}

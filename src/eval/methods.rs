@@ -1,0 +1,349 @@
+//! Built-in methods (LANGUAGE.md §9). Text indices count Unicode scalar values.
+//!
+//! Choices: `sectio(a, b)` requires `0 ≤ a ≤ b ≤ len` (else RUN001); `detrahe()` on
+//! an empty list yields `nihil`; `dele(k)` yields whether the key was present;
+//! `potentia` of two Ints is an Int when the exponent is ≥ 0 (checked), otherwise a
+//! Float; `maximus`/`minimus` of two Ints stay Int, with a Float they promote.
+
+use std::rc::Rc;
+
+use super::ops::key_of;
+use super::value::Value;
+use super::{fault, FResult};
+use crate::diag::codes;
+use crate::ir::Method;
+
+fn arity(m: Method, args: &[Value], n: usize) -> FResult<()> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        fault(
+            codes::RUN_TYPE,
+            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
+        )
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn no_method<T>(m: Method, recv: &Value) -> FResult<T> {
+    fault(
+        codes::RUN_TYPE,
+        format!("{} has no method `{}`", recv.type_name(), m.name()),
+    )
+}
+
+fn int_arg(m: Method, v: &Value) -> FResult<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        other => fault(
+            codes::RUN_TYPE,
+            format!(
+                "`{}` needs a numerus argument, found {}",
+                m.name(),
+                other.type_name()
+            ),
+        ),
+    }
+}
+
+fn num_arg(m: Method, v: &Value) -> FResult<f64> {
+    match v.as_f64() {
+        Some(f) => Ok(f),
+        None => fault(
+            codes::RUN_TYPE,
+            format!(
+                "`{}` needs a number argument, found {}",
+                m.name(),
+                v.type_name()
+            ),
+        ),
+    }
+}
+
+fn text_arg(m: Method, v: &Value) -> FResult<&str> {
+    match v {
+        Value::Text(t) => Ok(t),
+        other => fault(
+            codes::RUN_TYPE,
+            format!(
+                "`{}` needs a textus argument, found {}",
+                m.name(),
+                other.type_name()
+            ),
+        ),
+    }
+}
+
+/// `[a, b)` bounds for `sectio`.
+fn range(m: Method, args: &[Value], len: usize) -> FResult<(usize, usize)> {
+    arity(m, args, 2)?;
+    let a = int_arg(m, &args[0])?;
+    let b = int_arg(m, &args[1])?;
+    if a < 0 || b < a || b as u64 > len as u64 {
+        return fault(
+            codes::RUN_INDEX,
+            format!("sectio({a}, {b}) is out of range for length {len}"),
+        );
+    }
+    Ok((a as usize, b as usize))
+}
+
+/// A non-mutating method (mutating ones are applied to a copy of the receiver).
+pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value> {
+    if m.mutates() {
+        let mut copy = recv.clone();
+        return call_mut(m, &mut copy, args);
+    }
+    match recv {
+        Value::List(items) | Value::Tuple(items) => list_method(m, recv, items, args),
+        Value::Text(t) => text_method(m, recv, t, args),
+        Value::Map(map) => match m {
+            Method::Accipe => {
+                arity(m, args, 1)?;
+                Ok(map.get(&key_of(&args[0])?).cloned().unwrap_or(Value::Nihil))
+            }
+            Method::Habet => {
+                arity(m, args, 1)?;
+                Ok(Value::Bool(map.contains_key(&key_of(&args[0])?)))
+            }
+            Method::Claves => {
+                arity(m, args, 0)?;
+                Ok(Value::list(map.keys().map(|k| k.to_value()).collect()))
+            }
+            Method::Longitudo => {
+                arity(m, args, 0)?;
+                Ok(Value::Int(map.len() as i64))
+            }
+            Method::Vacua => {
+                arity(m, args, 0)?;
+                Ok(Value::Bool(map.is_empty()))
+            }
+            Method::Nonvacua => {
+                arity(m, args, 0)?;
+                Ok(Value::Bool(!map.is_empty()))
+            }
+            _ => no_method(m, recv),
+        },
+        Value::Int(_) | Value::Float(_) => number_method(m, recv, args),
+        Value::Bytes(b) => match m {
+            Method::Longitudo => {
+                arity(m, args, 0)?;
+                Ok(Value::Int(b.len() as i64))
+            }
+            Method::Accipe => {
+                arity(m, args, 1)?;
+                let i = int_arg(m, &args[0])?;
+                Ok(usize::try_from(i)
+                    .ok()
+                    .and_then(|i| b.get(i))
+                    .map_or(Value::Nihil, |x| Value::Int(*x as i64)))
+            }
+            _ => no_method(m, recv),
+        },
+        _ => no_method(m, recv),
+    }
+}
+
+fn list_method(m: Method, recv: &Value, items: &[Value], args: &[Value]) -> FResult<Value> {
+    match m {
+        Method::Longitudo => {
+            arity(m, args, 0)?;
+            Ok(Value::Int(items.len() as i64))
+        }
+        Method::Accipe => {
+            arity(m, args, 1)?;
+            let i = int_arg(m, &args[0])?;
+            Ok(usize::try_from(i)
+                .ok()
+                .and_then(|i| items.get(i))
+                .cloned()
+                .unwrap_or(Value::Nihil))
+        }
+        Method::Primus => {
+            arity(m, args, 0)?;
+            Ok(items.first().cloned().unwrap_or(Value::Nihil))
+        }
+        Method::Ultimus => {
+            arity(m, args, 0)?;
+            Ok(items.last().cloned().unwrap_or(Value::Nihil))
+        }
+        Method::Sectio => {
+            let (a, b) = range(m, args, items.len())?;
+            Ok(Value::list(items[a..b].to_vec()))
+        }
+        Method::Vacua => {
+            arity(m, args, 0)?;
+            Ok(Value::Bool(items.is_empty()))
+        }
+        Method::Nonvacua => {
+            arity(m, args, 0)?;
+            Ok(Value::Bool(!items.is_empty()))
+        }
+        Method::Inverte => {
+            arity(m, args, 0)?;
+            Ok(Value::list(items.iter().rev().cloned().collect()))
+        }
+        Method::Continet => {
+            arity(m, args, 1)?;
+            Ok(Value::Bool(items.iter().any(|x| x.deep_eq(&args[0]))))
+        }
+        _ => no_method(m, recv),
+    }
+}
+
+fn text_method(m: Method, recv: &Value, t: &str, args: &[Value]) -> FResult<Value> {
+    match m {
+        Method::Longitudo => {
+            arity(m, args, 0)?;
+            Ok(Value::Int(t.chars().count() as i64))
+        }
+        Method::Sectio => {
+            let (a, b) = range(m, args, t.chars().count())?;
+            Ok(Value::text(
+                t.chars().skip(a).take(b - a).collect::<String>(),
+            ))
+        }
+        Method::Continet => {
+            arity(m, args, 1)?;
+            Ok(Value::Bool(t.contains(text_arg(m, &args[0])?)))
+        }
+        Method::Initium => {
+            arity(m, args, 1)?;
+            Ok(Value::Bool(t.starts_with(text_arg(m, &args[0])?)))
+        }
+        Method::Finis => {
+            arity(m, args, 1)?;
+            Ok(Value::Bool(t.ends_with(text_arg(m, &args[0])?)))
+        }
+        Method::Accipe => {
+            arity(m, args, 1)?;
+            let i = int_arg(m, &args[0])?;
+            Ok(usize::try_from(i)
+                .ok()
+                .and_then(|i| t.chars().nth(i))
+                .map_or(Value::Nihil, |c| Value::text(c.to_string())))
+        }
+        Method::Minuscula => {
+            arity(m, args, 0)?;
+            Ok(Value::text(t.to_lowercase()))
+        }
+        Method::Vacua => {
+            arity(m, args, 0)?;
+            Ok(Value::Bool(t.is_empty()))
+        }
+        Method::Nonvacua => {
+            arity(m, args, 0)?;
+            Ok(Value::Bool(!t.is_empty()))
+        }
+        _ => no_method(m, recv),
+    }
+}
+
+fn number_method(m: Method, recv: &Value, args: &[Value]) -> FResult<Value> {
+    match (m, recv) {
+        (Method::Absolutum, Value::Int(i)) => {
+            arity(m, args, 0)?;
+            match i.checked_abs() {
+                Some(a) => Ok(Value::Int(a)),
+                None => fault(codes::RUN_OVERFLOW, "integer overflow in absolutum()"),
+            }
+        }
+        (Method::Absolutum, Value::Float(f)) => {
+            arity(m, args, 0)?;
+            Ok(Value::Float(f.abs()))
+        }
+        (Method::Maximus | Method::Minimus, _) => {
+            arity(m, args, 1)?;
+            let max = m == Method::Maximus;
+            if let (Value::Int(a), Value::Int(b)) = (recv, &args[0]) {
+                return Ok(Value::Int(if max { *a.max(b) } else { *a.min(b) }));
+            }
+            let a = num_arg(m, recv)?;
+            let b = num_arg(m, &args[0])?;
+            Ok(Value::Float(if max { a.max(b) } else { a.min(b) }))
+        }
+        (Method::Pavimentum, _) => {
+            arity(m, args, 0)?;
+            match recv {
+                Value::Int(i) => Ok(Value::Int(*i)),
+                _ => {
+                    let f = num_arg(m, recv)?.floor();
+                    if f.is_finite()
+                        && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
+                    {
+                        Ok(Value::Int(f as i64))
+                    } else {
+                        fault(
+                            codes::RUN_OVERFLOW,
+                            format!("pavimentum() of {f} does not fit numerus"),
+                        )
+                    }
+                }
+            }
+        }
+        (Method::Potentia, _) => {
+            arity(m, args, 1)?;
+            if let (Value::Int(a), Value::Int(b)) = (recv, &args[0]) {
+                if *b >= 0 {
+                    return match u32::try_from(*b).ok().and_then(|b| a.checked_pow(b)) {
+                        Some(v) => Ok(Value::Int(v)),
+                        None => fault(
+                            codes::RUN_OVERFLOW,
+                            format!("integer overflow in {a}.potentia({b})"),
+                        ),
+                    };
+                }
+            }
+            let a = num_arg(m, recv)?;
+            let b = &args[0];
+            Ok(Value::Float(match b {
+                Value::Int(i) if i32::try_from(*i).is_ok() => a.powi(*i as i32),
+                _ => a.powf(num_arg(m, b)?),
+            }))
+        }
+        (Method::Approximata, _) => {
+            arity(m, args, 2)?;
+            let a = num_arg(m, recv)?;
+            let b = num_arg(m, &args[0])?;
+            let tol = num_arg(m, &args[1])?;
+            Ok(Value::Bool((a - b).abs() <= tol))
+        }
+        _ => no_method(m, recv),
+    }
+}
+
+/// A method applied to a receiver in place (`appende`, `detrahe`, `pone`, `dele`;
+/// other methods read the receiver).
+pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResult<Value> {
+    match (m, &mut *recv) {
+        (Method::Appende, Value::List(items)) => {
+            arity(m, args, 1)?;
+            Rc::make_mut(items).push(std::mem::take(&mut args[0]));
+            Ok(Value::Vacuum)
+        }
+        (Method::Detrahe, Value::List(items)) => {
+            arity(m, args, 0)?;
+            if items.is_empty() {
+                return Ok(Value::Nihil);
+            }
+            Ok(Rc::make_mut(items).pop().unwrap_or(Value::Nihil))
+        }
+        (Method::Pone, Value::Map(map)) => {
+            arity(m, args, 2)?;
+            let k = key_of(&args[0])?;
+            Rc::make_mut(map).insert(k, std::mem::take(&mut args[1]));
+            Ok(Value::Vacuum)
+        }
+        (Method::Dele, Value::Map(map)) => {
+            arity(m, args, 1)?;
+            let k = key_of(&args[0])?;
+            if !map.contains_key(&k) {
+                return Ok(Value::Bool(false));
+            }
+            Ok(Value::Bool(Rc::make_mut(map).shift_remove(&k).is_some()))
+        }
+        (Method::Appende | Method::Detrahe | Method::Pone | Method::Dele, _) => no_method(m, recv),
+        _ => call(m, recv, args),
+    }
+}

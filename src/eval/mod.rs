@@ -1,0 +1,149 @@
+//! The evaluator: walks the Radix IR (`crate::ir`) directly.
+//!
+//! - [`value`]: 16-byte runtime values with `Rc` copy-on-write storage.
+//! - [`display`]: the exact `nota` display form (LANGUAGE.md §11).
+//! - `ops`, `methods`, `convert`: operators, built-in methods (§9), `↦` / `est`.
+//! - `exec`: the machine — one contiguous value stack, a frame is a base offset
+//!   into it; calls, control flow, places, unwinding.
+//!
+//! Errors raised by the program are [`RuntimeError`]s carrying a `RUN…` diagnostic
+//! at the failing statement plus a short call trace. A thrown value (`iace`, failed
+//! `↦`) unwinds to the nearest `Try` in the same or a calling function; fatal errors
+//! (`mori`, `adfirma`, traps) are never caught.
+
+mod convert;
+pub mod display;
+mod exec;
+mod methods;
+mod ops;
+pub mod value;
+
+pub use display::{display, display_into};
+pub use value::{Closure, Key, Map, Record, Value};
+
+use crate::diag::{codes, Code, Diagnostic};
+use crate::ir::{FuncId, Program};
+use crate::source::Span;
+
+/// Calls nested deeper than this raise RUN009.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// How many call-trace entries a [`RuntimeError`] keeps (innermost first).
+pub const TRACE_LIMIT: usize = 10;
+
+/// Where program output goes: `nota`/`scribe` write to `stdout`, `vide`/`mone` to
+/// `stderr`. Each call receives whole lines (display forms joined by `", "`, then `\n`).
+pub trait Io {
+    fn stdout(&mut self, s: &str);
+    fn stderr(&mut self, s: &str);
+}
+
+/// An [`Io`] that collects output in memory (tests, `faber test`).
+#[derive(Default, Debug, Clone)]
+pub struct BufferIo {
+    pub out: String,
+    pub err: String,
+}
+
+impl Io for BufferIo {
+    fn stdout(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+    fn stderr(&mut self, s: &str) {
+        self.err.push_str(s);
+    }
+}
+
+/// A fatal runtime error: the diagnostic (code, message, span of the failing
+/// statement) and the call trace, innermost call first: the callee's name and the
+/// span of the call site. At most [`TRACE_LIMIT`] entries; `omitted` counts the rest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeError {
+    pub diagnostic: Diagnostic,
+    pub trace: Vec<(String, Span)>,
+    pub omitted: usize,
+}
+
+impl RuntimeError {
+    pub fn new(code: Code, message: impl Into<String>, span: Span) -> RuntimeError {
+        RuntimeError {
+            diagnostic: Diagnostic::error(code, message, span),
+            trace: Vec::new(),
+            omitted: 0,
+        }
+    }
+
+    pub fn code(&self) -> Code {
+        self.diagnostic.code
+    }
+
+    /// The diagnostic with the call trace appended as labels (one per call site,
+    /// `in call to \`name\``) and a hint when frames were omitted.
+    pub fn into_diagnostic(self) -> Diagnostic {
+        let mut d = self.diagnostic;
+        for (name, span) in self.trace {
+            d = d.with_label(span, format!("in call to `{name}`"));
+        }
+        if self.omitted > 0 {
+            let more = format!("{} more call(s) not shown", self.omitted);
+            d.hint = Some(match d.hint.take() {
+                Some(h) => format!("{h}; {more}"),
+                None => more,
+            });
+        }
+        d
+    }
+}
+
+/// Runs the module initialisers in order, then the entry function. Returns the
+/// exit code: the entry's Int result, or 0 for `vacuum`/`nihil`.
+pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError> {
+    let Some(entry) = program.entry else {
+        return Err(RuntimeError::new(
+            codes::SEM_NO_ENTRY,
+            "the program has no `incipit`",
+            Span::default(),
+        ));
+    };
+    let mut m = exec::Machine::new(program, io);
+    m.run_inits()?;
+    let span = program.func(entry).span;
+    match m.call_top(entry, Vec::new())? {
+        Value::Int(n) => Ok(n),
+        Value::Vacuum | Value::Nihil => Ok(0),
+        other => Err(RuntimeError::new(
+            codes::RUN_TYPE,
+            format!("exit code must be numerus, found {}", other.type_name()),
+            span,
+        )),
+    }
+}
+
+/// Runs the module initialisers (fresh module state), then calls `func` with
+/// `args`; used by `faber test` for each case.
+pub fn run_function(
+    program: &Program,
+    func: FuncId,
+    args: Vec<Value>,
+    io: &mut dyn Io,
+) -> Result<Value, RuntimeError> {
+    let mut m = exec::Machine::new(program, io);
+    m.run_inits()?;
+    m.call_top(func, args)
+}
+
+/// A failure from an operator, method or conversion, before the evaluator adds the
+/// statement span and the trace.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    /// A fatal error.
+    Error(Code, String),
+    /// A catchable failure (a failed `↦`): the thrown value, a text message.
+    Throw(Value),
+}
+
+pub(crate) type FResult<T> = Result<T, Fault>;
+
+pub(crate) fn fault<T>(code: Code, msg: impl Into<String>) -> FResult<T> {
+    Err(Fault::Error(code, msg.into()))
+}
