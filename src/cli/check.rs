@@ -1,6 +1,6 @@
-//! `faber check <path>`: lex and parse a file, or a package's entry file, and report
-//! every problem. Prints nothing when the input is clean. (Resolution and type
-//! checks join here as those stages land.)
+//! `faber check <path>`: lex, parse, resolve imports and names, and run the static
+//! checks of lowering on a file or a package's entry file (and everything it
+//! imports), reporting every problem. Prints nothing when the input is clean.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +26,8 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> ExitCode {
         ctx.status("Checking", &package.describe());
     }
     let mut diags = input.notes;
-    if let Err(errors) = faber::syntax::parse(&sources, input.entry) {
+    let mut loader = super::modules::FsLoader::new(ctx.lib_root.clone());
+    if let Err(errors) = faber::compile(&mut sources, input.entry, &mut loader) {
         diags.extend(errors);
     }
     ctx.report(&sources, &diags)

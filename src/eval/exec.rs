@@ -13,19 +13,16 @@ use std::rc::Rc;
 use super::convert;
 use super::display::{display, display_into};
 use super::methods;
-use super::ops::{self, index_of, key_of, missing_key};
+use super::ops;
+use super::place::range_list;
 use super::value::{Closure, Key, Map, Record, Value};
 use super::{fault, FResult, Fault, Io, RuntimeError, MAX_DEPTH, TRACE_LIMIT};
 use crate::diag::{codes, Code};
 use crate::ir::{
-    Block, Const, EachKind, FatalKind, FuncId, Operand, Place, PlaceRoot, PlaceStep, Prim, Program,
-    Rhs, Slot, Stmt, TemplatePiece,
+    Block, Const, FatalKind, FuncId, Operand, Prim, Program, Rhs, Slot, Stmt, TemplatePiece,
 };
 use crate::source::Span;
 use crate::syntax::ast::{BinOp, OutKind};
-
-/// Largest list a range literal may build.
-const RANGE_LIMIT: usize = 100_000_000;
 
 /// Why execution left the normal statement sequence abnormally.
 pub(crate) enum Unwind {
@@ -41,10 +38,10 @@ pub(crate) enum Unwind {
     Error(RuntimeError),
 }
 
-type Res<T> = Result<T, Box<Unwind>>;
+pub(super) type Res<T> = Result<T, Box<Unwind>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Flow {
+pub(crate) enum Flow {
     Normal,
     Break,
     Continue,
@@ -52,23 +49,12 @@ enum Flow {
     Return,
 }
 
-/// Runs a loop body once and maps its flow for the enclosing loop.
-macro_rules! loop_body {
-    ($self:ident, $body:expr) => {
-        match $self.exec_block($body)? {
-            Flow::Normal | Flow::Continue => {}
-            Flow::Break => break,
-            Flow::Return => return Ok(Flow::Return),
-        }
-    };
-}
-
 pub(crate) struct Machine<'p, 'io> {
-    prog: &'p Program,
+    pub(super) prog: &'p Program,
     io: &'io mut dyn Io,
-    stack: Vec<Value>,
-    base: usize,
-    globals: Vec<Value>,
+    pub(super) stack: Vec<Value>,
+    pub(super) base: usize,
+    pub(super) globals: Vec<Value>,
     calls: Vec<(FuncId, Span)>,
     ret: Value,
 }
@@ -98,6 +84,7 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
     }
 
+    #[allow(clippy::result_large_err)] // once per run; the API the CLI expects
     pub(crate) fn run_inits(&mut self) -> Result<(), RuntimeError> {
         for &init in &self.prog.inits {
             self.call_top(init, Vec::new())?;
@@ -106,6 +93,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     }
 
     /// Calls `func` from outside any frame.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn call_top(
         &mut self,
         func: FuncId,
@@ -126,10 +114,10 @@ impl<'p, 'io> Machine<'p, 'io> {
         self.stack.extend(args);
         let r = self.invoke(func, base, n, span);
         self.stack.truncate(base);
-        r.map_err(|u| self.into_error(*u))
+        r.map_err(|u| self.to_runtime_error(*u))
     }
 
-    fn into_error(&self, u: Unwind) -> RuntimeError {
+    fn to_runtime_error(&self, u: Unwind) -> RuntimeError {
         match u {
             Unwind::Error(e) => e,
             Unwind::Throw {
@@ -170,7 +158,7 @@ impl<'p, 'io> Machine<'p, 'io> {
 
     #[cold]
     #[inline(never)]
-    fn error(&self, code: Code, msg: impl Into<String>, span: Span) -> Box<Unwind> {
+    pub(super) fn error(&self, code: Code, msg: impl Into<String>, span: Span) -> Box<Unwind> {
         let (trace, omitted) = self.trace();
         let mut e = RuntimeError::new(code, msg, span);
         e.trace = trace;
@@ -203,7 +191,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     // ---- operands -----------------------------------------------------------
 
     #[inline(always)]
-    fn get<'a>(&'a self, op: &'a Operand) -> Cow<'a, Value> {
+    pub(super) fn get<'a>(&'a self, op: &'a Operand) -> Cow<'a, Value> {
         match op {
             Operand::Slot(s) => Cow::Borrowed(&self.stack[self.base + s.0 as usize]),
             Operand::Global(g) => Cow::Borrowed(&self.globals[g.0 as usize]),
@@ -212,7 +200,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     }
 
     #[inline(always)]
-    fn val(&self, op: &Operand) -> Value {
+    pub(super) fn val(&self, op: &Operand) -> Value {
         match op {
             Operand::Slot(s) => self.stack[self.base + s.0 as usize].clone(),
             Operand::Global(g) => self.globals[g.0 as usize].clone(),
@@ -249,7 +237,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     }
 
     #[inline(always)]
-    fn set(&mut self, s: Slot, v: Value) {
+    pub(super) fn set(&mut self, s: Slot, v: Value) {
         let slot = &mut self.stack[self.base + s.0 as usize];
         match slot {
             // Scalars need no drop: skip the out-of-line drop glue.
@@ -271,7 +259,7 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
     }
 
-    fn int_of(&self, op: &Operand, what: &str, span: Span) -> Res<i64> {
+    pub(super) fn int_of(&self, op: &Operand, what: &str, span: Span) -> Res<i64> {
         match &*self.get(op) {
             Value::Int(i) => Ok(*i),
             other => Err(self.error(
@@ -343,7 +331,7 @@ impl<'p, 'io> Machine<'p, 'io> {
 
     /// Runs a block. The most frequent statements (`Let` with an Int fast path,
     /// `If`, `Return`) are handled here without a further call.
-    fn exec_block(&mut self, b: &'p Block) -> Res<Flow> {
+    pub(super) fn exec_block(&mut self, b: &'p Block) -> Res<Flow> {
         for s in &b.stmts {
             match s {
                 Stmt::Let { dst, rhs, span } => {
@@ -621,147 +609,6 @@ impl<'p, 'io> Machine<'p, 'io> {
         Ok(Flow::Normal)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn for_range(
-        &mut self,
-        var: Slot,
-        start: &Operand,
-        end: &Operand,
-        step: &Operand,
-        inclusive: bool,
-        body: &'p Block,
-        span: Span,
-    ) -> Res<Flow> {
-        let s = self.int_of(start, "a range start", span)?;
-        let e = self.int_of(end, "a range end", span)?;
-        let st = self.int_of(step, "a range step", span)?;
-        if st == 0 {
-            return Err(self.error(codes::RUN_ZERO_STEP, "range step is zero", span));
-        }
-        let mut i = s;
-        loop {
-            let go = match (st > 0, inclusive) {
-                (true, false) => i < e,
-                (true, true) => i <= e,
-                (false, false) => i > e,
-                (false, true) => i >= e,
-            };
-            if !go {
-                break;
-            }
-            self.set(var, Value::Int(i));
-            loop_body!(self, body);
-            match i.checked_add(st) {
-                Some(n) => i = n,
-                None => break,
-            }
-        }
-        Ok(Flow::Normal)
-    }
-
-    #[inline(never)]
-    fn for_each(
-        &mut self,
-        var: Slot,
-        kind: EachKind,
-        source: &Operand,
-        body: &'p Block,
-        span: Span,
-    ) -> Res<Flow> {
-        // A snapshot: value semantics make later changes to the source invisible.
-        let src = self.val(source);
-        match (&src, kind) {
-            (Value::List(items) | Value::Tuple(items), EachKind::Values) => {
-                for x in items.iter() {
-                    self.set(var, x.clone());
-                    loop_body!(self, body);
-                }
-            }
-            (Value::List(items) | Value::Tuple(items), EachKind::Keys) => {
-                for i in 0..items.len() {
-                    self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Map(m), EachKind::Values) => {
-                for x in m.values() {
-                    self.set(var, x.clone());
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Map(m), EachKind::Keys) => {
-                for k in m.keys() {
-                    self.set(var, k.to_value());
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Text(t), EachKind::Values) => {
-                for c in t.chars() {
-                    self.set(var, Value::text(c.to_string()));
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Text(t), EachKind::Keys) => {
-                for i in 0..t.chars().count() {
-                    self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Bytes(b), EachKind::Values) => {
-                for x in b.iter() {
-                    self.set(var, Value::Int(*x as i64));
-                    loop_body!(self, body);
-                }
-            }
-            (Value::Bytes(b), EachKind::Keys) => {
-                for i in 0..b.len() {
-                    self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
-                }
-            }
-            (other, _) => {
-                return Err(self.error(
-                    codes::RUN_TYPE,
-                    format!("`itera` cannot walk a {}", other.type_name()),
-                    span,
-                ))
-            }
-        }
-        Ok(Flow::Normal)
-    }
-
-    // ---- places -------------------------------------------------------------
-
-    fn root_mut(&mut self, root: PlaceRoot) -> &mut Value {
-        match root {
-            PlaceRoot::Slot(s) => &mut self.stack[self.base + s.0 as usize],
-            PlaceRoot::Global(g) => &mut self.globals[g.0 as usize],
-        }
-    }
-
-    /// The value a place designates, made unique (copy-on-write) along the path.
-    /// With `insert_last`, a final map step inserts a missing key.
-    fn place_mut(&mut self, place: &Place, insert_last: bool) -> FResult<&mut Value> {
-        match &place.path[..] {
-            [] => Ok(self.root_mut(place.root)),
-            [PlaceStep::Index(k)] => {
-                let key = self.val(k);
-                index_mut(self.root_mut(place.root), &key, insert_last)
-            }
-            path => {
-                let keys: Vec<Value> = path
-                    .iter()
-                    .filter_map(|s| match s {
-                        PlaceStep::Index(o) => Some(self.val(o)),
-                        PlaceStep::Field(_) => None,
-                    })
-                    .collect();
-                resolve_path(self.root_mut(place.root), path, &keys, insert_last)
-            }
-        }
-    }
-
     // ---- right-hand sides ---------------------------------------------------
 
     #[inline]
@@ -899,98 +746,4 @@ impl<'p, 'io> Machine<'p, 'io> {
         };
         r.map_err(|f| self.fault_at(f, span))
     }
-}
-
-/// The list of ints of `s ‥ e per st` (`…` when `inclusive`).
-fn range_list(s: i64, e: i64, st: i64, inclusive: bool) -> FResult<Value> {
-    if st == 0 {
-        return fault(codes::RUN_ZERO_STEP, "range step is zero");
-    }
-    let mut out = Vec::new();
-    let mut i = s;
-    loop {
-        let go = match (st > 0, inclusive) {
-            (true, false) => i < e,
-            (true, true) => i <= e,
-            (false, false) => i > e,
-            (false, true) => i >= e,
-        };
-        if !go {
-            break;
-        }
-        if out.len() >= RANGE_LIMIT {
-            return fault(
-                codes::RUN_LIMIT,
-                format!("a range longer than {RANGE_LIMIT} elements"),
-            );
-        }
-        out.push(Value::Int(i));
-        match i.checked_add(st) {
-            Some(n) => i = n,
-            None => break,
-        }
-    }
-    Ok(Value::list(out))
-}
-
-/// One index step for writing: a list element (in range) or a map entry (inserted
-/// when `insert`, else it must exist).
-fn index_mut<'v>(cur: &'v mut Value, key: &Value, insert: bool) -> FResult<&'v mut Value> {
-    match cur {
-        Value::List(items) => {
-            let i = index_of(key, items.len())?;
-            Ok(&mut Rc::make_mut(items)[i])
-        }
-        Value::Map(m) => {
-            let k = key_of(key)?;
-            let m = Rc::make_mut(m);
-            if insert {
-                Ok(m.entry(k).or_insert(Value::Nihil))
-            } else {
-                match m.get_index_of(&k) {
-                    Some(i) => Ok(&mut m[i]),
-                    None => missing_key(&k),
-                }
-            }
-        }
-        other => fault(
-            codes::RUN_TYPE,
-            format!("cannot assign into an element of {}", other.type_name()),
-        ),
-    }
-}
-
-fn resolve_path<'v>(
-    mut cur: &'v mut Value,
-    path: &[PlaceStep],
-    keys: &[Value],
-    insert_last: bool,
-) -> FResult<&'v mut Value> {
-    let mut k = 0;
-    for (i, step) in path.iter().enumerate() {
-        cur = match step {
-            PlaceStep::Field(f) => {
-                let fields: &mut Vec<Value> = match cur {
-                    Value::Record(r) => &mut Rc::make_mut(r).fields,
-                    Value::Tuple(t) => Rc::make_mut(t),
-                    other => {
-                        return fault(
-                            codes::RUN_TYPE,
-                            format!("{} has no fields", other.type_name()),
-                        )
-                    }
-                };
-                match fields.get_mut(*f as usize) {
-                    Some(v) => v,
-                    None => return fault(codes::RUN_INDEX, format!("field #{f} does not exist")),
-                }
-            }
-            PlaceStep::Index(_) => {
-                let key = &keys[k];
-                k += 1;
-                index_mut(cur, key, insert_last && i + 1 == path.len())?
-            }
-        };
-    }
-    Ok(cur)
 }

@@ -4,18 +4,33 @@
 //! - [`display`]: the exact `nota` display form (LANGUAGE.md §11).
 //! - `ops`, `methods`, `convert`: operators, built-in methods (§9), `↦` / `est`.
 //! - `exec`: the machine — one contiguous value stack, a frame is a base offset
-//!   into it; calls, control flow, places, unwinding.
+//!   into it; calls, control flow, unwinding. `loops`: `itera`; `place`: writes
+//!   through place paths.
 //!
 //! Errors raised by the program are [`RuntimeError`]s carrying a `RUN…` diagnostic
 //! at the failing statement plus a short call trace. A thrown value (`iace`, failed
 //! `↦`) unwinds to the nearest `Try` in the same or a calling function; fatal errors
 //! (`mori`, `adfirma`, traps) are never caught.
 
+/// Runs a loop body once and maps its flow for the enclosing loop (`Flow` must be
+/// in scope where this is used).
+macro_rules! loop_body {
+    ($self:ident, $body:expr) => {
+        match $self.exec_block($body)? {
+            Flow::Normal | Flow::Continue => {}
+            Flow::Break => break,
+            Flow::Return => return Ok(Flow::Return),
+        }
+    };
+}
+
 mod convert;
 pub mod display;
 mod exec;
+mod loops;
 mod methods;
 mod ops;
+mod place;
 pub mod value;
 
 pub use display::{display, display_into};
@@ -97,6 +112,7 @@ impl RuntimeError {
 
 /// Runs the module initialisers in order, then the entry function. Returns the
 /// exit code: the entry's Int result, or 0 for `vacuum`/`nihil`.
+#[allow(clippy::result_large_err)] // returned once per run
 pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError> {
     let Some(entry) = program.entry else {
         return Err(RuntimeError::new(
@@ -121,6 +137,7 @@ pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError
 
 /// Runs the module initialisers (fresh module state), then calls `func` with
 /// `args`; used by `faber test` for each case.
+#[allow(clippy::result_large_err)]
 pub fn run_function(
     program: &Program,
     func: FuncId,

@@ -129,17 +129,15 @@ impl Lowerer<'_> {
     }
 
     fn define_value(&mut self, m: usize, name: &ast::Ident, item: ModItem, exported: bool) {
-        if self.modules[m].values.contains_key(&name.name)
-            || self.modules[m].types.contains_key(&name.name)
-        {
-            if !matches!(item, ModItem::Module(_)) {
-                self.error(
-                    codes::SEM_DUPLICATE,
-                    format!("`{}` is declared twice in this module", name.name),
-                    name.span,
-                );
-                return;
-            }
+        let taken = self.modules[m].values.contains_key(&name.name)
+            || self.modules[m].types.contains_key(&name.name);
+        if taken && !matches!(item, ModItem::Module(_)) {
+            self.error(
+                codes::SEM_DUPLICATE,
+                format!("`{}` is declared twice in this module", name.name),
+                name.span,
+            );
+            return;
         }
         self.modules[m].values.insert(name.name.clone(), item);
         if exported {
@@ -391,14 +389,12 @@ impl Lowerer<'_> {
                     });
                     self.define_value(m, &f.name, ModItem::Global(id), exported);
                 }
-                ItemKind::Stmt(s) => {
-                    if !matches!(s.kind, ast::StmtKind::Error) {
-                        self.error(
-                            codes::SEM_TOP_LEVEL_STATEMENT,
-                            "only declarations may stand at top level",
-                            s.span,
-                        );
-                    }
+                ItemKind::Stmt(s) if !matches!(s.kind, ast::StmtKind::Error) => {
+                    self.error(
+                        codes::SEM_TOP_LEVEL_STATEMENT,
+                        "only declarations may stand at top level",
+                        s.span,
+                    );
                 }
                 _ => {}
             }
@@ -488,10 +484,8 @@ impl Lowerer<'_> {
                     self.finish(id);
                     self.program.entry = Some(id);
                 }
-                ItemKind::Suite(_) | ItemKind::Case(_) => {
-                    if is_entry {
-                        self.lower_tests(m, item, &mut Vec::new());
-                    }
+                ItemKind::Suite(_) | ItemKind::Case(_) if is_entry => {
+                    self.lower_tests(m, item, &mut Vec::new());
                 }
                 _ => {}
             }
@@ -507,9 +501,11 @@ impl Lowerer<'_> {
             names.push((p.name.name.clone(), true));
         }
         let ret = self.sigs[id.0 as usize].ret.clone();
+        self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
         self.begin(id, m, &names, Some(ret));
         self.block_inline(&f.body);
         self.finish(id);
+        self.generics.clear();
     }
 
     fn lower_tests(&mut self, m: usize, item: &Item, suites: &mut Vec<String>) {
