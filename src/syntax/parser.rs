@@ -156,6 +156,14 @@ fn unexpected(
     let statement_position =
         expected.iter().any(|x| x == "\"nota\"") && expected.iter().any(|x| x == "\"fixum\"");
     if let Tok::Ident(name) = &t {
+        if super::token::OUT_WORDS.contains(&name.as_str()) {
+            return Diagnostic::error(
+                codes::PARSE_UNSUPPORTED,
+                format!("`{name}` is outside the subset faber supports"),
+                span,
+            )
+            .with_hint("see LANGUAGE.md §1 for the supported subset");
+        }
         if name == "aliter" {
             return Diagnostic::error(
                 codes::PARSE_RETIRED_KEYWORD,

@@ -318,6 +318,17 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None if id.name == "vacua" => self.vacua(expected, id.span),
+            None if crate::syntax::token::OUT_WORDS.contains(&id.name.as_str()) => {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::SEM_UNSUPPORTED,
+                        format!("`{}` is outside the subset faber supports", id.name),
+                        id.span,
+                    )
+                    .with_hint("see LANGUAGE.md §1 for the supported subset"),
+                );
+                (konst(Const::Nihil), Ty::Any)
+            }
             None => {
                 self.error(
                     codes::SEM_UNKNOWN_NAME,
