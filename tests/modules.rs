@@ -11,13 +11,23 @@ fn run(files: &[(&str, &str)]) -> Result<String, Vec<String>> {
     let (entry_name, entry_text) = files[0];
     let entry = sources.add(entry_name, entry_text);
     let mut loader = MemoryLoader {
-        files: files[1..].iter().map(|(n, t)| (n.to_string(), t.to_string())).collect(),
+        files: files[1..]
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect(),
     };
     let program = faber::compile(&mut sources, entry, &mut loader).map_err(|ds| {
         ds.iter()
             .map(|d| {
                 let (l, c) = sources.line_col(d.span);
-                format!("{} {}:{}:{} {}", d.code.id, sources.name(d.span.file), l, c, d.message)
+                format!(
+                    "{} {}:{}:{} {}",
+                    d.code.id,
+                    sources.name(d.span.file),
+                    l,
+                    c,
+                    d.message
+                )
             })
             .collect::<Vec<_>>()
     })?;
@@ -46,7 +56,10 @@ incipit {
     nota p.a + p.b
 }
 ";
-    assert_eq!(run(&[("main.fab", main), ("util.fab", UTIL)]).unwrap(), "42, 41, 40, 40\n3\n");
+    assert_eq!(
+        run(&[("main.fab", main), ("util.fab", UTIL)]).unwrap(),
+        "42, 41, 40, 40\n3\n"
+    );
 }
 
 #[test]
@@ -58,7 +71,8 @@ fn private_declarations_are_hidden() {
 
 #[test]
 fn publica_reexports() {
-    let mid = "importa ex \"./util\" publica adde\nfunctio duplex(numerus x) → numerus { redde 2 * x }\n";
+    let mid =
+        "importa ex \"./util\" publica adde\nfunctio duplex(numerus x) → numerus { redde 2 * x }\n";
     let main = "importa ex \"./mid\" privata mid\nincipit { nota mid.adde(mid.duplex(1)) }\n";
     let out = run(&[("main.fab", main), ("mid.fab", mid), ("util.fab", UTIL)]).unwrap();
     assert_eq!(out, "42\n");
@@ -69,7 +83,8 @@ fn modules_load_once_and_initialise_dependencies_first() {
     let a = "importa ex \"./c\" privata c\nfixum numerus A ← c.C + 1\n";
     let b = "importa ex \"./c\" privata c\nfixum numerus B ← c.C + 2\n";
     let c = "fixum numerus C ← 10\n";
-    let main = "importa ex \"./a\" privata a\nimporta ex \"./b\" privata b\nincipit { nota a.A, b.B }\n";
+    let main =
+        "importa ex \"./a\" privata a\nimporta ex \"./b\" privata b\nincipit { nota a.A, b.B }\n";
     let out = run(&[("main.fab", main), ("a.fab", a), ("b.fab", b), ("c.fab", c)]).unwrap();
     assert_eq!(out, "11, 12\n");
 }
@@ -79,7 +94,12 @@ fn relative_imports_resolve_against_the_importer() {
     let main = "importa ex \"./lib/x\" privata x\nincipit { nota x.f() }\n";
     let x = "importa ex \"../lib/y\" privata y\nfunctio f() → numerus { redde y.g() + 1 }\n";
     let y = "functio g() → numerus { redde 1 }\n";
-    let out = run(&[("dir/main.fab", main), ("dir/lib/x.fab", x), ("dir/lib/y.fab", y)]).unwrap();
+    let out = run(&[
+        ("dir/main.fab", main),
+        ("dir/lib/x.fab", x),
+        ("dir/lib/y.fab", y),
+    ])
+    .unwrap();
     assert_eq!(out, "2\n");
 }
 
@@ -97,7 +117,10 @@ fn import_cycle_names_the_chain() {
     let b = "importa ex \"./a\" privata a\nfunctio g() → numerus { redde 2 }\n";
     let main = "importa ex \"./a\" privata a\nincipit { nota a.f() }\n";
     let errs = run(&[("main.fab", main), ("a.fab", a), ("b.fab", b)]).unwrap_err();
-    assert!(errs[0].starts_with("SEM010 b.fab:1:12 import cycle: a.fab → b.fab → a.fab"), "{errs:?}");
+    assert!(
+        errs[0].starts_with("SEM010 b.fab:1:12 import cycle: a.fab → b.fab → a.fab"),
+        "{errs:?}"
+    );
 }
 
 #[test]

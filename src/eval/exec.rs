@@ -10,12 +10,14 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
+use super::compile::{self, compile_program};
 use super::convert;
 use super::display::{display, display_into};
 use super::methods;
 use super::ops;
 use super::place::range_list;
 use super::value::{Closure, Key, Map, Record, Value};
+use super::vm::Frame;
 use super::{fault, FResult, Fault, Io, RuntimeError, MAX_DEPTH, TRACE_LIMIT};
 use crate::diag::{codes, Code};
 use crate::ir::{
@@ -55,8 +57,12 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) stack: Vec<Value>,
     pub(super) base: usize,
     pub(super) globals: Vec<Value>,
-    calls: Vec<(FuncId, Span)>,
-    ret: Value,
+    pub(super) calls: Vec<(FuncId, Span)>,
+    pub(super) ret: Value,
+    /// Every function of `prog`, compiled once (`compile.rs`).
+    pub(super) codes: Rc<[compile::Code<'p>]>,
+    /// Suspended callers of compiled code (`vm.rs`).
+    pub(super) frames: Vec<Frame>,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -81,6 +87,8 @@ impl<'p, 'io> Machine<'p, 'io> {
             globals: vec![Value::Vacuum; prog.globals.len()],
             calls: Vec::with_capacity(64),
             ret: Value::Vacuum,
+            codes: compile_program(prog),
+            frames: Vec::with_capacity(64),
         }
     }
 
@@ -181,7 +189,7 @@ impl<'p, 'io> Machine<'p, 'io> {
 
     #[cold]
     #[inline(never)]
-    fn fault_at(&self, f: Fault, span: Span) -> Box<Unwind> {
+    pub(super) fn fault_at(&self, f: Fault, span: Span) -> Box<Unwind> {
         match f {
             Fault::Error(code, msg) => self.error(code, msg, span),
             Fault::Throw(v) => self.throw(v, span, true),
@@ -291,7 +299,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 span,
             ));
         }
-        let nslots = f.slots.len().max(nargs);
+        let nslots = (self.codes[fid.0 as usize].nslots as usize).max(nargs);
         let extra = (base + nslots).saturating_sub(self.stack.len());
         self.stack.reserve(extra);
         for _ in 0..extra {
@@ -299,14 +307,10 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
         let saved = std::mem::replace(&mut self.base, base);
         self.calls.push((fid, span));
-        let r = self.exec_block(&f.body);
+        let r = self.run(fid.0 as usize);
         self.calls.pop();
         self.base = saved;
-        match r {
-            Ok(Flow::Return) => Ok(std::mem::take(&mut self.ret)),
-            Ok(_) => Ok(Value::Vacuum),
-            Err(e) => Err(e),
-        }
+        r
     }
 
     fn call_with(
@@ -384,7 +388,7 @@ impl<'p, 'io> Machine<'p, 'io> {
         Ok(Flow::Normal)
     }
 
-    fn exec_stmt(&mut self, s: &'p Stmt) -> Res<Flow> {
+    pub(super) fn exec_stmt(&mut self, s: &'p Stmt) -> Res<Flow> {
         match s {
             Stmt::Let { dst, rhs, span } => {
                 let v = self.eval_rhs(rhs, *span)?;
@@ -442,8 +446,13 @@ impl<'p, 'io> Machine<'p, 'io> {
 
     #[cold]
     #[inline(never)]
-    fn bad_cond(&self, cond: &Operand) -> Box<Unwind> {
-        let v = self.get(cond);
+    pub(super) fn bad_cond(&self, cond: &Operand) -> Box<Unwind> {
+        self.bad_cond_value(&self.get(cond))
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn bad_cond_value(&self, v: &Value) -> Box<Unwind> {
         self.error(
             codes::RUN_TYPE,
             format!("a condition must be bivalens, found {}", v.type_name()),
@@ -612,7 +621,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     // ---- right-hand sides ---------------------------------------------------
 
     #[inline]
-    fn eval_rhs(&mut self, rhs: &'p Rhs, span: Span) -> Res<Value> {
+    pub(super) fn eval_rhs(&mut self, rhs: &'p Rhs, span: Span) -> Res<Value> {
         match rhs {
             Rhs::Use(o) => Ok(self.val(o)),
             Rhs::Prim(Prim::Binary(op), args) if args.len() == 2 => {

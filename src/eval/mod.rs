@@ -24,6 +24,7 @@ macro_rules! loop_body {
     };
 }
 
+mod compile;
 mod convert;
 pub mod display;
 mod exec;
@@ -32,6 +33,7 @@ mod methods;
 mod ops;
 mod place;
 pub mod value;
+mod vm;
 
 pub use display::{display, display_into};
 pub use value::{Closure, Key, Map, Record, Value};

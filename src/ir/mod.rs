@@ -14,6 +14,7 @@
 //! slot invariants after each pass.
 
 pub mod lower;
+pub mod ops;
 pub mod print;
 pub mod verify;
 

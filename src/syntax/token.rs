@@ -167,9 +167,27 @@ pub enum Raw {
 /// Upstream keywords of constructs outside our subset (LANGUAGE.md §1). They lex as
 /// identifiers; the parser and the resolver name them when they cause an error.
 pub const OUT_WORDS: &[&str] = &[
-    "discerne", "custodi", "cura", "implendum", "ordo", "discretio", "sub", "implet", "incipiet", "fiet",
-    "fiunt", "fient", "argumenta", "requirit", "praepara", "postpara", "sparge", "finge", "lege",
-    "clausura", "aliter",
+    "discerne",
+    "custodi",
+    "cura",
+    "implendum",
+    "ordo",
+    "discretio",
+    "sub",
+    "implet",
+    "incipiet",
+    "fiet",
+    "fiunt",
+    "fient",
+    "argumenta",
+    "requirit",
+    "praepara",
+    "postpara",
+    "sparge",
+    "finge",
+    "lege",
+    "clausura",
+    "aliter",
 ];
 
 /// Reserved words of the subset (LANGUAGE.md §3.1).

@@ -1,0 +1,667 @@
+//! One-time translation of each IR [`Function`] into flat register code ([`Code`])
+//! run by `vm.rs`.
+//!
+//! - Slots keep their IR numbering; `ForRange` gets three hidden slots after the
+//!   function's own (counter, end, step), so a frame is still one stretch of the
+//!   value stack.
+//! - Hot statements get specialised instructions: Int arithmetic and comparisons
+//!   on slot/slot and slot/constant operands, a comparison fused with the `If` that
+//!   tests it, direct calls, counted loops, list reads and stores, `appende`.
+//!   Everything else runs through the tree walker one statement at a time
+//!   ([`Ins::Stmt`], [`Ins::Rhs`]), so every behaviour stays defined in one place.
+//! - Constants are built once per function (texts are shared `Rc`s).
+//! - `Break`/`Continue` (and the flow of a tree-walked statement) jump through the
+//!   per-function `targets` table: entry `t` is (break target, continue target).
+
+use std::rc::Rc;
+
+use super::value::Value;
+use crate::ir::{
+    Block, Const, Function, Method, Operand, PlaceRoot, PlaceStep, Prim, Program, Rhs, Stmt,
+};
+use crate::source::Span;
+use crate::syntax::ast::{BinOp, UnOp};
+
+/// `targets` index meaning "not inside a loop".
+pub(super) const NO_LOOP: u32 = u32::MAX;
+/// `dst` meaning "result discarded".
+pub(super) const NO_DST: u32 = u32::MAX;
+
+/// An operand: a slot of the frame, a constant of the function's pool or a global.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Opnd {
+    S(u32),
+    K(u32),
+    G(u32),
+}
+
+/// One instruction. `pc`-parallel `Code::spans` holds the source span for errors.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ins<'p> {
+    Copy {
+        dst: u32,
+        src: u32,
+    },
+    Load {
+        dst: u32,
+        src: Opnd,
+    },
+    AddSS {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    SubSS {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    MulSS {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    AddSI {
+        dst: u32,
+        a: u32,
+        k: i64,
+    },
+    SubSI {
+        dst: u32,
+        a: u32,
+        k: i64,
+    },
+    MulSI {
+        dst: u32,
+        a: u32,
+        k: i64,
+    },
+    /// Int comparison; `mask` bit 0/1/2 = result for less/equal/greater.
+    CmpSS {
+        op: BinOp,
+        mask: u8,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    CmpSI {
+        op: BinOp,
+        mask: u8,
+        dst: u32,
+        a: u32,
+        k: i64,
+    },
+    /// Comparison fused with the `If` testing it: sets `dst`, jumps to `to` when false.
+    CmpSSJ {
+        op: BinOp,
+        mask: u8,
+        dst: u32,
+        a: u32,
+        b: u32,
+        to: u32,
+    },
+    CmpSIJ {
+        op: BinOp,
+        mask: u8,
+        dst: u32,
+        a: u32,
+        k: i64,
+        to: u32,
+    },
+    Bin {
+        op: BinOp,
+        dst: u32,
+        a: Opnd,
+        b: Opnd,
+    },
+    Not {
+        dst: u32,
+        a: u32,
+    },
+    Index {
+        dst: u32,
+        a: u32,
+        i: Opnd,
+    },
+    Rhs {
+        dst: u32,
+        rhs: &'p Rhs,
+    },
+    /// Direct call; arguments are `args[at..at + n]`.
+    Call {
+        dst: u32,
+        func: u32,
+        at: u32,
+        n: u32,
+    },
+    Jump {
+        to: u32,
+    },
+    JumpIfNot {
+        cond: u32,
+        to: u32,
+    },
+    JumpIfNotOp {
+        cond: Opnd,
+        to: u32,
+    },
+    /// Bounds at `args[at..at + 3]`; hidden slots `h..h + 3`.
+    ForPrep {
+        var: u32,
+        h: u32,
+        at: u32,
+        incl: bool,
+        exit: u32,
+    },
+    ForNext {
+        var: u32,
+        h: u32,
+        incl: bool,
+        body: u32,
+    },
+    /// `slot[key] ← val`; `stmt` indexes `Code::stmts` for the general path.
+    Store {
+        root: u32,
+        key: Opnd,
+        val: Opnd,
+        stmt: u32,
+    },
+    Append {
+        dst: u32,
+        list: u32,
+        val: Opnd,
+        stmt: u32,
+    },
+    Ret {
+        src: Opnd,
+    },
+    RetVacuum,
+    Break {
+        t: u32,
+    },
+    Continue {
+        t: u32,
+    },
+    Stmt {
+        stmt: &'p Stmt,
+        t: u32,
+    },
+}
+
+pub(super) struct Code<'p> {
+    pub(super) ins: Vec<Ins<'p>>,
+    pub(super) spans: Vec<Span>,
+    pub(super) consts: Vec<Value>,
+    pub(super) args: Vec<Opnd>,
+    pub(super) targets: Vec<(u32, u32)>,
+    pub(super) stmts: Vec<&'p Stmt>,
+    /// Frame size: the function's slots plus hidden loop slots.
+    pub(super) nslots: u32,
+}
+
+pub(super) fn compile_program(prog: &Program) -> Rc<[Code<'_>]> {
+    prog.functions.iter().map(|f| compile(prog, f)).collect()
+}
+
+fn compile<'p>(prog: &'p Program, f: &'p Function) -> Code<'p> {
+    let mut c = Compiler {
+        prog,
+        code: Code {
+            ins: Vec::new(),
+            spans: Vec::new(),
+            consts: Vec::new(),
+            args: Vec::new(),
+            targets: Vec::new(),
+            stmts: Vec::new(),
+            nslots: (f.slots.len() as u32).max(f.params),
+        },
+        cur_loop: NO_LOOP,
+    };
+    c.block(&f.body);
+    c.emit(Ins::RetVacuum, Span::default());
+    // The VM indexes slots without bounds checks: make the frame cover every slot
+    // an instruction names.
+    let mut top = c.code.nslots;
+    let mut see = |s: u32| top = top.max(s + 1);
+    for o in &c.code.args {
+        if let Opnd::S(s) = o {
+            see(*s);
+        }
+    }
+    for i in &c.code.ins {
+        for s in ins_slots(i) {
+            see(s);
+        }
+    }
+    c.code.nslots = top;
+    c.code
+}
+
+/// The slots an instruction names directly (operands in `args` are seen separately).
+fn ins_slots(i: &Ins) -> Vec<u32> {
+    let op = |o: &Opnd| match o {
+        Opnd::S(s) => Some(*s),
+        _ => None,
+    };
+    let mut v = match *i {
+        Ins::Copy { dst, src } => vec![dst, src],
+        Ins::Load { dst, src } => vec![dst].into_iter().chain(op(&src)).collect(),
+        Ins::AddSS { dst, a, b }
+        | Ins::SubSS { dst, a, b }
+        | Ins::MulSS { dst, a, b }
+        | Ins::CmpSS { dst, a, b, .. }
+        | Ins::CmpSSJ { dst, a, b, .. } => vec![dst, a, b],
+        Ins::AddSI { dst, a, .. }
+        | Ins::SubSI { dst, a, .. }
+        | Ins::MulSI { dst, a, .. }
+        | Ins::CmpSI { dst, a, .. }
+        | Ins::CmpSIJ { dst, a, .. }
+        | Ins::Not { dst, a } => vec![dst, a],
+        Ins::Bin { dst, a, b, .. } => vec![dst].into_iter().chain(op(&a)).chain(op(&b)).collect(),
+        Ins::Index { dst, a, i } => vec![dst, a].into_iter().chain(op(&i)).collect(),
+        Ins::Rhs { dst, .. } | Ins::Call { dst, .. } => vec![dst],
+        Ins::JumpIfNot { cond, .. } => vec![cond],
+        Ins::JumpIfNotOp { cond, .. } => op(&cond).into_iter().collect(),
+        Ins::ForPrep { var, h, .. } | Ins::ForNext { var, h, .. } => vec![var, h, h + 1, h + 2],
+        Ins::Store { root, key, val, .. } => vec![root]
+            .into_iter()
+            .chain(op(&key))
+            .chain(op(&val))
+            .collect(),
+        Ins::Append { dst, list, val, .. } => vec![dst, list].into_iter().chain(op(&val)).collect(),
+        Ins::Ret { src } => op(&src).into_iter().collect(),
+        Ins::Jump { .. }
+        | Ins::RetVacuum
+        | Ins::Break { .. }
+        | Ins::Continue { .. }
+        | Ins::Stmt { .. } => vec![],
+    };
+    v.retain(|&s| s != NO_DST);
+    v
+}
+
+struct Compiler<'p> {
+    prog: &'p Program,
+    code: Code<'p>,
+    /// The innermost enclosing loop's `targets` index.
+    cur_loop: u32,
+}
+
+fn cmp_mask(op: BinOp) -> Option<u8> {
+    Some(match op {
+        BinOp::Lt => 0b001,
+        BinOp::Le => 0b011,
+        BinOp::Gt => 0b100,
+        BinOp::Ge => 0b110,
+        BinOp::Eq | BinOp::NumEq => 0b010,
+        BinOp::Ne | BinOp::NumNe => 0b101,
+        _ => return None,
+    })
+}
+
+impl<'p> Compiler<'p> {
+    fn pc(&self) -> u32 {
+        self.code.ins.len() as u32
+    }
+
+    fn emit(&mut self, i: Ins<'p>, span: Span) -> usize {
+        self.code.ins.push(i);
+        self.code.spans.push(span);
+        self.code.ins.len() - 1
+    }
+
+    /// Points the jump at `at` to `to`.
+    fn patch(&mut self, at: usize, target: u32) {
+        match &mut self.code.ins[at] {
+            Ins::Jump { to }
+            | Ins::JumpIfNot { to, .. }
+            | Ins::JumpIfNotOp { to, .. }
+            | Ins::CmpSSJ { to, .. }
+            | Ins::CmpSIJ { to, .. } => *to = target,
+            Ins::ForPrep { exit, .. } => *exit = target,
+            _ => unreachable!("patching a non-jump"),
+        }
+    }
+
+    fn opnd(&mut self, o: &Operand) -> Opnd {
+        match o {
+            Operand::Slot(s) => Opnd::S(s.0),
+            Operand::Global(g) => Opnd::G(g.0),
+            Operand::Const(k) => {
+                let v = match k {
+                    Const::Int(i) => Value::Int(*i),
+                    Const::Float(f) => Value::Float(*f),
+                    Const::Bool(b) => Value::Bool(*b),
+                    Const::Text(t) => Value::text(t.as_str()),
+                    Const::Bytes(b) => Value::Bytes(Rc::new(b.clone())),
+                    Const::Nihil => Value::Nihil,
+                    Const::Vacuum => Value::Vacuum,
+                };
+                self.code.consts.push(v);
+                Opnd::K(self.code.consts.len() as u32 - 1)
+            }
+        }
+    }
+
+    fn opnds(&mut self, os: &[Operand]) -> u32 {
+        let at = self.code.args.len() as u32;
+        for o in os {
+            let x = self.opnd(o);
+            self.code.args.push(x);
+        }
+        at
+    }
+
+    fn new_target(&mut self) -> u32 {
+        self.code.targets.push((0, 0));
+        self.code.targets.len() as u32 - 1
+    }
+
+    fn block(&mut self, b: &'p Block) {
+        // The comparison emitted by the previous statement, when it was a `Let`.
+        let mut prev_cmp: Option<(usize, u32)> = None;
+        for s in &b.stmts {
+            if let (Stmt::If { cond, .. }, Some((at, dst))) = (s, prev_cmp) {
+                if *cond == Operand::Slot(crate::ir::Slot(dst)) && at + 1 == self.code.ins.len() {
+                    self.fused_if(s, at);
+                    prev_cmp = None;
+                    continue;
+                }
+            }
+            prev_cmp = None;
+            self.stmt(s);
+            if let Stmt::Let { dst, .. } = s {
+                let last = self.code.ins.len() - 1;
+                if matches!(self.code.ins[last], Ins::CmpSS { .. } | Ins::CmpSI { .. }) {
+                    prev_cmp = Some((last, dst.0));
+                }
+            }
+        }
+    }
+
+    fn fused_if(&mut self, s: &'p Stmt, at: usize) {
+        let Stmt::If {
+            then, otherwise, ..
+        } = s
+        else {
+            unreachable!()
+        };
+        self.code.ins[at] = match self.code.ins[at] {
+            Ins::CmpSS {
+                op,
+                mask,
+                dst,
+                a,
+                b,
+            } => Ins::CmpSSJ {
+                op,
+                mask,
+                dst,
+                a,
+                b,
+                to: 0,
+            },
+            Ins::CmpSI {
+                op,
+                mask,
+                dst,
+                a,
+                k,
+            } => Ins::CmpSIJ {
+                op,
+                mask,
+                dst,
+                a,
+                k,
+                to: 0,
+            },
+            _ => unreachable!(),
+        };
+        self.branches(at, then, otherwise);
+    }
+
+    /// The two arms of an `If` whose conditional jump (to the else arm) is at `jf`.
+    fn branches(&mut self, jf: usize, then: &'p Block, otherwise: &'p Block) {
+        self.block(then);
+        if otherwise.stmts.is_empty() {
+            let end = self.pc();
+            self.patch(jf, end);
+        } else {
+            let j = self.emit(Ins::Jump { to: 0 }, Span::default());
+            let els = self.pc();
+            self.patch(jf, els);
+            self.block(otherwise);
+            let end = self.pc();
+            self.patch(j, end);
+        }
+    }
+
+    fn generic(&mut self, s: &'p Stmt) {
+        let t = self.cur_loop;
+        self.emit(Ins::Stmt { stmt: s, t }, Span::default());
+    }
+
+    fn stmt(&mut self, s: &'p Stmt) {
+        match s {
+            Stmt::Let { dst, rhs, span } => self.let_(dst.0, rhs, *span),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let jf = match cond {
+                    Operand::Slot(c) => {
+                        self.emit(Ins::JumpIfNot { cond: c.0, to: 0 }, Span::default())
+                    }
+                    _ => {
+                        let cond = self.opnd(cond);
+                        self.emit(Ins::JumpIfNotOp { cond, to: 0 }, Span::default())
+                    }
+                };
+                self.branches(jf, then, otherwise);
+            }
+            Stmt::Loop { body } => {
+                let t = self.new_target();
+                let outer = std::mem::replace(&mut self.cur_loop, t);
+                let start = self.pc();
+                self.block(body);
+                self.emit(Ins::Jump { to: start }, Span::default());
+                self.cur_loop = outer;
+                let end = self.pc();
+                self.code.targets[t as usize] = (end, start);
+            }
+            Stmt::ForRange {
+                var,
+                start,
+                end,
+                step,
+                inclusive,
+                body,
+                span,
+            } => {
+                let at = self.opnds(&[start.clone(), end.clone(), step.clone()]);
+                let h = self.code.nslots;
+                self.code.nslots += 3;
+                let incl = *inclusive;
+                let var = var.0;
+                let prep = self.emit(
+                    Ins::ForPrep {
+                        var,
+                        h,
+                        at,
+                        incl,
+                        exit: 0,
+                    },
+                    *span,
+                );
+                let t = self.new_target();
+                let outer = std::mem::replace(&mut self.cur_loop, t);
+                let body_pc = self.pc();
+                self.block(body);
+                self.cur_loop = outer;
+                let next = self.emit(
+                    Ins::ForNext {
+                        var,
+                        h,
+                        incl,
+                        body: body_pc,
+                    },
+                    *span,
+                ) as u32;
+                let exit = self.pc();
+                self.patch(prep, exit);
+                self.code.targets[t as usize] = (exit, next);
+            }
+            Stmt::Return(op) => {
+                match op {
+                    Some(o) => {
+                        let src = self.opnd(o);
+                        self.emit(Ins::Ret { src }, Span::default())
+                    }
+                    None => self.emit(Ins::RetVacuum, Span::default()),
+                };
+            }
+            Stmt::Break if self.cur_loop != NO_LOOP => {
+                let t = self.cur_loop;
+                self.emit(Ins::Break { t }, Span::default());
+            }
+            Stmt::Continue if self.cur_loop != NO_LOOP => {
+                let t = self.cur_loop;
+                self.emit(Ins::Continue { t }, Span::default());
+            }
+            Stmt::Store { place, value, span } => match (&place.root, &place.path[..]) {
+                (PlaceRoot::Slot(root), [PlaceStep::Index(k)]) => {
+                    let key = self.opnd(k);
+                    let val = self.opnd(value);
+                    self.code.stmts.push(s);
+                    let stmt = self.code.stmts.len() as u32 - 1;
+                    self.emit(
+                        Ins::Store {
+                            root: root.0,
+                            key,
+                            val,
+                            stmt,
+                        },
+                        *span,
+                    );
+                }
+                _ => self.generic(s),
+            },
+            Stmt::MethodInPlace {
+                dst,
+                method: Method::Appende,
+                place,
+                args,
+                span,
+            } => match (&place.root, &place.path[..], &args[..]) {
+                (PlaceRoot::Slot(list), [], [a]) => {
+                    let val = self.opnd(a);
+                    self.code.stmts.push(s);
+                    let stmt = self.code.stmts.len() as u32 - 1;
+                    let dst = dst.map_or(NO_DST, |d| d.0);
+                    self.emit(
+                        Ins::Append {
+                            dst,
+                            list: list.0,
+                            val,
+                            stmt,
+                        },
+                        *span,
+                    );
+                }
+                _ => self.generic(s),
+            },
+            _ => self.generic(s),
+        }
+    }
+
+    fn let_(&mut self, dst: u32, rhs: &'p Rhs, span: Span) {
+        let ins = match rhs {
+            Rhs::Use(Operand::Slot(s)) => Ins::Copy { dst, src: s.0 },
+            Rhs::Use(o) => Ins::Load {
+                dst,
+                src: self.opnd(o),
+            },
+            Rhs::Prim(Prim::Binary(op), args) if args.len() == 2 => {
+                self.binary(dst, *op, &args[0], &args[1])
+            }
+            Rhs::Prim(Prim::Unary(UnOp::Not), args) if args.len() == 1 => match args[0] {
+                Operand::Slot(a) => Ins::Not { dst, a: a.0 },
+                _ => Ins::Rhs { dst, rhs },
+            },
+            Rhs::Call(fid, args)
+                if self
+                    .prog
+                    .functions
+                    .get(fid.0 as usize)
+                    .is_some_and(|f| f.params as usize == args.len()) =>
+            {
+                let at = self.opnds(args);
+                Ins::Call {
+                    dst,
+                    func: fid.0,
+                    at,
+                    n: args.len() as u32,
+                }
+            }
+            Rhs::Index(Operand::Slot(a), i) => Ins::Index {
+                dst,
+                a: a.0,
+                i: self.opnd(i),
+            },
+            _ => Ins::Rhs { dst, rhs },
+        };
+        self.emit(ins, span);
+    }
+
+    fn binary(&mut self, dst: u32, op: BinOp, a: &Operand, b: &Operand) -> Ins<'p> {
+        if let Operand::Slot(a) = a {
+            let a = a.0;
+            match b {
+                Operand::Slot(b) => {
+                    let b = b.0;
+                    match op {
+                        BinOp::Add => return Ins::AddSS { dst, a, b },
+                        BinOp::Sub => return Ins::SubSS { dst, a, b },
+                        BinOp::Mul => return Ins::MulSS { dst, a, b },
+                        _ => {}
+                    }
+                    if let Some(mask) = cmp_mask(op) {
+                        return Ins::CmpSS {
+                            op,
+                            mask,
+                            dst,
+                            a,
+                            b,
+                        };
+                    }
+                }
+                Operand::Const(Const::Int(k)) => {
+                    let k = *k;
+                    match op {
+                        BinOp::Add => return Ins::AddSI { dst, a, k },
+                        BinOp::Sub => return Ins::SubSI { dst, a, k },
+                        BinOp::Mul => return Ins::MulSI { dst, a, k },
+                        _ => {}
+                    }
+                    if let Some(mask) = cmp_mask(op) {
+                        return Ins::CmpSI {
+                            op,
+                            mask,
+                            dst,
+                            a,
+                            k,
+                        };
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ins::Bin {
+            op,
+            dst,
+            a: self.opnd(a),
+            b: self.opnd(b),
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Tensor operations of the IR (`Rhs::Op`). Lowering maps the Latin method
+//! spellings (`x.addita(y)`, `a · b`, `x.activatio_softmax()`) to these; the
+//! evaluator runs them with the kernels in `src/tensor/`; the autodiff pass has one
+//! VJP rule per variant. Operand 0 is always the receiver.
+//!
+//! Static shapes: [`infer_shape`] computes the result shape from operand shapes where
+//! they are known (`None` = unknown rank, `Some(dims)` with `None` entries = unknown
+//! extents), so `faber check` reports mismatches that are certain.
+
+/// A tensor shape known at compile time, as far as it is known.
+pub type StaticShape = Option<Vec<Option<u64>>>;
+
+macro_rules! ops {
+    ($($variant:ident = $name:literal, $arity:expr;)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Op { $($variant),* }
+
+        impl Op {
+            /// The Latin method name (`·` is `matmul`'s glyph, `⊙` `multiplica`'s).
+            pub fn name(self) -> &'static str {
+                match self { $(Op::$variant => $name),* }
+            }
+
+            /// Operands including the receiver.
+            pub fn arity(self) -> usize {
+                match self { $(Op::$variant => $arity),* }
+            }
+
+            pub fn from_method(name: &str) -> Option<Op> {
+                match name { $($name => Some(Op::$variant),)* _ => None }
+            }
+
+            pub const ALL: &'static [Op] = &[$(Op::$variant),*];
+        }
+    };
+}
+
+ops! {
+    // construction (receiver: a seed that only gives the element kind)
+    Crea = "crea", 3;
+    Strue = "strue", 3;
+    // shape
+    Forma = "forma", 2;
+    Transpone = "transpone", 1;
+    Permuta = "permuta", 2;
+    Sectio = "sectio", 3;
+    Concatena = "concatena", 3;
+    // elementwise with broadcasting
+    Addita = "addita", 2;
+    Subtrahe = "subtrahe", 2;
+    Multiplica = "multiplica", 2;
+    Divide = "divide", 2;
+    AdditaBias = "addita_bias", 2;
+    MatMul = "matmul", 2;
+    // unary
+    Neg = "neg", 1;
+    Exp = "exp", 1;
+    Log = "log", 1;
+    Sqrt = "sqrt", 1;
+    Tanh = "tanh", 1;
+    Gelu = "gelu", 1;
+    Relu = "relu", 1;
+    Reciproca = "reciproca", 1;
+    Scala = "scala", 2;
+    // reductions
+    Summa = "summa", 1;
+    Media = "media", 1;
+    SummaAxis = "summa_axis", 3;
+    MediaAxis = "media_axis", 3;
+    MaximumAxis = "maximum_axis", 3;
+    Argmax = "argmax", 1;
+    // neural-network building blocks
+    Softmax = "activatio_softmax", 1;
+    LogSoftmax = "log_softmax", 1;
+    Laminatio = "laminatio", 5;
+    CruxEntropia = "crux_entropia", 2;
+    CruxEntropiaIndices = "crux_entropia_indices", 2;
+    Collige = "collige", 2;
+    LarvaCausalis = "larva_causalis", 2;
+    // inspection
+    Magnitudines = "magnitudines", 1;
+    Planata = "planata", 1;
+}
+
+/// How an op's result relates to a tensor: most return a tensor; a few return a
+/// number or a list (lowering uses this for static types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpResult {
+    Tensor,
+    /// `summa`, `media`, `crux_entropia*`: a `fractus`.
+    Float,
+    /// `magnitudines`: `lista<numerus>`.
+    IntList,
+    /// `planata`: `lista<fractus>`.
+    FloatList,
+}
+
+impl Op {
+    pub fn result(self) -> OpResult {
+        match self {
+            Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => OpResult::Float,
+            Op::Magnitudines => OpResult::IntList,
+            Op::Planata => OpResult::FloatList,
+            _ => OpResult::Tensor,
+        }
+    }
+
+    /// Method names that lists or texts also have: with a receiver of unknown static
+    /// type these stay built-in methods and dispatch on the value at run time.
+    pub fn shared_with_lists(name: &str) -> bool {
+        matches!(name, "sectio" | "longitudo" | "accipe")
+    }
+}
+
+/// Why a static shape check failed: a message naming both shapes.
+pub fn shape_text(s: &StaticShape) -> String {
+    match s {
+        None => "_".into(),
+        Some(d) => {
+            let parts: Vec<String> = d
+                .iter()
+                .map(|x| x.map_or("_".into(), |n| n.to_string()))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+fn dim_eq(a: Option<u64>, b: Option<u64>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// NumPy broadcasting of two static shapes.
+pub fn broadcast(a: &StaticShape, b: &StaticShape) -> Result<StaticShape, String> {
+    let (Some(a), Some(b)) = (a, b) else {
+        return Ok(None);
+    };
+    let n = a.len().max(b.len());
+    let mut out = vec![None; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            Some(1)
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            Some(1)
+        };
+        out[i] = match (da, db) {
+            (Some(1), d) | (d, Some(1)) => d,
+            (Some(x), Some(y)) if x == y => Some(x),
+            (Some(x), Some(y)) => {
+                return Err(format!(
+                    "shapes {} and {} do not broadcast (dimension {x} against {y})",
+                    shape_text(&Some(a.clone())),
+                    shape_text(&Some(b.clone()))
+                ))
+            }
+            _ => None,
+        };
+    }
+    Ok(Some(out))
+}
+
+/// The result shape of `op` given operand shapes (`None` for non-tensor or unknown
+/// operands) and, for ops whose shape comes from an operand's value, that value when
+/// it is a literal (`shape_arg`). Err when the shapes certainly do not fit.
+pub fn infer_shape(
+    op: Op,
+    shapes: &[StaticShape],
+    shape_arg: Option<&[u64]>,
+) -> Result<StaticShape, String> {
+    let s0 = shapes.first().cloned().flatten();
+    let s1 = shapes.get(1).cloned().flatten();
+    let known = |v: &[u64]| Some(v.iter().map(|&d| Some(d)).collect::<Vec<_>>());
+    Ok(match op {
+        Op::Crea | Op::Strue => shape_arg.and_then(known),
+        Op::Forma => {
+            if let (Some(target), Some(src)) = (shape_arg, &s0) {
+                if src.iter().all(|d| d.is_some()) {
+                    let a: u64 = src.iter().map(|d| d.unwrap_or(1)).product();
+                    let b: u64 = target.iter().product();
+                    if a != b {
+                        return Err(format!(
+                            "cannot reshape {} ({a} elements) to {} ({b} elements)",
+                            shape_text(&s0),
+                            shape_text(&known(target))
+                        ));
+                    }
+                }
+            }
+            shape_arg.and_then(known)
+        }
+        Op::Transpone => match s0 {
+            Some(d) if d.len() == 2 => Some(vec![d[1], d[0]]),
+            Some(d) => {
+                return Err(format!(
+                    "`transpone` needs a rank-2 tensor, found rank {}",
+                    d.len()
+                ))
+            }
+            None => None,
+        },
+        Op::Addita | Op::Subtrahe | Op::Multiplica | Op::Divide => broadcast(&s0, &s1)?,
+        Op::AdditaBias => match (&s0, &s1) {
+            (Some(x), Some(b)) if x.len() == 2 && b.len() == 1 => {
+                if !dim_eq(x[1], b[0]) {
+                    return Err(format!(
+                        "`addita_bias` needs a bias of {} elements for {}, found {}",
+                        x[1].map_or("_".into(), |n| n.to_string()),
+                        shape_text(&s0),
+                        shape_text(&s1)
+                    ));
+                }
+                s0.clone()
+            }
+            _ => s0.clone(),
+        },
+        Op::MatMul => match (&s0, &s1) {
+            (Some(a), Some(b)) => matmul_shape(a, b)?,
+            _ => None,
+        },
+        Op::Neg
+        | Op::Exp
+        | Op::Log
+        | Op::Sqrt
+        | Op::Tanh
+        | Op::Gelu
+        | Op::Relu
+        | Op::Reciproca
+        | Op::Scala
+        | Op::Softmax
+        | Op::LogSoftmax
+        | Op::Laminatio
+        | Op::LarvaCausalis => s0,
+        Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => Some(vec![]),
+        _ => None,
+    })
+}
+
+fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, String> {
+    let text = |a: &[Option<u64>]| shape_text(&Some(a.to_vec()));
+    let mismatch = |ka: Option<u64>, kb: Option<u64>| {
+        format!(
+            "`·` inner dimensions differ: {} · {} ({} against {})",
+            text(a),
+            text(b),
+            ka.map_or("_".into(), |n| n.to_string()),
+            kb.map_or("_".into(), |n| n.to_string())
+        )
+    };
+    Ok(match (a.len(), b.len()) {
+        (1, 1) => {
+            if !dim_eq(a[0], b[0]) {
+                return Err(mismatch(a[0], b[0]));
+            }
+            Some(vec![])
+        }
+        (2, 1) => {
+            if !dim_eq(a[1], b[0]) {
+                return Err(mismatch(a[1], b[0]));
+            }
+            Some(vec![a[0]])
+        }
+        (ra, rb) if ra >= 2 && ra == rb => {
+            if !dim_eq(a[ra - 1], b[rb - 2]) {
+                return Err(mismatch(a[ra - 1], b[rb - 2]));
+            }
+            let mut out: Vec<Option<u64>> = a[..ra - 1].to_vec();
+            out.push(b[rb - 1]);
+            Some(out)
+        }
+        (ra, rb) => return Err(format!("`·` does not combine rank {ra} with rank {rb}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(d: &[u64]) -> StaticShape {
+        Some(d.iter().map(|&x| Some(x)).collect())
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for &op in Op::ALL {
+            assert_eq!(Op::from_method(op.name()), Some(op));
+        }
+    }
+
+    #[test]
+    fn static_shapes() {
+        assert_eq!(
+            infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[3, 4])], None).unwrap(),
+            s(&[2, 4])
+        );
+        assert!(infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[2, 4])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::MatMul, &[s(&[5, 2, 3]), s(&[5, 3, 4])], None).unwrap(),
+            s(&[5, 2, 4])
+        );
+        assert_eq!(
+            infer_shape(Op::Addita, &[s(&[2, 3]), s(&[3])], None).unwrap(),
+            s(&[2, 3])
+        );
+        assert!(infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::Transpone, &[s(&[2, 3])], None).unwrap(),
+            s(&[3, 2])
+        );
+        assert!(infer_shape(Op::Forma, &[s(&[2, 3])], Some(&[4, 2])).is_err());
+        assert_eq!(
+            infer_shape(Op::Forma, &[s(&[2, 3])], Some(&[3, 2])).unwrap(),
+            s(&[3, 2])
+        );
+        assert_eq!(
+            infer_shape(Op::Addita, &[None, s(&[3])], None).unwrap(),
+            None
+        );
+    }
+}
