@@ -11,6 +11,7 @@ pub mod libraries;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
+pub mod tensor;
 
 use diag::Diagnostic;
 use source::{FileId, SourceMap};

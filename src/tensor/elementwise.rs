@@ -1,0 +1,302 @@
+//! Elementwise kernels: binary ops with NumPy broadcasting (`addita`,
+//! `subtrahe`, `multiplica`, `divide`), `addita_bias`, and unary maps (`neg`,
+//! `scala`, `reciproca`, `exp`, `log`, `sqrt`, `tanh`, `relu`, `gelu`).
+//!
+//! Each kernel makes one allocation for its result and runs a tight loop the
+//! compiler vectorises; the costly transcendental maps run row-parallel above
+//! a size threshold (results never depend on the thread count).
+
+use super::tanh::{map_tanh_cr, tanh_exp};
+use super::{
+    alloc, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError, PAR_MIN_CHEAP,
+    PAR_MIN_COSTLY,
+};
+
+/// NumPy broadcasting: align shapes at the right; each pair of sizes must be
+/// equal or one of them 1.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let mut out = vec![0usize; rank];
+    for i in 0..rank {
+        let da = if i + a.len() >= rank {
+            a[i + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= rank {
+            b[i + b.len() - rank]
+        } else {
+            1
+        };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(TensorError::shape(format!(
+                "shapes {} and {} do not broadcast",
+                fmt_shape(a),
+                fmt_shape(b)
+            )));
+        };
+    }
+    Ok(out)
+}
+
+/// Strides of `shape` viewed inside the broadcast shape `out` (0 on
+/// broadcast axes).
+fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let rank = out.len();
+    let mut strides = vec![0usize; rank];
+    let mut s = 1usize;
+    for i in (0..shape.len()).rev() {
+        let oi = i + rank - shape.len();
+        strides[oi] = if shape[i] == 1 && out[oi] != 1 { 0 } else { s };
+        s *= shape[i];
+    }
+    strides
+}
+
+#[inline(always)]
+fn binary<F: Fn(f64, f64) -> f64 + Copy>(
+    name: &str,
+    a: &Tensor,
+    b: &Tensor,
+    f: F,
+) -> TResult<Tensor> {
+    if a.shape() == b.shape() {
+        let mut out = alloc(a.numel())?;
+        out.extend(a.data().iter().zip(b.data()).map(|(&x, &y)| f(x, y)));
+        return Ok(Tensor::from_parts(a.shape().to_vec(), out));
+    }
+    let shape = broadcast_shapes(a.shape(), b.shape()).map_err(|e| TensorError {
+        message: format!("{name}: {}", e.message),
+        ..e
+    })?;
+    let n = checked_numel(&shape)?;
+    let mut out = alloc(n)?;
+    if b.numel() == 1 && a.numel() == n {
+        let y = b.data()[0];
+        out.extend(a.data().iter().map(|&x| f(x, y)));
+    } else if a.numel() == 1 && b.numel() == n {
+        let x = a.data()[0];
+        out.extend(b.data().iter().map(|&y| f(x, y)));
+    } else if n > 0 {
+        let rank = shape.len();
+        let sa = broadcast_strides(a.shape(), &shape);
+        let sb = broadcast_strides(b.shape(), &shape);
+        let (ad, bd) = (a.data(), b.data());
+        let inner = shape[rank - 1];
+        let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
+        let mut idx = vec![0usize; rank];
+        let (mut oa, mut ob) = (0usize, 0usize);
+        loop {
+            match (ia, ib) {
+                (1, 1) => out.extend(
+                    ad[oa..oa + inner]
+                        .iter()
+                        .zip(&bd[ob..ob + inner])
+                        .map(|(&x, &y)| f(x, y)),
+                ),
+                (0, 1) => {
+                    let x = ad[oa];
+                    out.extend(bd[ob..ob + inner].iter().map(|&y| f(x, y)));
+                }
+                (1, 0) => {
+                    let y = bd[ob];
+                    out.extend(ad[oa..oa + inner].iter().map(|&x| f(x, y)));
+                }
+                _ => {
+                    let (x, y) = (ad[oa], bd[ob]);
+                    out.extend(std::iter::repeat_n(f(x, y), inner));
+                }
+            }
+            let mut ax = rank - 1;
+            loop {
+                if ax == 0 {
+                    return Ok(Tensor::from_parts(shape, out));
+                }
+                ax -= 1;
+                idx[ax] += 1;
+                oa += sa[ax];
+                ob += sb[ax];
+                if idx[ax] < shape[ax] {
+                    break;
+                }
+                oa -= sa[ax] * idx[ax];
+                ob -= sb[ax] * idx[ax];
+                idx[ax] = 0;
+            }
+        }
+    }
+    Ok(Tensor::from_parts(shape, out))
+}
+
+/// `a.addita(b)`: `a + b` with broadcasting.
+pub fn add(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    binary("addita", a, b, |x, y| x + y)
+}
+
+/// `a.subtrahe(b)`: `a − b` with broadcasting.
+pub fn sub(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    binary("subtrahe", a, b, |x, y| x - y)
+}
+
+/// `a.multiplica(b)` / `a ⊙ b`: `a · b` elementwise with broadcasting.
+pub fn mul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    binary("multiplica", a, b, |x, y| x * y)
+}
+
+/// `a.divide(b)`: checked quotient; any zero (±0) or non-finite element of
+/// `b` is a `Domain` error.
+pub fn div(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    if let Some(&bad) = b.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {
+        return Err(TensorError::domain(format!(
+            "divide: divisor element {bad}"
+        )));
+    }
+    binary("divide", a, b, |x, y| x / y)
+}
+
+/// `x.addita_bias(b)`: `x[…, C] + b[C]`, the bias added to every last-axis row.
+pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    let c = match (x.shape().last(), b.shape()) {
+        (Some(&c), &[bc]) if c == bc => c,
+        _ => {
+            return Err(TensorError::shape(format!(
+                "addita_bias: bias {} does not fit the last axis of {}",
+                fmt_shape(b.shape()),
+                fmt_shape(x.shape())
+            )))
+        }
+    };
+    let mut out = alloc(x.numel())?;
+    if c > 0 {
+        let bd = b.data();
+        for row in x.data().chunks_exact(c) {
+            out.extend(row.iter().zip(bd).map(|(&v, &w)| v + w));
+        }
+    }
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+#[inline(always)]
+fn unary<F: Fn(f64) -> f64 + Copy>(x: &Tensor, f: F) -> TResult<Tensor> {
+    let mut out = alloc(x.numel())?;
+    out.extend(x.data().iter().map(|&v| f(v)));
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// Like `unary` for costly maps: row-parallel above a size threshold.
+fn unary_par<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
+    let n = x.numel();
+    let mut out = alloc(n)?;
+    out.resize(n, 0.0);
+    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = f(s);
+        }
+    });
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// `x.neg()`: `−x`.
+pub fn neg(x: &Tensor) -> TResult<Tensor> {
+    unary(x, |v| -v)
+}
+
+/// `x.scala(f)`: `x · f`.
+pub fn scale(x: &Tensor, factor: f64) -> TResult<Tensor> {
+    unary(x, |v| v * factor)
+}
+
+/// `x.reciproca()`: `1 / x`; a zero or non-finite element is a `Domain` error.
+pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
+    if let Some(&bad) = x.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {
+        return Err(TensorError::domain(format!("reciproca: element {bad}")));
+    }
+    unary(x, |v| 1.0 / v)
+}
+
+/// `x.exp()`: `eˣ` (the platform libm `exp`, as the oracles were).
+pub fn exp(x: &Tensor) -> TResult<Tensor> {
+    unary_par(x, f64::exp)
+}
+
+/// `x.log()`: natural log; an element ≤ 0 or NaN is a `Domain` error.
+pub fn log(x: &Tensor) -> TResult<Tensor> {
+    if let Some(&bad) = x.data().iter().find(|v| v.is_nan() || **v <= 0.0) {
+        return Err(TensorError::domain(format!(
+            "log: element {bad} is not positive"
+        )));
+    }
+    unary_par(x, f64::ln)
+}
+
+/// `x.sqrt()`: square root (correctly rounded); an element < 0 or NaN is a
+/// `Domain` error (−0.0 gives −0.0).
+pub fn sqrt(x: &Tensor) -> TResult<Tensor> {
+    if let Some(&bad) = x.data().iter().find(|v| v.is_nan() || **v < 0.0) {
+        return Err(TensorError::domain(format!(
+            "sqrt: element {bad} is negative"
+        )));
+    }
+    unary(x, f64::sqrt)
+}
+
+/// `x.tanh()`: the correctly rounded hyperbolic tangent
+/// ([`tanh_cr`](super::tanh_cr)).
+pub fn tanh(x: &Tensor) -> TResult<Tensor> {
+    tanh_map(x, false)
+}
+
+fn tanh_map(x: &Tensor, gelu: bool) -> TResult<Tensor> {
+    let n = x.numel();
+    let mut out = alloc(n)?;
+    out.resize(n, 0.0);
+    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_COSTLY, |src, dst| {
+        map_tanh_cr(src, dst, gelu)
+    });
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// tanh through the exp identity ([`tanh_exp`]): `1 − 2/(e^{2t}+1)` for
+/// t ≥ 0, `2/(e^{−2t}+1) − 1` for t < 0.
+pub fn tanh_exp_identity(x: &Tensor) -> TResult<Tensor> {
+    unary_par(x, tanh_exp)
+}
+
+/// `x.relu()`: `x` where `x > 0` (NaN stays NaN), else `0.0`.
+pub fn relu(x: &Tensor) -> TResult<Tensor> {
+    unary(x, |v| if v > 0.0 || v.is_nan() { v } else { 0.0 })
+}
+
+/// GELU constants: c = √(2/π) computed in f64, β = 0.044715.
+pub const GELU_C: f64 = 0.7978845608028654;
+pub const GELU_BETA: f64 = 0.044715;
+
+#[inline(always)]
+pub(crate) fn gelu_with(x: f64, tanh_fn: impl Fn(f64) -> f64) -> f64 {
+    let u = GELU_C * (x + GELU_BETA * ((x * x) * x));
+    let t = tanh_fn(u);
+    (0.5 * x) * (1.0 + t)
+}
+
+/// `x.gelu()`: `u = c·(x + β·((x·x)·x))`, `t = tanh(u)` (correctly rounded),
+/// `y = (0.5·x)·(1 + t)`.
+pub fn gelu(x: &Tensor) -> TResult<Tensor> {
+    tanh_map(x, true)
+}
+
+/// GELU with tanh through the exp identity (the bert shim's recipe).
+pub fn gelu_exp_identity(x: &Tensor) -> TResult<Tensor> {
+    unary_par(x, |v| gelu_with(v, tanh_exp))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gelu_c_is_sqrt_two_over_pi() {
+        assert_eq!(super::GELU_C, (2.0f64 / std::f64::consts::PI).sqrt());
+    }
+}

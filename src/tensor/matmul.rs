@@ -1,0 +1,294 @@
+//! `a · b` / `a.matmul(b)`: dot, mat-vec, vec-mat, matmul and batched matmul
+//! (ranks 3 and 4, batch axes broadcast NumPy-style).
+//!
+//! Two kernels compute each 2-D product `[m,k]·[k,n]`:
+//! * **exact** — the AUTODIFF.md §1 recipe, bit-exact with the oracle
+//!   captures: `acc = a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for
+//!   p = 1, 2, … in order (no FMA; k = 0 gives 0.0);
+//! * **fast** — `matrixmultiply::dgemm` (blocked, SIMD, FMA), whose rounding
+//!   differs from the exact order by a few ulps.
+//!
+//! [`matmul`] uses the exact kernel when `m·n·k ≤ EXACT_MATMUL_MAX_WORK` for
+//! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
+//! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
+
+use super::elementwise::broadcast_shapes;
+use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+
+/// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
+/// exact in-order kernel (32·32·64).
+pub const EXACT_MATMUL_MAX_WORK: usize = 1 << 16;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Auto,
+    Exact,
+    Fast,
+}
+
+/// `a · b` with the automatic kernel choice (see the module docs).
+pub fn matmul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    matmul_mode(a, b, Mode::Auto)
+}
+
+/// `a · b` always with the exact in-order kernel.
+pub fn matmul_exact(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    matmul_mode(a, b, Mode::Exact)
+}
+
+/// `a · b` always with the GEMM kernel for 2-D products (dot, mat-vec and
+/// vec-mat still use the in-order loops).
+pub fn matmul_fast(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    matmul_mode(a, b, Mode::Fast)
+}
+
+fn mismatch(a: &Tensor, b: &Tensor) -> TensorError {
+    TensorError::shape(format!(
+        "matmul: shapes {} and {} do not fit",
+        fmt_shape(a.shape()),
+        fmt_shape(b.shape())
+    ))
+}
+
+fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
+    let (sa, sb) = (a.shape(), b.shape());
+    match (sa.len(), sb.len()) {
+        (1, 1) => {
+            if sa[0] != sb[0] {
+                return Err(mismatch(a, b));
+            }
+            Ok(Tensor::scalar(dot(a.data(), b.data())))
+        }
+        (2, 1) => {
+            let (m, k) = (sa[0], sa[1]);
+            if k != sb[0] {
+                return Err(mismatch(a, b));
+            }
+            let mut out = alloc_zeros(m)?;
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = dot(&a.data()[i * k..(i + 1) * k], b.data());
+            }
+            Ok(Tensor::from_parts(vec![m], out))
+        }
+        (1, 2) => {
+            let (k, n) = (sb[0], sb[1]);
+            if k != sa[0] {
+                return Err(mismatch(a, b));
+            }
+            let mut out = alloc_zeros(n)?;
+            gemm_exact(1, n, k, a.data(), b.data(), &mut out);
+            Ok(Tensor::from_parts(vec![n], out))
+        }
+        (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
+            let (m, k) = (sa[ra - 2], sa[ra - 1]);
+            let (k2, n) = (sb[rb - 2], sb[rb - 1]);
+            if k != k2 {
+                return Err(mismatch(a, b));
+            }
+            let (ba, bb) = (&sa[..ra - 2], &sb[..rb - 2]);
+            let batch = broadcast_shapes(ba, bb).map_err(|_| mismatch(a, b))?;
+            let mut out_shape = batch.clone();
+            out_shape.extend([m, n]);
+            let total = checked_numel(&out_shape)?;
+            let mut out = alloc_zeros(total)?;
+            if total == 0 {
+                return Ok(Tensor::from_parts(out_shape, out));
+            }
+            let exact = match mode {
+                Mode::Exact => true,
+                Mode::Fast => false,
+                Mode::Auto => (m * n).saturating_mul(k) <= EXACT_MATMUL_MAX_WORK,
+            };
+            let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: &mut [f64]| {
+                if exact || k == 0 {
+                    gemm_exact(rows, n, k, ad, bd, od)
+                } else {
+                    gemm_fast(rows, n, k, ad, bd, od)
+                }
+            };
+            let nb: usize = batch.iter().product();
+            if bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
+                // b is one matrix: the batch of a is one tall [nb·m, k] matrix.
+                kernel(nb * m, a.data(), b.data(), &mut out);
+            } else {
+                let ia = batch_offsets(ba, &batch);
+                let ib = batch_offsets(bb, &batch);
+                for (t, chunk) in out.chunks_exact_mut(m * n).enumerate() {
+                    let (oa, ob) = (ia[t] * m * k, ib[t] * k * n);
+                    kernel(
+                        m,
+                        &a.data()[oa..oa + m * k],
+                        &b.data()[ob..ob + k * n],
+                        chunk,
+                    );
+                }
+            }
+            Ok(Tensor::from_parts(out_shape, out))
+        }
+        _ => Err(mismatch(a, b)),
+    }
+}
+
+/// For each batch index of `out` (row-major), the matrix index in an operand
+/// with batch shape `shape` broadcast to `out`.
+fn batch_offsets(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let total: usize = out.iter().product();
+    let rank = out.len();
+    let mut strides = vec![0usize; rank];
+    let mut s = 1;
+    for i in (0..shape.len()).rev() {
+        let oi = i + rank - shape.len();
+        strides[oi] = if shape[i] == 1 { 0 } else { s };
+        s *= shape[i];
+    }
+    (0..total)
+        .map(|mut t| {
+            let mut off = 0;
+            for ax in (0..rank).rev() {
+                off += (t % out[ax]) * strides[ax];
+                t /= out[ax];
+            }
+            off
+        })
+        .collect()
+}
+
+/// In-order dot product: `a0·b0`, then `+= ai·bi`; empty → 0.0.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let Some((&a0, ar)) = a.split_first() else {
+        return 0.0;
+    };
+    let mut acc = a0 * b[0];
+    for (&x, &y) in ar.iter().zip(&b[1..]) {
+        acc += x * y;
+    }
+    acc
+}
+
+/// Exact in-order GEMM, `c` pre-zeroed, row-major `[m,k]·[k,n]`. The i-p-j
+/// loop keeps each `c[i,j]`'s accumulation order and vectorises over j.
+fn gemm_exact(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked above); the function has
+            // no other preconditions. AVX2 only widens the vectors: Rust never
+            // contracts `a*b + c` into an FMA, so the rounding is unchanged.
+            unsafe { gemm_exact_avx2(m, n, k, a, b, c) };
+            return;
+        }
+    }
+    gemm_exact_generic(m, n, k, a, b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gemm_exact_avx2(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    gemm_exact_generic(m, n, k, a, b, c)
+}
+
+#[inline(always)]
+fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    if k == 0 || n == 0 {
+        return;
+    }
+    for (arow, crow) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)).take(m) {
+        let a0 = arow[0];
+        for (cv, &bv) in crow.iter_mut().zip(&b[..n]) {
+            *cv = a0 * bv;
+        }
+        for (p, &ap) in arow.iter().enumerate().skip(1) {
+            let brow = &b[p * n..(p + 1) * n];
+            for (cv, &bv) in crow.iter_mut().zip(brow) {
+                *cv += ap * bv;
+            }
+        }
+    }
+}
+
+/// Tuned GEMM, `c` pre-zeroed: above `PAR_MIN_WORK` the rows of `c` are
+/// split into one block per thread (multiples of 8 rows), each computed by
+/// `matrixmultiply::dgemm`. Every `c[i,j]` is accumulated by the same kernel
+/// in the same k-blocking whatever the split, so results do not depend on
+/// the thread count (tests/tensor_errors.rs checks this).
+fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+    const PAR_MIN_WORK: usize = 1 << 21;
+    let t = super::threads().min(n / 8);
+    if t <= 1 || m * n * k < PAR_MIN_WORK {
+        return gemm_block(m, n, k, a, b, c, n);
+    }
+    // Split the columns of b and c into `t` blocks (multiples of 8 columns).
+    let per = n.div_ceil(t).div_ceil(8) * 8;
+    let cp = SendPtr(c.as_mut_ptr());
+    let block = move |j0: usize| {
+        let cp = cp;
+        let w = per.min(n - j0);
+        // SAFETY: column blocks [j0, j0+w) are disjoint, so no two threads
+        // write the same element of c; a, b and c outlive the scope.
+        unsafe { dgemm_raw(m, w, k, a.as_ptr(), k, b[j0..].as_ptr(), n, cp.0.add(j0), n) }
+    };
+    std::thread::scope(|s| {
+        for j0 in (per..n).step_by(per) {
+            // A thread the system refuses runs its block here instead.
+            if std::thread::Builder::new()
+                .spawn_scoped(s, move || block(j0))
+                .is_err()
+            {
+                block(j0);
+            }
+        }
+        block(0);
+    });
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f64);
+// SAFETY: used only to hand disjoint column blocks of one buffer to scoped threads.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above; the pointer is only copied, never dereferenced concurrently
+// on the same elements.
+unsafe impl Sync for SendPtr {}
+
+/// One `matrixmultiply::dgemm` call on row-major `[m,k]·[k,n]`.
+fn gemm_block(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64], ldc: usize) {
+    debug_assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * ldc);
+    // SAFETY: a is m×k (row stride k), b is k×n (row stride n), c is m×n
+    // (row stride ldc ≥ n); the slices hold that many elements and c does not
+    // alias a or b.
+    unsafe { dgemm_raw(m, n, k, a.as_ptr(), k, b.as_ptr(), n, c.as_mut_ptr(), ldc) }
+}
+
+/// `c[m×n] = a[m×k]·b[k×n]` with row strides `lda`, `ldb`, `ldc`.
+///
+/// # Safety
+/// The pointers must address matrices of those sizes and strides; `c` must
+/// not alias `a` or `b` nor be written concurrently elsewhere.
+#[allow(clippy::too_many_arguments)]
+unsafe fn dgemm_raw(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: *const f64,
+    lda: usize,
+    b: *const f64,
+    ldb: usize,
+    c: *mut f64,
+    ldc: usize,
+) {
+    matrixmultiply::dgemm(
+        m,
+        k,
+        n,
+        1.0,
+        a,
+        lda as isize,
+        1,
+        b,
+        ldb as isize,
+        1,
+        0.0,
+        c,
+        ldc as isize,
+        1,
+    );
+}

@@ -1,0 +1,328 @@
+//! The tensor runtime: dense row-major f64 tensors and the kernels the
+//! evaluator calls for `tensor<…>` methods. It knows nothing about the
+//! evaluator; every operation is a plain function returning
+//! `Result<Tensor, TensorError>` and never panics on user input.
+//!
+//! See docs/tensors.md for every operation, its Latin method name, shape rules,
+//! numeric recipe and error cases.
+//!
+//! * Every element is an `f64`, whatever the declared element type; integer
+//!   tensors (token ids) hold integral f64 values.
+//! * Storage is `Rc<Vec<f64>>`, shared and copy-on-write (`Rc::make_mut`).
+//! * Every operation allocates exactly one result buffer, checked against the
+//!   thread's [`Limits`] (a result with more than `max_elements` elements is a
+//!   `Limit` error, never an abort).
+
+mod construct;
+mod elementwise;
+mod error;
+mod matmul;
+mod nn;
+mod reduce;
+mod rng;
+mod shape;
+mod tanh;
+
+pub use construct::dims_from_i64;
+pub use elementwise::{
+    add, add_bias, broadcast_shapes, div, exp, gelu, gelu_exp_identity, log, mul, neg, reciprocal,
+    relu, scale, sqrt, sub, tanh, tanh_exp_identity,
+};
+pub use error::{TResult, TensorError, TensorErrorKind};
+pub use matmul::{matmul, matmul_exact, matmul_fast, EXACT_MATMUL_MAX_WORK};
+pub use nn::{
+    causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
+    log_softmax, softmax,
+};
+pub use reduce::{argmax, max_axis, mean, mean_axis, sum, sum_axis, sum_to_shape};
+pub use rng::SplitMix64;
+pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
+pub use tanh::{tanh_cr, tanh_exp};
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Mutex;
+
+/// Resource limits for tensor allocations (per thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest element count of any one tensor an operation may allocate.
+    pub max_elements: usize,
+}
+
+impl Default for Limits {
+    /// 4 GiB worth of f64 elements: 4·2³⁰ / 8 = 536 870 912.
+    fn default() -> Self {
+        Limits {
+            max_elements: (4usize << 30) / 8,
+        }
+    }
+}
+
+thread_local! {
+    static LIMITS: Cell<Limits> = Cell::new(Limits::default());
+    static THREADS: Cell<usize> = const { Cell::new(0) };
+}
+
+impl Limits {
+    /// The limits in force on this thread.
+    pub fn current() -> Limits {
+        LIMITS.with(|l| l.get())
+    }
+    /// Sets the limits for this thread; returns the previous ones.
+    pub fn set_current(limits: Limits) -> Limits {
+        LIMITS.with(|l| l.replace(limits))
+    }
+}
+
+/// Number of worker threads row-parallel kernels may use on this thread
+/// (0 = `std::thread::available_parallelism`). Results never depend on it.
+pub fn set_threads(n: usize) -> usize {
+    THREADS.with(|t| t.replace(n))
+}
+
+pub(crate) fn threads() -> usize {
+    match THREADS.with(|t| t.get()) {
+        0 => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        n => n,
+    }
+}
+
+/// Element count of `shape`, with overflow and the thread's limit checked.
+pub fn checked_numel(shape: &[usize]) -> TResult<usize> {
+    let mut n: usize = 1;
+    for &d in shape {
+        n = n.checked_mul(d).ok_or_else(|| {
+            TensorError::limit(format!(
+                "tensor of shape {} has too many elements",
+                fmt_shape(shape)
+            ))
+        })?;
+    }
+    let max = Limits::current().max_elements;
+    if n > max {
+        return Err(TensorError::limit(format!(
+            "tensor of shape {} has {n} elements, more than the limit of {max}",
+            fmt_shape(shape)
+        )));
+    }
+    Ok(n)
+}
+
+/// An empty buffer with room for exactly `n` elements, or a `Limit` error when
+/// the system refuses the allocation.
+pub(crate) fn alloc(n: usize) -> TResult<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| TensorError::limit(format!("cannot allocate a tensor of {n} elements")))?;
+    Ok(v)
+}
+
+/// A zero-filled buffer of `n` elements (limit already checked by the caller).
+pub(crate) fn alloc_zeros(n: usize) -> TResult<Vec<f64>> {
+    let mut v = alloc(n)?;
+    v.resize(n, 0.0);
+    Ok(v)
+}
+
+/// `[2, 3]`-style rendering of a shape for messages.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    let parts: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// A dense row-major tensor of f64 with copy-on-write storage.
+///
+/// Invariant: `data.len()` equals the product of `shape` (1 for rank 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    shape: Vec<usize>,
+    data: Rc<Vec<f64>>,
+}
+
+impl Tensor {
+    /// Builds a tensor from parts the caller has already checked (crate use).
+    pub(crate) fn from_parts(shape: Vec<usize>, data: Vec<f64>) -> Tensor {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+        Tensor {
+            shape,
+            data: Rc::new(data),
+        }
+    }
+
+    /// A rank-0 tensor holding `value`.
+    pub fn scalar(value: f64) -> Tensor {
+        Tensor::from_parts(Vec::new(), vec![value])
+    }
+
+    /// The shape (`[]` at rank 0).
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The rank (`longitudo`): number of axes, 0 for a scalar.
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Number of elements (1 at rank 0).
+    pub fn numel(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The elements in row-major order (`planata`).
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// The shared buffer (cheap clone of the `Rc`).
+    pub fn data_rc(&self) -> &Rc<Vec<f64>> {
+        &self.data
+    }
+
+    /// Mutable elements, copying the buffer first if it is shared.
+    pub fn data_mut(&mut self) -> &mut [f64] {
+        Rc::make_mut(&mut self.data).as_mut_slice()
+    }
+
+    /// Whether two tensors share one buffer (copy-on-write not yet triggered).
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Rc::ptr_eq(&self.data, &other.data)
+    }
+
+    /// The single element of a one-element tensor (any rank).
+    pub fn item(&self) -> TResult<f64> {
+        if self.data.len() == 1 {
+            Ok(self.data[0])
+        } else {
+            Err(TensorError::shape(format!(
+                "expected a one-element tensor, found shape {}",
+                fmt_shape(&self.shape)
+            )))
+        }
+    }
+
+    /// Row-major offset of a coordinate list (`accipe`/`ponde` index).
+    /// Wrong coordinate count → `Shape`; a coordinate out of range → `Index`.
+    pub fn offset(&self, index: &[i64]) -> TResult<usize> {
+        if index.len() != self.shape.len() {
+            return Err(TensorError::shape(format!(
+                "index has {} coordinates but the tensor has rank {}",
+                index.len(),
+                self.shape.len()
+            )));
+        }
+        let mut off = 0usize;
+        for (axis, (&i, &d)) in index.iter().zip(&self.shape).enumerate() {
+            if i < 0 || (i as u64) >= d as u64 {
+                return Err(TensorError::index(format!(
+                    "index {i} out of range for axis {axis} of size {d}"
+                )));
+            }
+            off = off * d + i as usize;
+        }
+        Ok(off)
+    }
+
+    /// The element at a coordinate list (`accipe`).
+    pub fn get(&self, index: &[i64]) -> TResult<f64> {
+        Ok(self.data[self.offset(index)?])
+    }
+
+    /// Writes one element (`ponde`), copying shared storage first.
+    pub fn set(&mut self, index: &[i64], value: f64) -> TResult<()> {
+        let off = self.offset(index)?;
+        self.data_mut()[off] = value;
+        Ok(())
+    }
+
+    /// Sets every element to `value` (`reple`).
+    pub fn fill_with(&mut self, value: f64) {
+        if Rc::get_mut(&mut self.data).is_none() {
+            self.data = Rc::new(vec![value; self.data.len()]);
+        } else {
+            self.data_mut().fill(value);
+        }
+    }
+
+    /// Validates that every element is an integer in `[0, bound)` and returns
+    /// them as indices (ids for gathers, targets, argmax results).
+    pub fn to_indices(&self, bound: usize, what: &str) -> TResult<Vec<usize>> {
+        let mut out = Vec::with_capacity(self.data.len());
+        for &v in self.data.iter() {
+            if v.fract() != 0.0 || !v.is_finite() {
+                return Err(TensorError::index(format!(
+                    "{what}: id {v} is not an integer"
+                )));
+            }
+            if v < 0.0 || v >= bound as f64 {
+                return Err(TensorError::index(format!(
+                    "{what}: id {v} out of range 0..{bound}"
+                )));
+            }
+            out.push(v as usize);
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) const PAR_MIN_CHEAP: usize = 1 << 15;
+pub(crate) const PAR_MIN_COSTLY: usize = 1 << 10;
+
+/// Runs `f(input_rows, output_rows)` over disjoint blocks of whole rows,
+/// on several threads when the work is large. Each row's result depends only
+/// on that row, so the output never depends on the thread count.
+///
+/// `min_elements` is the input size below which one thread does it all
+/// (spawning costs ~20 µs): [`PAR_MIN_CHEAP`] for ~10 ns/element kernels,
+/// [`PAR_MIN_COSTLY`] for the ~150 ns/element correctly rounded tanh.
+/// A thread the system refuses to start is replaced by running its block
+/// on the calling thread (never a panic).
+pub(crate) fn par_rows<F>(
+    input: &[f64],
+    out: &mut [f64],
+    in_row: usize,
+    out_row: usize,
+    min_elements: usize,
+    f: F,
+) where
+    F: Fn(&[f64], &mut [f64]) + Sync,
+{
+    let rows = input.len().checked_div(in_row).unwrap_or(0);
+    let t = threads().min(rows.max(1));
+    if t <= 1 || input.len() < min_elements || out_row == 0 {
+        f(input, out);
+        return;
+    }
+    let per = rows.div_ceil(t);
+    // Each block sits in a slot; helper threads take theirs, and the calling
+    // thread then runs every block nobody took (a helper that failed to start
+    // or has not started yet). Who computes a block never changes its result.
+    type Block<'a> = Mutex<Option<(&'a [f64], &'a mut [f64])>>;
+    let blocks: Vec<Block> = input
+        .chunks(per * in_row)
+        .zip(out.chunks_mut(per * out_row))
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
+    let run = |b: &Block| {
+        let job = match b.lock() {
+            Ok(mut g) => g.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some((ci, co)) = job {
+            f(ci, co);
+        }
+    };
+    std::thread::scope(|s| {
+        for b in &blocks[1..] {
+            let run = &run;
+            // A refused thread is not an error: its block runs below.
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || run(b));
+        }
+        for b in &blocks {
+            run(b);
+        }
+    });
+}

@@ -1,0 +1,327 @@
+//! Network kernels over the last axis: `activatio_softmax`, `log_softmax`,
+//! `laminatio` (LayerNorm), `crux_entropia` (probability targets),
+//! `crux_entropia_indices` (integer targets), plus `collige` (embedding
+//! gather) and `larva_causalis` (causal mask). Recipes follow AUTODIFF.md §1
+//! and §5 exactly; rows run in parallel above a size threshold (each row's
+//! result depends only on that row).
+
+use super::reduce::sum_slice;
+use super::{
+    alloc, alloc_zeros, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError,
+    PAR_MIN_CHEAP,
+};
+
+/// Size of the last axis, or a `Shape` error at rank 0.
+fn last_axis(name: &str, x: &Tensor) -> TResult<usize> {
+    x.shape()
+        .last()
+        .copied()
+        .ok_or_else(|| TensorError::shape(format!("{name}: a rank-0 tensor has no last axis")))
+}
+
+/// Largest element of a non-empty row, NaN if any element is NaN. Four
+/// running maxima (max is exact in any order; only the sign of a zero
+/// maximum may depend on the order, which no caller observes: `x − m` and
+/// `m + ln s` give the same results for m = ±0).
+#[inline(always)]
+fn row_max(row: &[f64]) -> f64 {
+    let mut lanes = [row[0]; 4];
+    let mut nan = false;
+    let chunks = row.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l = if v > *l { v } else { *l };
+            nan |= v.is_nan();
+        }
+    }
+    for &v in rest {
+        lanes[0] = if v > lanes[0] { v } else { lanes[0] };
+        nan |= v.is_nan();
+    }
+    if nan {
+        return f64::NAN;
+    }
+    let a = if lanes[1] > lanes[0] {
+        lanes[1]
+    } else {
+        lanes[0]
+    };
+    let b = if lanes[3] > lanes[2] {
+        lanes[3]
+    } else {
+        lanes[2]
+    };
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Softmax rows of `src` (length `c` each) into `dst`, with AVX2 for the
+/// division pass where the CPU has it (same IEEE results, wider vectors).
+fn softmax_rows(src: &[f64], dst: &mut [f64], c: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked above).
+            unsafe { softmax_rows_avx2(src, dst, c) };
+            return;
+        }
+    }
+    softmax_rows_generic(src, dst, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn softmax_rows_avx2(src: &[f64], dst: &mut [f64], c: usize) {
+    softmax_rows_generic(src, dst, c)
+}
+
+#[inline(always)]
+fn softmax_rows_generic(src: &[f64], dst: &mut [f64], c: usize) {
+    for (r, o) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
+        softmax_row(r, o);
+    }
+}
+
+/// Softmax of one row into `out`: `m = max`, `e = exp(x − m)`, `s = Σ e`
+/// left to right, `y = e / s`.
+#[inline(always)]
+fn softmax_row(row: &[f64], out: &mut [f64]) {
+    if row.is_empty() {
+        return;
+    }
+    let m = row_max(row);
+    let mut s = 0.0;
+    for (o, &v) in out.iter_mut().zip(row) {
+        let e = (v - m).exp();
+        *o = e;
+        s += e;
+    }
+    for o in out.iter_mut() {
+        *o /= s;
+    }
+}
+
+/// `x.activatio_softmax()`: softmax over the last axis (recipe above).
+pub fn softmax(x: &Tensor) -> TResult<Tensor> {
+    let c = last_axis("activatio_softmax", x)?;
+    let mut out = alloc_zeros(x.numel())?;
+    if c > 0 {
+        par_rows(x.data(), &mut out, c, c, PAR_MIN_CHEAP, |src, dst| {
+            softmax_rows(src, dst, c)
+        });
+    }
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// `x.log_softmax()`: per last-axis row, `m = max`, `s = Σ exp(x − m)` left to
+/// right, `y = (x − m) − ln s`.
+pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
+    let c = last_axis("log_softmax", x)?;
+    let mut out = alloc_zeros(x.numel())?;
+    if c > 0 {
+        par_rows(x.data(), &mut out, c, c, PAR_MIN_CHEAP, |src, dst| {
+            for (r, o) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
+                let m = row_max(r);
+                let mut s = 0.0;
+                for &v in r {
+                    s += (v - m).exp();
+                }
+                let ls = s.ln();
+                for (o, &v) in o.iter_mut().zip(r) {
+                    *o = (v - m) - ls;
+                }
+            }
+        });
+    }
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// `x.laminatio(axis, eps, γ, β)`: LayerNorm over the last axis (`axis` must
+/// name it); γ and β have shape `[d]`. Per row: `mean = Σx/d`, `c = x − mean`,
+/// `var = Σc²/d`, `inv = 1/√(var + eps)`, `y = (c·inv)·γ + β` (sums left to
+/// right from 0.0).
+pub fn layernorm(
+    x: &Tensor,
+    axis: usize,
+    eps: f64,
+    gamma: &Tensor,
+    beta: &Tensor,
+) -> TResult<Tensor> {
+    let d = last_axis("laminatio", x)?;
+    if axis + 1 != x.rank() {
+        return Err(TensorError::shape(format!(
+            "laminatio: axis {axis} is not the last axis of {}",
+            fmt_shape(x.shape())
+        )));
+    }
+    if gamma.shape() != [d] || beta.shape() != [d] {
+        return Err(TensorError::shape(format!(
+            "laminatio: scale {} and offset {} must both be [{d}]",
+            fmt_shape(gamma.shape()),
+            fmt_shape(beta.shape())
+        )));
+    }
+    if d == 0 {
+        return Err(TensorError::shape("laminatio: the last axis is empty"));
+    }
+    let (g, b) = (gamma.data(), beta.data());
+    let dn = d as f64;
+    let mut out = alloc_zeros(x.numel())?;
+    par_rows(x.data(), &mut out, d, d, PAR_MIN_CHEAP, |src, dst| {
+        for (r, o) in src.chunks_exact(d).zip(dst.chunks_exact_mut(d)) {
+            let mean = sum_slice(r) / dn;
+            for (o, &v) in o.iter_mut().zip(r) {
+                *o = v - mean;
+            }
+            let mut var = 0.0;
+            for &c in o.iter() {
+                var += c * c;
+            }
+            let inv = 1.0 / (var / dn + eps).sqrt();
+            for ((o, &gv), &bv) in o.iter_mut().zip(g).zip(b) {
+                *o = (*o * inv) * gv + bv;
+            }
+        }
+    });
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// `x.crux_entropia(t)`: `−(Σ t·ln(softmax(x) + 1e-7)) / C` → rank 0, with
+/// `C` the last-axis size, the sum over every element in row-major order
+/// from 0.0. `t` must have `x`'s shape and lie in [0, 1] (else `Domain`).
+pub fn cross_entropy(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
+    let c = last_axis("crux_entropia", x)?;
+    if x.shape() != t.shape() {
+        return Err(TensorError::shape(format!(
+            "crux_entropia: targets {} do not match logits {}",
+            fmt_shape(t.shape()),
+            fmt_shape(x.shape())
+        )));
+    }
+    if c == 0 {
+        return Err(TensorError::shape("crux_entropia: the last axis is empty"));
+    }
+    if let Some(&bad) = t.data().iter().find(|v| !(0.0..=1.0).contains(*v)) {
+        return Err(TensorError::domain(format!(
+            "crux_entropia: target {bad} is outside [0, 1]"
+        )));
+    }
+    let mut p = vec![0.0; c];
+    let mut s = 0.0;
+    for (r, tr) in x.data().chunks_exact(c).zip(t.data().chunks_exact(c)) {
+        softmax_row(r, &mut p);
+        for (&pv, &tv) in p.iter().zip(tr) {
+            s += tv * (pv + 1e-7).ln();
+        }
+    }
+    Ok(Tensor::scalar(-s / c as f64))
+}
+
+/// `z.crux_entropia_indices(y)`: mean over rows of `lse(z_r) − z_r[y_r]` with
+/// `lse = m + ln(Σ exp(z − m))` (m the row max, sums left to right) → rank 0;
+/// the row losses are summed in order from 0.0 and divided by the row count.
+/// `y` has shape `z.shape[..rank-1]` and holds integers in `[0, V)`.
+pub fn cross_entropy_indices(z: &Tensor, y: &Tensor) -> TResult<Tensor> {
+    let v = last_axis("crux_entropia_indices", z)?;
+    if y.shape() != &z.shape()[..z.rank() - 1] {
+        return Err(TensorError::shape(format!(
+            "crux_entropia_indices: targets {} do not match logits {}",
+            fmt_shape(y.shape()),
+            fmt_shape(z.shape())
+        )));
+    }
+    if v == 0 || y.numel() == 0 {
+        return Err(TensorError::shape(format!(
+            "crux_entropia_indices: logits {} have no rows or no classes",
+            fmt_shape(z.shape())
+        )));
+    }
+    let ids = y.to_indices(v, "crux_entropia_indices")?;
+    let mut total = 0.0;
+    for (r, &id) in z.data().chunks_exact(v).zip(&ids) {
+        let m = row_max(r);
+        let mut s = 0.0;
+        for &e in r {
+            s += (e - m).exp();
+        }
+        total += (m + s.ln()) - r[id];
+    }
+    Ok(Tensor::scalar(total / ids.len() as f64))
+}
+
+/// `e.collige(ids)`: rows of `E[V, D]` gathered by an integer id tensor of
+/// any shape → `ids.shape + [D]`. Ids must be integers in `[0, V)`.
+pub fn embedding(table: &Tensor, ids: &Tensor) -> TResult<Tensor> {
+    let &[v, d] = table.shape() else {
+        return Err(TensorError::shape(format!(
+            "collige: the table must be rank 2 [V, D], found {}",
+            fmt_shape(table.shape())
+        )));
+    };
+    let idx = ids.to_indices(v, "collige")?;
+    let mut shape = ids.shape().to_vec();
+    shape.push(d);
+    let n = checked_numel(&shape)?;
+    let mut out = alloc(n)?;
+    for &i in &idx {
+        out.extend_from_slice(&table.data()[i * d..(i + 1) * d]);
+    }
+    Ok(Tensor::from_parts(shape, out))
+}
+
+/// `x.larva_causalis(value)`: a copy of `x` (rank ≥ 2) with every entry whose
+/// last-axis index j exceeds its second-to-last index i set to `value`.
+pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
+    let r = x.rank();
+    if r < 2 {
+        return Err(TensorError::shape(format!(
+            "larva_causalis: needs rank ≥ 2, found {}",
+            fmt_shape(x.shape())
+        )));
+    }
+    let (t1, t2) = (x.shape()[r - 2], x.shape()[r - 1]);
+    let mut out = alloc(x.numel())?;
+    out.extend_from_slice(x.data());
+    if t1 > 0 && t2 > 0 {
+        for m in out.chunks_exact_mut(t1 * t2) {
+            for (i, row) in m.chunks_exact_mut(t2).enumerate() {
+                if i + 1 < t2 {
+                    row[i + 1..].fill(value);
+                }
+            }
+        }
+    }
+    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+}
+
+/// `collige` VJP *(helper)*: `gE = zeros([V, D])`, then for each id in
+/// row-major order `gE[id] += g[t]` (repeated ids accumulate in order).
+/// `g` has shape `ids.shape + [D]`.
+pub fn embedding_backward(ids: &Tensor, g: &Tensor, vocab: usize) -> TResult<Tensor> {
+    let Some((&d, lead)) = g.shape().split_last() else {
+        return Err(TensorError::shape("collige backward: rank-0 gradient"));
+    };
+    if lead != ids.shape() {
+        return Err(TensorError::shape(format!(
+            "collige backward: gradient {} does not fit ids {}",
+            fmt_shape(g.shape()),
+            fmt_shape(ids.shape())
+        )));
+    }
+    let idx = ids.to_indices(vocab, "collige backward")?;
+    let shape = [vocab, d];
+    let n = checked_numel(&shape)?;
+    let mut out = alloc_zeros(n)?;
+    if d > 0 {
+        for (&i, row) in idx.iter().zip(g.data().chunks_exact(d)) {
+            for (o, &v) in out[i * d..(i + 1) * d].iter_mut().zip(row) {
+                *o += v;
+            }
+        }
+    }
+    Ok(Tensor::from_parts(shape.to_vec(), out))
+}

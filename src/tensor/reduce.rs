@@ -1,0 +1,193 @@
+//! Reductions: `summa`, `media` (all elements → rank 0), `summa_axis`,
+//! `media_axis`, `maximum_axis` (along one axis), `argmax` (last axis).
+//!
+//! Orders are fixed and sequential so results never depend on threads:
+//! `summa` adds left to right starting from 0.0; axis reductions start from
+//! the first slice along the axis and add the others in index order (the
+//! column-sum recipe of AUTODIFF.md §1).
+
+use super::{alloc, fmt_shape, TResult, Tensor, TensorError};
+
+/// `x.summa()`: in-order sum of every element, starting from 0.0 → rank 0.
+pub fn sum(x: &Tensor) -> TResult<Tensor> {
+    Ok(Tensor::scalar(sum_slice(x.data())))
+}
+
+pub(crate) fn sum_slice(v: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for &e in v {
+        acc += e;
+    }
+    acc
+}
+
+/// `x.media()`: `summa ÷ count` → rank 0; an empty tensor is a `Shape` error.
+pub fn mean(x: &Tensor) -> TResult<Tensor> {
+    if x.numel() == 0 {
+        return Err(TensorError::shape("media: the tensor has no elements"));
+    }
+    Ok(Tensor::scalar(sum_slice(x.data()) / x.numel() as f64))
+}
+
+/// Splits `shape` around `axis` into (outer, size, inner) and the result shape.
+fn around(
+    name: &str,
+    x: &Tensor,
+    axis: usize,
+    keepdim: bool,
+) -> TResult<(usize, usize, usize, Vec<usize>)> {
+    let shape = x.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape(format!(
+            "{name}: axis {axis} out of range for shape {}",
+            fmt_shape(shape)
+        )));
+    }
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    let mut out_shape = shape.to_vec();
+    if keepdim {
+        out_shape[axis] = 1;
+    } else {
+        out_shape.remove(axis);
+    }
+    Ok((outer, shape[axis], inner, out_shape))
+}
+
+/// Folds along the axis: `out = x[.., 0, ..]`, then `out = f(out, x[.., k, ..])`
+/// for k = 1, 2, … in order (vectorised over the inner extent).
+fn fold_axis<F: Fn(f64, f64) -> f64 + Copy>(
+    x: &Tensor,
+    outer: usize,
+    d: usize,
+    inner: usize,
+    f: F,
+) -> TResult<Vec<f64>> {
+    let mut out = alloc(outer * inner)?;
+    let src = x.data();
+    for o in 0..outer {
+        let block = &src[o * d * inner..(o + 1) * d * inner];
+        let start = out.len();
+        out.extend_from_slice(&block[..inner]);
+        let acc = &mut out[start..];
+        for k in 1..d {
+            let row = &block[k * inner..(k + 1) * inner];
+            for (a, &v) in acc.iter_mut().zip(row) {
+                *a = f(*a, v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `x.summa_axis(axis, keep)`: sums along `axis` (first slice, then the rest
+/// in order); `keep` keeps the axis with size 1. An empty axis sums to 0.0.
+pub fn sum_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
+    let (outer, d, inner, out_shape) = around("summa_axis", x, axis, keepdim)?;
+    if d == 0 {
+        return Tensor::zeros(&out_shape);
+    }
+    let out = fold_axis(x, outer, d, inner, |a, v| a + v)?;
+    Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `x.media_axis(axis, keep)`: `summa_axis ÷ size`; an empty axis is a
+/// `Shape` error.
+pub fn mean_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
+    let (outer, d, inner, out_shape) = around("media_axis", x, axis, keepdim)?;
+    if d == 0 {
+        return Err(TensorError::shape(format!(
+            "media_axis: axis {axis} is empty"
+        )));
+    }
+    let mut out = fold_axis(x, outer, d, inner, |a, v| a + v)?;
+    let n = d as f64;
+    for v in out.iter_mut() {
+        *v /= n;
+    }
+    Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `x.maximum_axis(axis, keep)`: largest element along `axis`; NaN
+/// propagates. An empty axis is a `Shape` error.
+pub fn max_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
+    let (outer, d, inner, out_shape) = around("maximum_axis", x, axis, keepdim)?;
+    if d == 0 {
+        return Err(TensorError::shape(format!(
+            "maximum_axis: axis {axis} is empty"
+        )));
+    }
+    let out = fold_axis(
+        x,
+        outer,
+        d,
+        inner,
+        |a, v| {
+            if v > a || v.is_nan() {
+                v
+            } else {
+                a
+            }
+        },
+    )?;
+    Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `x.argmax()`: index of the largest element of each last-axis row (the
+/// first one on ties; the first NaN if any) as an integer-valued tensor of
+/// shape `shape[..rank-1]`. Rank 0 or an empty last axis is a `Shape` error.
+pub fn argmax(x: &Tensor) -> TResult<Tensor> {
+    let shape = x.shape();
+    let Some((&c, rows_shape)) = shape.split_last() else {
+        return Err(TensorError::shape("argmax: a rank-0 tensor has no axis"));
+    };
+    if c == 0 {
+        return Err(TensorError::shape("argmax: the last axis is empty"));
+    }
+    let mut out = alloc(x.numel() / c)?;
+    for row in x.data().chunks_exact(c) {
+        let mut best = 0usize;
+        for (j, &v) in row.iter().enumerate() {
+            if v.is_nan() {
+                best = j;
+                break;
+            }
+            if v > row[best] {
+                best = j;
+            }
+        }
+        out.push(best as f64);
+    }
+    Ok(Tensor::from_parts(rows_shape.to_vec(), out))
+}
+
+/// `g.summa_ad_formam(shape)` *(VJP helper)*: reduces a broadcast result `g`
+/// back to an operand's `shape` — the gradient rule of broadcasting. Extra
+/// leading axes are summed one at a time (outermost first), then every axis
+/// where `shape` has size 1 and `g` does not, left to right; each sum runs in
+/// index order as in [`sum_axis`]. `shape` must broadcast to `g`'s shape.
+pub fn sum_to_shape(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
+    let gs = g.shape();
+    let fits = shape.len() <= gs.len()
+        && shape
+            .iter()
+            .zip(&gs[gs.len() - shape.len()..])
+            .all(|(&s, &d)| s == d || s == 1);
+    if !fits {
+        return Err(TensorError::shape(format!(
+            "summa_ad_formam: {} does not broadcast to {}",
+            fmt_shape(shape),
+            fmt_shape(gs)
+        )));
+    }
+    let mut cur = g.clone();
+    while cur.rank() > shape.len() {
+        cur = sum_axis(&cur, 0, false)?;
+    }
+    for (axis, &s) in shape.iter().enumerate() {
+        if s == 1 && cur.shape()[axis] != 1 {
+            cur = sum_axis(&cur, axis, true)?;
+        }
+    }
+    Ok(cur)
+}

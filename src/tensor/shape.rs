@@ -1,0 +1,224 @@
+//! Shape operations: `forma` (reshape), `transpone`, `permuta`, `sectio`,
+//! `angusta` (narrow), `concatena`.
+
+use super::{alloc, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+
+/// `x.forma(shape)`: same elements, new shape; the element count must match.
+/// Shares the buffer (no copy).
+pub fn reshape(x: &Tensor, shape: &[usize]) -> TResult<Tensor> {
+    let n = checked_numel(shape)?;
+    if n != x.numel() {
+        return Err(TensorError::shape(format!(
+            "forma: cannot reshape {} ({} elements) to {} ({n} elements)",
+            fmt_shape(x.shape()),
+            x.numel(),
+            fmt_shape(shape)
+        )));
+    }
+    Ok(Tensor {
+        shape: shape.to_vec(),
+        data: x.data.clone(),
+    })
+}
+
+/// `x.transpone()`: rank-2 `[r, c] → [c, r]`.
+pub fn transpose(x: &Tensor) -> TResult<Tensor> {
+    let &[r, c] = x.shape() else {
+        return Err(TensorError::shape(format!(
+            "transpone: needs a rank-2 tensor, found shape {}",
+            fmt_shape(x.shape())
+        )));
+    };
+    let src = x.data();
+    let mut out = alloc(r * c)?;
+    out.resize(r * c, 0.0);
+    // Blocked so both sides stay in cache.
+    const B: usize = 32;
+    for i0 in (0..r).step_by(B) {
+        for j0 in (0..c).step_by(B) {
+            for i in i0..(i0 + B).min(r) {
+                for j in j0..(j0 + B).min(c) {
+                    out[j * r + i] = src[i * c + j];
+                }
+            }
+        }
+    }
+    Ok(Tensor::from_parts(vec![c, r], out))
+}
+
+/// `x.permuta(axes)`: output axis `i` is input axis `axes[i]`; `axes` must be
+/// a permutation of `0..rank`.
+pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
+    let rank = x.rank();
+    let mut seen = vec![false; rank];
+    let bad = || {
+        TensorError::shape(format!(
+            "permuta: {axes:?} is not a permutation of the {rank} axes of {}",
+            fmt_shape(x.shape())
+        ))
+    };
+    if axes.len() != rank {
+        return Err(bad());
+    }
+    for &a in axes {
+        if a >= rank || seen[a] {
+            return Err(bad());
+        }
+        seen[a] = true;
+    }
+    if rank == 2 && axes == [1, 0] {
+        return transpose(x);
+    }
+    let shape = x.shape();
+    let mut in_strides = vec![1usize; rank];
+    for i in (0..rank.saturating_sub(1)).rev() {
+        in_strides[i] = in_strides[i + 1] * shape[i + 1];
+    }
+    let out_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+    let strides: Vec<usize> = axes.iter().map(|&a| in_strides[a]).collect();
+    let n = x.numel();
+    let mut out = alloc(n)?;
+    if n == 0 || rank == 0 {
+        out.extend_from_slice(x.data());
+        return Ok(Tensor::from_parts(out_shape, out));
+    }
+    let src = x.data();
+    let last = rank - 1;
+    let (inner, inner_stride) = (out_shape[last], strides[last]);
+    let mut idx = vec![0usize; rank];
+    let mut base = 0usize;
+    loop {
+        out.extend((0..inner).map(|j| src[base + j * inner_stride]));
+        // Advance the odometer over the outer axes.
+        let mut ax = last;
+        loop {
+            if ax == 0 {
+                return Ok(Tensor::from_parts(out_shape, out));
+            }
+            ax -= 1;
+            idx[ax] += 1;
+            base += strides[ax];
+            if idx[ax] < out_shape[ax] {
+                break;
+            }
+            base -= strides[ax] * idx[ax];
+            idx[ax] = 0;
+        }
+    }
+}
+
+/// `x.angusta(axis, a, b)`: indices `[a, b)` along `axis` (general narrow).
+pub fn narrow(x: &Tensor, axis: usize, start: usize, end: usize) -> TResult<Tensor> {
+    let shape = x.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape(format!(
+            "angusta: axis {axis} out of range for shape {}",
+            fmt_shape(shape)
+        )));
+    }
+    let d = shape[axis];
+    if start > end || end > d {
+        return Err(TensorError::index(format!(
+            "angusta: range [{start}, {end}) out of range for axis {axis} of size {d}"
+        )));
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = end - start;
+    let mut out = alloc(outer * (end - start) * inner)?;
+    let src = x.data();
+    for o in 0..outer {
+        let base = (o * d + start) * inner;
+        out.extend_from_slice(&src[base..base + (end - start) * inner]);
+    }
+    Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `x.sectio(a, b)`: rows `[a, b)` of axis 0.
+pub fn slice_rows(x: &Tensor, start: usize, end: usize) -> TResult<Tensor> {
+    if x.rank() == 0 {
+        return Err(TensorError::shape("sectio: a rank-0 tensor has no rows"));
+    }
+    narrow(x, 0, start, end).map_err(|e| TensorError {
+        message: e.message.replace("angusta", "sectio"),
+        ..e
+    })
+}
+
+/// `concatena(parts, axis)`: joins tensors of equal rank whose shapes agree
+/// except along `axis`. At least one part.
+pub fn concat(parts: &[&Tensor], axis: usize) -> TResult<Tensor> {
+    let Some(first) = parts.first() else {
+        return Err(TensorError::shape("concatena: no tensors to join"));
+    };
+    let rank = first.rank();
+    if axis >= rank {
+        return Err(TensorError::shape(format!(
+            "concatena: axis {axis} out of range for shape {}",
+            fmt_shape(first.shape())
+        )));
+    }
+    let mut total = 0usize;
+    for p in parts {
+        let ok = p.rank() == rank
+            && p.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .all(|(i, (a, b))| i == axis || a == b);
+        if !ok {
+            return Err(TensorError::shape(format!(
+                "concatena: shape {} does not fit {} along axis {axis}",
+                fmt_shape(p.shape()),
+                fmt_shape(first.shape())
+            )));
+        }
+        total = total
+            .checked_add(p.shape()[axis])
+            .ok_or_else(|| TensorError::limit("concatena: result too large"))?;
+    }
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = total;
+    let n = checked_numel(&out_shape)?;
+    let outer: usize = out_shape[..axis].iter().product();
+    let inner: usize = out_shape[axis + 1..].iter().product();
+    let mut out = alloc(n)?;
+    for o in 0..outer {
+        for p in parts {
+            let w = p.shape()[axis] * inner;
+            out.extend_from_slice(&p.data()[o * w..(o + 1) * w]);
+        }
+    }
+    Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `angusta`/`sectio` VJP *(helper)*: places `g` at `[start, start + len)`
+/// along `axis` of a zero tensor whose `axis` has size `full`.
+pub fn pad_axis(g: &Tensor, axis: usize, start: usize, full: usize) -> TResult<Tensor> {
+    let shape = g.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape(format!(
+            "pad: axis {axis} out of range for shape {}",
+            fmt_shape(shape)
+        )));
+    }
+    let len = shape[axis];
+    if start.checked_add(len).is_none_or(|e| e > full) {
+        return Err(TensorError::index(format!(
+            "pad: [{start}, {start}+{len}) does not fit an axis of size {full}"
+        )));
+    }
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = full;
+    let n = checked_numel(&out_shape)?;
+    let mut out = super::alloc_zeros(n)?;
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let w = len * inner;
+    for o in 0..outer {
+        let dst = (o * full + start) * inner;
+        out[dst..dst + w].copy_from_slice(&g.data()[o * w..(o + 1) * w]);
+    }
+    Ok(Tensor::from_parts(out_shape, out))
+}
