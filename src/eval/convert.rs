@@ -8,7 +8,6 @@ use std::rc::Rc;
 use super::display::display;
 use super::value::Value;
 use super::{FResult, Fault};
-use crate::diag::codes;
 use crate::ir::{print, IsTest, Program, Ty};
 
 fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
@@ -63,6 +62,10 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
             },
             _ => fail(v, ty, program, ""),
         },
+        Ty::List(_) if matches!(v, Value::Tensor(_)) => match v {
+            Value::Tensor(t) => Ok(super::tensors::to_list(t)),
+            _ => fail(v, ty, program, ""),
+        },
         Ty::List(elem) => match v {
             Value::List(items) => {
                 if matches!(**elem, Ty::Any) {
@@ -74,10 +77,21 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
             }
             _ => fail(v, ty, program, ""),
         },
-        Ty::Tensor { .. } => Err(Fault::Error(
-            codes::RUN_TYPE,
-            "tensors are not supported yet".into(),
-        )),
+        Ty::Tensor { shape } => match v {
+            Value::Tensor(t) => match shape {
+                Some(dims) if dims.iter().all(|d| d.is_some()) => {
+                    let want: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
+                    if t.shape() == want.as_slice() {
+                        Ok(v.clone())
+                    } else {
+                        super::tensors::from_list(v, Some(dims))
+                    }
+                }
+                _ => Ok(v.clone()),
+            },
+            Value::List(_) => super::tensors::from_list(v, shape.as_deref()),
+            _ => fail(v, ty, program, ""),
+        },
         Ty::Union(members) => {
             if is_type(v, ty) {
                 return Ok(v.clone());
@@ -154,7 +168,14 @@ pub(crate) fn is_type(v: &Value, ty: &Ty) -> bool {
         Ty::Tuple(_) => matches!(v, Value::Tuple(_)),
         Ty::Record(g) => matches!(v, Value::Record(r) if r.genus == *g),
         Ty::Func(_, _) => matches!(v, Value::Func(_)),
-        Ty::Tensor { .. } => false,
+        Ty::Tensor { shape } => match (v, shape) {
+            (Value::Tensor(t), Some(dims)) => {
+                t.rank() == dims.len()
+                    && t.shape().iter().zip(dims).all(|(a, d)| d.is_none_or(|d| d as usize == *a))
+            }
+            (Value::Tensor(_), None) => true,
+            _ => false,
+        },
         Ty::Union(ms) => ms.iter().any(|m| is_type(v, m)),
     }
 }

@@ -95,6 +95,16 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
                 .map_or("?", |f| f.name.rsplit("::").next().unwrap_or(&f.name));
             let _ = write!(out, "<functio {name}>");
         }
+        Value::Tensor(t) => {
+            out.push('[');
+            for (i, x) in t.data().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                float_into(out, *x);
+            }
+            out.push(']');
+        }
         Value::Nihil => out.push_str("nihil"),
         Value::Vacuum => out.push_str("vacuum"),
     }

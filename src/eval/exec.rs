@@ -15,6 +15,7 @@ use super::convert;
 use super::display::{display, display_into};
 use super::methods;
 use super::ops;
+use super::tensors;
 use super::place::range_list;
 use super::value::{Closure, Key, Map, Record, Value};
 use super::vm::Frame;
@@ -57,12 +58,12 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) stack: Vec<Value>,
     pub(super) base: usize,
     pub(super) globals: Vec<Value>,
-    pub(super) calls: Vec<(FuncId, Span)>,
+    /// One entry per active call (callee, call-site span; for compiled callers
+    /// also where to resume, see `vm.rs`).
+    pub(super) calls: Vec<Frame>,
     pub(super) ret: Value,
     /// Every function of `prog`, compiled once (`compile.rs`).
     pub(super) codes: Rc<[compile::Code<'p>]>,
-    /// Suspended callers of compiled code (`vm.rs`).
-    pub(super) frames: Vec<Frame>,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -88,7 +89,6 @@ impl<'p, 'io> Machine<'p, 'io> {
             calls: Vec::with_capacity(64),
             ret: Value::Vacuum,
             codes: compile_program(prog),
-            frames: Vec::with_capacity(64),
         }
     }
 
@@ -159,7 +159,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             .iter()
             .rev()
             .take(shown)
-            .map(|(f, s)| (self.prog.func(*f).name.clone(), *s))
+            .map(|c| (self.prog.func(c.func).name.clone(), c.span))
             .collect();
         (trace, inner.len() - shown)
     }
@@ -306,7 +306,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             self.stack.push(Value::Vacuum);
         }
         let saved = std::mem::replace(&mut self.base, base);
-        self.calls.push((fid, span));
+        self.calls.push(Frame::outer(fid, span));
         let r = self.run(fid.0 as usize);
         self.calls.pop();
         self.base = saved;
@@ -425,9 +425,8 @@ impl<'p, 'io> Machine<'p, 'io> {
             Stmt::Continue => return Ok(Flow::Continue),
             Stmt::Store { place, value, span } => {
                 let v = self.val(value);
-                match self.place_mut(place, true) {
-                    Ok(t) => *t = v,
-                    Err(f) => return Err(self.fault_at(f, *span)),
+                if let Err(f) = self.store(place, v) {
+                    return Err(self.fault_at(f, *span));
                 }
             }
             Stmt::ForRange {
@@ -698,6 +697,10 @@ impl<'p, 'io> Machine<'p, 'io> {
                     *b = self.val(a);
                 }
                 methods::call(*m, &self.get(recv), &mut buf[..args.len()])
+            }
+            Rhs::Op(op, args) => {
+                let vals: Vec<Value> = args.iter().map(|o| self.val(o)).collect();
+                tensors::apply(*op, &vals)
             }
             Rhs::List(items) => Ok(Value::list(items.iter().map(|o| self.val(o)).collect())),
             Rhs::Tuple(items) => Ok(Value::Tuple(Rc::new(

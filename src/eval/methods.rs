@@ -89,6 +89,32 @@ fn range(m: Method, args: &[Value], len: usize) -> FResult<(usize, usize)> {
     Ok((a as usize, b as usize))
 }
 
+/// Methods lists and tensors share: `longitudo` (the rank, as upstream), `accipe`
+/// (an element or `nihil`), `sectio` (rows `[a, b)`).
+fn tensor_method(
+    m: Method,
+    recv: &Value,
+    t: &crate::tensor::Tensor,
+    args: &mut [Value],
+) -> FResult<Value> {
+    use crate::ir::ops::Op;
+    match m {
+        Method::Longitudo => {
+            arity(m, args, 0)?;
+            Ok(Value::Int(t.rank() as i64))
+        }
+        Method::Accipe => {
+            arity(m, args, 1)?;
+            super::tensors::accipe(t, &args[0])
+        }
+        Method::Sectio => {
+            arity(m, args, 2)?;
+            super::tensors::apply(Op::Sectio, &[recv.clone(), args[0].clone(), args[1].clone()])
+        }
+        _ => no_method(m, recv),
+    }
+}
+
 /// A non-mutating method (mutating ones are applied to a copy of the receiver).
 pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value> {
     if m.mutates() {
@@ -96,6 +122,7 @@ pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value
         return call_mut(m, &mut copy, args);
     }
     match recv {
+        Value::Tensor(t) => tensor_method(m, recv, t, args),
         Value::List(items) | Value::Tuple(items) => list_method(m, recv, items, args),
         Value::Text(t) => text_method(m, recv, t, args),
         Value::Map(map) => match m {
@@ -343,7 +370,14 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
             }
             Ok(Value::Bool(Rc::make_mut(map).shift_remove(&k).is_some()))
         }
-        (Method::Appende | Method::Detrahe | Method::Pone | Method::Dele, _) => no_method(m, recv),
+        (Method::Ponde, Value::Tensor(t)) => {
+            arity(m, args, 2)?;
+            super::tensors::store(t, &args[0], &args[1])?;
+            Ok(Value::Vacuum)
+        }
+        (Method::Appende | Method::Detrahe | Method::Pone | Method::Dele | Method::Ponde, _) => {
+            no_method(m, recv)
+        }
         _ => call(m, recv, args),
     }
 }

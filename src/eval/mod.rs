@@ -31,6 +31,7 @@ mod exec;
 mod loops;
 mod methods;
 mod ops;
+mod tensors;
 mod place;
 pub mod value;
 mod vm;

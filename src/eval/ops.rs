@@ -149,11 +149,29 @@ pub(crate) fn float_binary(op: BinOp, a: f64, b: f64) -> FResult<Value> {
     })
 }
 
+/// `·` and `⊙` with a tensor operand: matrix product, elementwise product (a number
+/// on either side of `⊙` scales).
+fn tensor_binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
+    use crate::ir::ops::Op;
+    match (op, a, b) {
+        (BinOp::Dot, Value::Tensor(_), Value::Tensor(_)) => super::tensors::apply(Op::MatMul, &[a.clone(), b.clone()]),
+        (BinOp::Hadamard, Value::Tensor(_), _) => super::tensors::apply(Op::Multiplica, &[a.clone(), b.clone()]),
+        (BinOp::Hadamard, _, Value::Tensor(_)) => super::tensors::apply(Op::Multiplica, &[b.clone(), a.clone()]),
+        _ => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs two tensors, found {} and {}", op.glyph(), a.type_name(), b.type_name()),
+        ),
+    }
+}
+
 /// Any binary operator on any operands.
 pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => return int_binary(op, *x, *y),
         (Value::Float(x), Value::Float(y)) => return float_binary(op, *x, *y),
+        (Value::Tensor(_), _) | (_, Value::Tensor(_)) if matches!(op, BinOp::Dot | BinOp::Hadamard) => {
+            return tensor_binary(op, a, b)
+        }
         _ => {}
     }
     match op {
@@ -314,6 +332,7 @@ pub(crate) fn index(a: &Value, i: &Value) -> FResult<Value> {
             ))
         }
         Value::Bytes(b) => Ok(Value::Int(b[index_of(i, b.len())?] as i64)),
+        Value::Tensor(t) => super::tensors::element(t, i),
         other => fault(
             codes::RUN_TYPE,
             format!("{} cannot be indexed", other.type_name()),

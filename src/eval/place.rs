@@ -21,6 +21,28 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// `place ← v`. A last index step into a tensor writes one element.
+    pub(super) fn store(&mut self, place: &Place, v: Value) -> FResult<()> {
+        if let Some((PlaceStep::Index(k), parent_path)) = place.path.split_last() {
+            let key = self.val(k);
+            let keys: Vec<Value> = parent_path
+                .iter()
+                .filter_map(|s| match s {
+                    PlaceStep::Index(o) => Some(self.val(o)),
+                    PlaceStep::Field(_) => None,
+                })
+                .collect();
+            let parent = resolve_path(self.root_mut(place.root), parent_path, &keys, false)?;
+            if let Value::Tensor(t) = parent {
+                return super::tensors::store(t, &key, &v);
+            }
+            *index_mut(parent, &key, true)? = v;
+            return Ok(());
+        }
+        *self.place_mut(place, true)? = v;
+        Ok(())
+    }
+
     /// The value a place designates, made unique (copy-on-write) along the path.
     /// With `insert_last`, a final map step inserts a missing key.
     pub(super) fn place_mut(&mut self, place: &Place, insert_last: bool) -> FResult<&mut Value> {

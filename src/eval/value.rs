@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
 use crate::ir::{FuncId, GenusId};
+use crate::tensor::Tensor;
 
 /// An insertion-ordered map (`tabula`).
 pub type Map = IndexMap<Key, Value, FxBuildHasher>;
@@ -29,6 +30,8 @@ pub enum Value {
     Tuple(Rc<Vec<Value>>),
     Record(Rc<Record>),
     Func(Rc<Closure>),
+    /// A dense f64 tensor (its own storage is shared copy-on-write too).
+    Tensor(Rc<Tensor>),
     Nihil,
     #[default]
     Vacuum,
@@ -104,6 +107,10 @@ impl Value {
         Value::List(Rc::new(items))
     }
 
+    pub fn tensor(t: Tensor) -> Value {
+        Value::Tensor(Rc::new(t))
+    }
+
     /// The core type name used in messages (`numerus`, `textus`, …).
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -117,6 +124,7 @@ impl Value {
             Value::Tuple(_) => "iuncta",
             Value::Record(_) => "genus",
             Value::Func(_) => "functio",
+            Value::Tensor(_) => "tensor",
             Value::Nihil => "nihil",
             Value::Vacuum => "vacuum",
         }
@@ -158,6 +166,9 @@ impl Value {
                         .iter()
                         .zip(&b.captures)
                         .all(|(x, y)| x.deep_eq(y))
+            }
+            (Value::Tensor(a), Value::Tensor(b)) => {
+                Rc::ptr_eq(a, b) || (a.shape() == b.shape() && a.data() == b.data())
             }
             (Value::Nihil, Value::Nihil) | (Value::Vacuum, Value::Vacuum) => true,
             _ => false,

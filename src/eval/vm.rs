@@ -1,12 +1,13 @@
 //! The dispatch loop over compiled [`Code`] (see `compile.rs`).
 //!
 //! Direct calls between compiled functions do not recurse on the native stack: a
-//! call pushes a [`Frame`] (the caller's function, resume pc, base and result slot)
-//! and switches `code`/`pc`/`base`; a return pops it. The callee's slots sit right
-//! above the caller's on the one value stack. `Machine::calls` still gets one entry
-//! per call, for the depth limit and error traces. Statements run through the tree
-//! walker re-enter here through `Machine::invoke`, one `run` per entry; on an error
-//! `run` discards the frames it pushed and the caller of `invoke` truncates the stack.
+//! call pushes a [`Frame`] onto `Machine::calls` (callee and call-site span for the
+//! depth limit and error traces, plus the caller's function, resume pc, base and
+//! result slot), writes the arguments straight into the callee's frame right above
+//! the caller's on the one value stack, and switches `code`/`pc`/`base`; a return
+//! pops it. Statements run through the tree walker re-enter here through
+//! `Machine::invoke`, one `run` per entry; on an error `run` discards the frames it
+//! pushed and the caller of `invoke` truncates the stack.
 
 use std::rc::Rc;
 
@@ -20,12 +21,31 @@ use crate::ir::{FuncId, Stmt};
 use crate::source::Span;
 use crate::syntax::ast::BinOp;
 
-/// A suspended caller inside one `run`.
+/// One active call: `Machine::calls` holds one per call, for the depth limit and
+/// error traces. A call made by compiled code also records where its caller
+/// resumes (function, pc, frame base, result slot).
 pub(super) struct Frame {
-    func: u32,
-    pc: u32,
-    base: usize,
+    pub(super) func: FuncId,
+    pub(super) span: Span,
+    ret_func: u32,
+    ret_pc: u32,
+    ret_base: usize,
     dst: u32,
+}
+
+impl Frame {
+    /// A call entered from outside compiled code (`Machine::invoke`): `run` returns
+    /// when it ends.
+    pub(super) fn outer(func: FuncId, span: Span) -> Frame {
+        Frame {
+            func,
+            span,
+            ret_func: 0,
+            ret_pc: 0,
+            ret_base: 0,
+            dst: NO_DST,
+        }
+    }
 }
 
 /// Writes `v` into `slot`, skipping drop glue when the old value is a scalar.
@@ -81,43 +101,6 @@ pub(super) fn truncate(stack: &mut Vec<Value>, len: usize) {
     }
 }
 
-/// Grows the stack to `len` with `Vacuum`s.
-#[inline(always)]
-pub(super) fn grow(stack: &mut Vec<Value>, len: usize) {
-    let n = stack.len();
-    if len <= n {
-        return;
-    }
-    stack.reserve(len - n);
-    // SAFETY: capacity was reserved above; every new element is written before the
-    // length covers it.
-    unsafe {
-        let mut p = stack.as_mut_ptr().add(n);
-        let end = stack.as_mut_ptr().add(len);
-        while p < end {
-            std::ptr::write(p, Value::Vacuum);
-            p = p.add(1);
-        }
-        stack.set_len(len);
-    }
-}
-
-/// Moves `stack[from]` into `stack[to]` (dropping the old value), leaving
-/// `Vacuum` behind.
-///
-/// # Safety
-/// Both indices must be in bounds and distinct.
-#[inline(always)]
-unsafe fn move_slot(stack: &mut [Value], from: usize, to: usize) {
-    let p = stack.as_mut_ptr();
-    let t = p.add(to);
-    if !is_scalar(&*t) {
-        std::ptr::drop_in_place(t);
-    }
-    std::ptr::copy_nonoverlapping(p.add(from), t, 1);
-    std::ptr::write(p.add(from), Value::Vacuum);
-}
-
 #[inline(always)]
 fn cmp_test(mask: u8, x: i64, y: i64) -> bool {
     (mask >> ((x > y) as u8 + (x >= y) as u8)) & 1 != 0
@@ -137,12 +120,10 @@ impl<'p> Machine<'p, '_> {
     /// Runs function `fid`, whose frame starts at `self.base` and is already sized.
     pub(super) fn run(&mut self, fid: usize) -> Res<Value> {
         let codes = Rc::clone(&self.codes);
-        let entry = self.frames.len();
-        let depth = self.calls.len();
+        let entry = self.calls.len();
         let r = self.run_loop(&codes, fid, entry);
         if r.is_err() {
-            self.frames.truncate(entry);
-            self.calls.truncate(depth);
+            self.calls.truncate(entry);
         }
         r
     }
@@ -233,13 +214,7 @@ impl<'p> Machine<'p, '_> {
         let Stmt::Store { place, .. } = stmt else {
             unreachable!()
         };
-        match self.place_mut(place, true) {
-            Ok(t) => {
-                *t = v;
-                Ok(())
-            }
-            Err(f) => Err(self.fault_at(f, span)),
-        }
+        self.store(place, v).map_err(|f| self.fault_at(f, span))
     }
 
     fn run_loop(&mut self, codes: &[Code<'p>], fid: usize, entry: usize) -> Res<Value> {
@@ -283,19 +258,19 @@ impl<'p> Machine<'p, '_> {
         macro_rules! ret {
             ($v:expr) => {{
                 let v = $v;
-                if self.frames.len() == entry {
+                if self.calls.len() <= entry {
                     return Ok(v);
                 }
-                let Some(fr) = self.frames.pop() else {
+                let Some(fr) = self.calls.pop() else {
                     return Ok(v);
                 };
                 truncate(&mut self.stack, base);
-                self.calls.pop();
-                base = fr.base;
+                base = fr.ret_base;
                 self.base = base;
-                cur = fr.func as usize;
-                code = &codes[cur];
-                pc = fr.pc as usize;
+                cur = fr.ret_func as usize;
+                // SAFETY: frames only record functions that were running.
+                code = unsafe { codes.get_unchecked(cur) };
+                pc = fr.ret_pc as usize;
                 set!(fr.dst, v);
                 continue;
             }};
@@ -388,14 +363,17 @@ impl<'p> Machine<'p, '_> {
                         (x, y) => match self.bin_values(op, x, y, code.spans[pc])? {
                             Value::Bool(c) => c,
                             other => {
-                                set!(dst, other);
-                                return Err(
-                                    self.bad_cond(&crate::ir::Operand::Slot(crate::ir::Slot(dst)))
-                                );
+                                let e = self.bad_cond_value(&other);
+                                if dst != NO_DST {
+                                    set!(dst, other);
+                                }
+                                return Err(e);
                             }
                         },
                     };
-                    set!(dst, Value::Bool(c));
+                    if dst != NO_DST {
+                        set!(dst, Value::Bool(c));
+                    }
                     if !c {
                         pc = to as usize;
                         continue;
@@ -414,14 +392,17 @@ impl<'p> Machine<'p, '_> {
                         x => match self.bin_values(op, x, &Value::Int(k), code.spans[pc])? {
                             Value::Bool(c) => c,
                             other => {
-                                set!(dst, other);
-                                return Err(
-                                    self.bad_cond(&crate::ir::Operand::Slot(crate::ir::Slot(dst)))
-                                );
+                                let e = self.bad_cond_value(&other);
+                                if dst != NO_DST {
+                                    set!(dst, other);
+                                }
+                                return Err(e);
                             }
                         },
                     };
-                    set!(dst, Value::Bool(c));
+                    if dst != NO_DST {
+                        set!(dst, Value::Bool(c));
+                    }
                     if !c {
                         pc = to as usize;
                         continue;
@@ -465,20 +446,40 @@ impl<'p> Machine<'p, '_> {
                 Ins::Call { dst, func, at, n } => {
                     // SAFETY: `compile` emits calls only to existing functions.
                     let callee = unsafe { codes.get_unchecked(func as usize) };
-                    let nb = self.stack.len();
-                    for k in 0..n as usize {
-                        let v = dup(op!(code.args[at as usize + k]));
-                        self.stack.push(v);
-                    }
+                    // SAFETY: `spans` is parallel to `ins`.
+                    let span = *unsafe { code.spans.get_unchecked(pc) };
                     if self.calls.len() > MAX_DEPTH {
-                        return Err(self.depth_error(func, code.spans[pc]));
+                        return Err(self.depth_error(func, span));
                     }
-                    grow(&mut self.stack, nb + callee.nslots as usize);
-                    self.calls.push((FuncId(func), code.spans[pc]));
-                    self.frames.push(Frame {
-                        func: cur as u32,
-                        pc: pc as u32 + 1,
-                        base,
+                    // The callee's frame goes right above the caller's: arguments
+                    // first, the rest `Vacuum`.
+                    let nb = self.stack.len();
+                    let ns = callee.nslots as usize;
+                    self.stack.reserve(ns);
+                    let mut k = 0;
+                    while k < n as usize {
+                        // SAFETY: `compile` put the call's `n` operands in `args`.
+                        let v = dup(op!(*unsafe { code.args.get_unchecked(at as usize + k) }));
+                        // SAFETY: capacity for `ns >= n` values was reserved above.
+                        unsafe { std::ptr::write(self.stack.as_mut_ptr().add(nb + k), v) };
+                        k += 1;
+                    }
+                    // SAFETY: as above; `n..ns` are written before the length covers them.
+                    unsafe {
+                        let mut p = self.stack.as_mut_ptr().add(nb + n as usize);
+                        let end = self.stack.as_mut_ptr().add(nb + ns);
+                        while p < end {
+                            std::ptr::write(p, Value::Vacuum);
+                            p = p.add(1);
+                        }
+                        self.stack.set_len(nb + ns);
+                    }
+                    self.calls.push(Frame {
+                        func: FuncId(func),
+                        span,
+                        ret_func: cur as u32,
+                        ret_pc: pc as u32 + 1,
+                        ret_base: base,
                         dst,
                     });
                     base = nb;
@@ -577,29 +578,10 @@ impl<'p> Machine<'p, '_> {
                     }
                 }
                 Ins::Ret { src } => {
-                    if let (Opnd::S(s), true) = (src, self.frames.len() > entry) {
-                        // Returning to a compiled caller: move the result straight
-                        // into its destination slot.
-                        let Some(fr) = self.frames.pop() else {
-                            unreachable!()
-                        };
-                        // SAFETY: the callee's slot is above the caller's frame.
-                        unsafe {
-                            move_slot(
-                                &mut self.stack,
-                                base + s as usize,
-                                fr.base + fr.dst as usize,
-                            )
-                        };
-                        truncate(&mut self.stack, base);
-                        self.calls.pop();
-                        base = fr.base;
-                        self.base = base;
-                        cur = fr.func as usize;
-                        // SAFETY: frames only record functions that were running.
-                        code = unsafe { codes.get_unchecked(cur) };
-                        pc = fr.pc as usize;
-                        continue;
+                    if let (Opnd::S(s), true) = (src, self.calls.len() > entry) {
+                        // Returning to a compiled caller: move the result out of
+                        // the callee's frame, which ends here.
+                        ret!(std::mem::take(&mut slot_mut!(s)))
                     }
                     ret!(dup(op!(src)))
                 }

@@ -136,6 +136,8 @@ pub enum Method {
     Pavimentum,
     Potentia,
     Approximata,
+    /// `t.ponde(coordinates, v)`: writes one tensor element.
+    Ponde,
 }
 
 impl Method {
@@ -165,6 +167,7 @@ impl Method {
             "pavimentum" => Method::Pavimentum,
             "potentia" => Method::Potentia,
             "approximata" => Method::Approximata,
+            "ponde" => Method::Ponde,
             _ => return None,
         })
     }
@@ -195,6 +198,7 @@ impl Method {
             Method::Pavimentum => "pavimentum",
             Method::Potentia => "potentia",
             Method::Approximata => "approximata",
+            Method::Ponde => "ponde",
         }
     }
 
@@ -203,7 +207,7 @@ impl Method {
     pub fn mutates(self) -> bool {
         matches!(
             self,
-            Method::Appende | Method::Detrahe | Method::Pone | Method::Dele
+            Method::Appende | Method::Detrahe | Method::Pone | Method::Dele | Method::Ponde
         )
     }
 }
@@ -240,6 +244,8 @@ pub enum Rhs {
     Is(Operand, IsTest, bool),
     /// `"a § b"(x, y)`: pieces of literal text interleaved with argument indices.
     Template(Vec<TemplatePiece>, Vec<Operand>),
+    /// A tensor operation (`src/ir/ops.rs`); operand 0 is the receiver.
+    Op(ops::Op, Vec<Operand>),
     /// A range value `a ‥ b per s` used outside `itera ab` (a list of ints).
     Range {
         start: Operand,

@@ -42,8 +42,9 @@ ops! {
     // shape
     Forma = "forma", 2;
     Transpone = "transpone", 1;
-    Permuta = "permuta", 2;
+    Permute = "permute", 2;
     Sectio = "sectio", 3;
+    Angusta = "angusta", 4;
     Concatena = "concatena", 3;
     // elementwise with broadcasting
     Addita = "addita", 2;
@@ -58,7 +59,9 @@ ops! {
     Log = "log", 1;
     Sqrt = "sqrt", 1;
     Tanh = "tanh", 1;
+    TanhPerExp = "tanh_per_exp", 1;
     Gelu = "gelu", 1;
+    GeluPerExp = "gelu_per_exp", 1;
     Relu = "relu", 1;
     Reciproca = "reciproca", 1;
     Scala = "scala", 2;
@@ -230,7 +233,9 @@ pub fn infer_shape(
         | Op::Log
         | Op::Sqrt
         | Op::Tanh
+        | Op::TanhPerExp
         | Op::Gelu
+        | Op::GeluPerExp
         | Op::Relu
         | Op::Reciproca
         | Op::Scala

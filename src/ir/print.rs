@@ -188,6 +188,7 @@ impl Printer<'_> {
             }
             Rhs::Field(o, i) => format!("field {}.{i}", self.op(o)),
             Rhs::Index(o, i) => format!("index {}[{}]", self.op(o), self.op(i)),
+            Rhs::Op(op, args) => format!("op {}({})", op.name(), self.ops(args)),
             Rhs::Coerce(o, t) => format!("coerce {} : {}", self.op(o), ty(self.p, t)),
             Rhs::Convert(o, t) => format!("convert {} ↦ {}", self.op(o), ty(self.p, t)),
             Rhs::Is(o, test, negated) => {

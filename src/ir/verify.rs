@@ -141,6 +141,12 @@ impl Verifier<'_> {
                 self.ops(args);
             }
             Rhs::List(items) | Rhs::Tuple(items) => self.ops(items),
+            Rhs::Op(op, args) => {
+                if args.len() != op.arity() {
+                    self.fail(format!("op {} with {} operands", op.name(), args.len()));
+                }
+                self.ops(args);
+            }
             Rhs::Map(entries) => {
                 for (_, v) in entries {
                     self.op(v);

@@ -5,6 +5,7 @@
 use rustc_hash::FxHashSet;
 
 use super::types::{incompatible, needs_coercion, TypeName};
+use crate::ir::ops::Op;
 use super::{Lowerer, ModItem};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::*;
@@ -342,6 +343,11 @@ impl Lowerer<'_> {
 
     /// `vacua`: the empty value of the expected type.
     fn vacua(&mut self, expected: Option<&Ty>, span: Span) -> Lowered {
+        if let Some(t @ Ty::Tensor { .. }) = expected {
+            if let Some(v) = self.tensor_vacua(t, span) {
+                return v;
+            }
+        }
         match expected {
             Some(t @ Ty::List(_)) => (self.temp(Rhs::List(vec![]), t.clone(), span), t.clone()),
             Some(t @ Ty::Map(..)) => (self.temp(Rhs::Map(vec![]), t.clone(), span), t.clone()),
@@ -425,6 +431,20 @@ impl Lowerer<'_> {
             _ => {
                 let (l, lt) = self.expr(lhs, None);
                 let (r, rt) = self.expr(rhs, None);
+                let lt_tensor = matches!(lt, Ty::Tensor { .. });
+                let rt_tensor = matches!(rt, Ty::Tensor { .. });
+                match op {
+                    BinOp::Dot if lt_tensor && rt_tensor => {
+                        return self.tensor_op(Op::MatMul, vec![(l, lt), (r, rt)], None, span);
+                    }
+                    BinOp::Hadamard if lt_tensor => {
+                        return self.tensor_op(Op::Multiplica, vec![(l, lt), (r, rt)], None, span);
+                    }
+                    BinOp::Hadamard if rt_tensor => {
+                        return self.tensor_op(Op::Multiplica, vec![(r, rt), (l, lt)], None, span);
+                    }
+                    _ => {}
+                }
                 let ty = binary_type(op, &lt, &rt);
                 (
                     self.temp(Rhs::Prim(Prim::Binary(op), vec![l, r]), ty.clone(), span),
@@ -763,10 +783,23 @@ impl Lowerer<'_> {
 
     /// A call expression. `want_value` is false for expression statements.
     fn call(&mut self, e: &ast::Expr, want_value: bool) -> Lowered {
-        let ExprKind::Call { callee, args, .. } = &e.kind else {
+        let ExprKind::Call {
+            callee,
+            args,
+            type_args,
+        } = &e.kind
+        else {
             unreachable!("call() is only given calls")
         };
         let span = e.span;
+        // `tensor.structa<tensor<f32, [2, 2]>>(list)`, `tensor.creata<…>(fill)`: the
+        // shape comes from the type argument (LANGUAGE.md §9.5).
+        if let ExprKind::Field { name, .. } = &callee.kind {
+            let intrinsic = matches!(name.name.as_str(), "structa" | "creata");
+            if intrinsic && !type_args.is_empty() && args.len() == 1 {
+                return self.tensor_intrinsic(&name.name, type_args, &args[0], span);
+            }
+        }
         match &callee.kind {
             ExprKind::Name(id) if self.local(&id.name).is_none() => {
                 let m = self.cur_module();
@@ -950,8 +983,18 @@ impl Lowerer<'_> {
                 return (self.temp(Rhs::CallValue(fv, ops), ret.clone(), span), ret);
             }
         }
+        if Op::from_method(&name.name).is_some() {
+            let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
+            if tensor_typed
+                || (!Op::shared_with_lists(&name.name) && Method::from_name(&name.name).is_none())
+            {
+                return self
+                    .tensor_method(base, name, args, span)
+                    .unwrap_or((konst(Const::Nihil), Ty::Any));
+            }
+        }
         let Some(method) = Method::from_name(&name.name) else {
-            self.error(
+            let mut d = Diagnostic::error(
                 codes::SEM_UNKNOWN_FUNCTION,
                 format!(
                     "no method `{}` on a value of type `{}`",
@@ -960,6 +1003,17 @@ impl Lowerer<'_> {
                 ),
                 name.span,
             );
+            if let ExprKind::Name(id) = &base.kind {
+                let m = self.cur_module();
+                let is_fn = matches!(self.modules[m].values.get(&id.name), Some(ModItem::Func(_)));
+                if self.local(&id.name).is_none() && is_fn {
+                    d = d.with_hint(format!(
+                        "`{0}` is a function here: `importa … privata {0}` binds the item when the module exports a declaration named `{0}`; to use the module as a namespace, import it under a name it does not export",
+                        id.name
+                    ));
+                }
+            }
+            self.diags.push(d);
             return (konst(Const::Nihil), Ty::Any);
         };
         let ret = method_type(method, &recv_ty);
@@ -1087,7 +1141,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Absolutum | Method::Maximus | Method::Minimus => recv.clone(),
         Method::Pavimentum => Ty::Int,
         Method::Potentia => Ty::Float,
-        Method::Appende | Method::Pone | Method::Dele => Ty::Vacuum,
+        Method::Appende | Method::Pone | Method::Dele | Method::Ponde => Ty::Vacuum,
     }
 }
 

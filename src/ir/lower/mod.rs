@@ -7,6 +7,7 @@ mod expr;
 mod func;
 mod inplace;
 mod stmt;
+mod tensor;
 mod types;
 
 use rustc_hash::{FxHashMap, FxHashSet};

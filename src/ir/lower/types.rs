@@ -165,6 +165,10 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Nihil, Nihil) | (Vacuum, Vacuum) => false,
         (List(d), List(a)) => incompatible(d, a),
         (Map(dk, dv), Map(ak, av)) => incompatible(dk, ak) || incompatible(dv, av),
+        (Tensor { shape: Some(d) }, Tensor { shape: Some(a) }) => {
+            d.len() != a.len()
+                || d.iter().zip(a).any(|(x, y)| matches!((x, y), (Some(p), Some(q)) if p != q))
+        }
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
         _ => true,

@@ -1,0 +1,249 @@
+//! Tensor values in the evaluator: `Rhs::Op` dispatch to the kernels of
+//! `crate::tensor`, element access, conversions between lists and tensors, and the
+//! mapping of kernel errors to runtime codes.
+
+use std::rc::Rc;
+
+use super::value::Value;
+use super::{fault, FResult, Fault};
+use crate::diag::codes;
+use crate::ir::ops::Op;
+use crate::tensor::{self as k, Tensor, TensorError, TensorErrorKind};
+
+/// A kernel error as a runtime fault: shapes → RUN013, indices → RUN001, values
+/// outside the domain → RUN016, sizes beyond the limit → RUN012.
+pub(crate) fn kernel_fault(e: TensorError) -> Fault {
+    let code = match e.kind {
+        TensorErrorKind::Shape => codes::RUN_SHAPE,
+        TensorErrorKind::Index => codes::RUN_INDEX,
+        TensorErrorKind::Domain => codes::RUN_DOMAIN,
+        TensorErrorKind::Limit => codes::RUN_LIMIT,
+    };
+    Fault::Error(code, e.message)
+}
+
+fn kr<T>(r: Result<T, TensorError>) -> FResult<T> {
+    r.map_err(kernel_fault)
+}
+
+fn tensor_arg<'a>(op: Op, v: &'a Value) -> FResult<&'a Tensor> {
+    match v {
+        Value::Tensor(t) => Ok(t),
+        other => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs a tensor, found {}", op.name(), other.type_name()),
+        ),
+    }
+}
+
+/// A tensor operand that may also be given as a number (broadcast as rank 0).
+fn tensorish(op: Op, v: &Value) -> FResult<Rc<Tensor>> {
+    match v {
+        Value::Tensor(t) => Ok(t.clone()),
+        Value::Int(i) => Ok(Rc::new(Tensor::scalar(*i as f64))),
+        Value::Float(f) => Ok(Rc::new(Tensor::scalar(*f))),
+        other => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs a tensor or a number, found {}", op.name(), other.type_name()),
+        ),
+    }
+}
+
+fn num(op: Op, v: &Value) -> FResult<f64> {
+    match v.as_f64() {
+        Some(f) => Ok(f),
+        None => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs a number, found {}", op.name(), v.type_name()),
+        ),
+    }
+}
+
+fn int(op: Op, v: &Value) -> FResult<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        other => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs a numerus, found {}", op.name(), other.type_name()),
+        ),
+    }
+}
+
+fn axis(op: Op, v: &Value) -> FResult<usize> {
+    let a = int(op, v)?;
+    usize::try_from(a).or_else(|_| fault(codes::RUN_SHAPE, format!("`{}`: axis {a} is negative", op.name())))
+}
+
+fn flag(op: Op, v: &Value) -> FResult<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => fault(
+            codes::RUN_TYPE,
+            format!("`{}` needs a bivalens, found {}", op.name(), other.type_name()),
+        ),
+    }
+}
+
+/// A `lista<numerus>` of dimensions or axes.
+pub(crate) fn dims(v: &Value) -> FResult<Vec<usize>> {
+    let Value::List(items) = v else {
+        return fault(codes::RUN_TYPE, format!("a shape is a lista<numerus>, found {}", v.type_name()));
+    };
+    let mut raw = Vec::with_capacity(items.len());
+    for x in items.iter() {
+        match x {
+            Value::Int(i) => raw.push(*i),
+            other => return fault(codes::RUN_TYPE, format!("a shape holds numerus values, found {}", other.type_name())),
+        }
+    }
+    kr(k::dims_from_i64(&raw))
+}
+
+/// The numbers of a (possibly nested) list, flattened row-major.
+pub(crate) fn flat_numbers(v: &Value, out: &mut Vec<f64>) -> FResult<()> {
+    match v {
+        Value::Int(i) => out.push(*i as f64),
+        Value::Float(f) => out.push(*f),
+        Value::List(items) => {
+            for x in items.iter() {
+                flat_numbers(x, out)?;
+            }
+        }
+        Value::Tensor(t) => out.extend_from_slice(t.data()),
+        other => return fault(codes::RUN_TYPE, format!("a tensor holds numbers, found {}", other.type_name())),
+    }
+    Ok(())
+}
+
+fn float_list(t: &Tensor) -> Value {
+    Value::list(t.data().iter().map(|&x| Value::Float(x)).collect())
+}
+
+fn scalar_of(t: Tensor) -> FResult<Value> {
+    Ok(Value::Float(kr(t.item())?))
+}
+
+/// Runs `op` on evaluated operands (receiver first).
+pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
+    if a.len() != op.arity() {
+        return fault(
+            codes::RUN_TYPE,
+            format!("`{}` takes {} operand(s), got {}", op.name(), op.arity(), a.len()),
+        );
+    }
+    let t = |i: usize| tensor_arg(op, &a[i]);
+    let out = match op {
+        Op::Crea => kr(Tensor::full(num(op, &a[1])?, &dims(&a[2])?))?,
+        Op::Strue => {
+            let mut data = Vec::new();
+            flat_numbers(&a[1], &mut data)?;
+            kr(Tensor::from_flat(data, &dims(&a[2])?))?
+        }
+        Op::Forma => kr(k::reshape(t(0)?, &dims(&a[1])?))?,
+        Op::Transpone => kr(k::transpose(t(0)?))?,
+        Op::Permute => kr(k::permute(t(0)?, &dims(&a[1])?))?,
+        Op::Sectio => {
+            let (s, e) = (range_bound(op, &a[1])?, range_bound(op, &a[2])?);
+            kr(k::slice_rows(t(0)?, s, e))?
+        }
+        Op::Angusta => {
+            let (s, e) = (range_bound(op, &a[2])?, range_bound(op, &a[3])?);
+            kr(k::narrow(t(0)?, axis(op, &a[1])?, s, e))?
+        }
+        Op::Concatena => kr(k::concat(&[t(0)?, t(1)?], axis(op, &a[2])?))?,
+        Op::Addita => kr(k::add(t(0)?, &*tensorish(op, &a[1])?))?,
+        Op::Subtrahe => kr(k::sub(t(0)?, &*tensorish(op, &a[1])?))?,
+        Op::Multiplica => kr(k::mul(t(0)?, &*tensorish(op, &a[1])?))?,
+        Op::Divide => kr(k::div(t(0)?, &*tensorish(op, &a[1])?))?,
+        Op::AdditaBias => kr(k::add_bias(t(0)?, t(1)?))?,
+        Op::MatMul => kr(k::matmul(t(0)?, t(1)?))?,
+        Op::Neg => kr(k::neg(t(0)?))?,
+        Op::Exp => kr(k::exp(t(0)?))?,
+        Op::Log => kr(k::log(t(0)?))?,
+        Op::Sqrt => kr(k::sqrt(t(0)?))?,
+        Op::Tanh => kr(k::tanh(t(0)?))?,
+        Op::TanhPerExp => kr(k::tanh_exp_identity(t(0)?))?,
+        Op::Gelu => kr(k::gelu(t(0)?))?,
+        Op::GeluPerExp => kr(k::gelu_exp_identity(t(0)?))?,
+        Op::Relu => kr(k::relu(t(0)?))?,
+        Op::Reciproca => kr(k::reciprocal(t(0)?))?,
+        Op::Scala => kr(k::scale(t(0)?, num(op, &a[1])?))?,
+        Op::Summa => return scalar_of(kr(k::sum(t(0)?))?),
+        Op::Media => return scalar_of(kr(k::mean(t(0)?))?),
+        Op::SummaAxis => kr(k::sum_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
+        Op::MediaAxis => kr(k::mean_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
+        Op::MaximumAxis => kr(k::max_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
+        Op::Argmax => kr(k::argmax(t(0)?))?,
+        Op::Softmax => kr(k::softmax(t(0)?))?,
+        Op::LogSoftmax => kr(k::log_softmax(t(0)?))?,
+        Op::Laminatio => kr(k::layernorm(t(0)?, axis(op, &a[1])?, num(op, &a[2])?, t(3)?, t(4)?))?,
+        Op::CruxEntropia => return scalar_of(kr(k::cross_entropy(t(0)?, t(1)?))?),
+        Op::CruxEntropiaIndices => return scalar_of(kr(k::cross_entropy_indices(t(0)?, t(1)?))?),
+        Op::Collige => kr(k::embedding(t(0)?, t(1)?))?,
+        Op::LarvaCausalis => kr(k::causal_mask(t(0)?, num(op, &a[1])?))?,
+        Op::Magnitudines => {
+            return Ok(Value::list(t(0)?.shape().iter().map(|&d| Value::Int(d as i64)).collect()))
+        }
+        Op::Planata => return Ok(float_list(t(0)?)),
+    };
+    Ok(Value::tensor(out))
+}
+
+fn range_bound(op: Op, v: &Value) -> FResult<usize> {
+    let i = int(op, v)?;
+    usize::try_from(i).or_else(|_| fault(codes::RUN_INDEX, format!("`{}`: bound {i} is negative", op.name())))
+}
+
+/// Coordinates from an index value: one Int (rank 1) or a list of Ints.
+fn coordinates(i: &Value) -> FResult<Vec<i64>> {
+    match i {
+        Value::Int(n) => Ok(vec![*n]),
+        Value::List(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::Int(n) => Ok(*n),
+                other => fault(codes::RUN_TYPE, format!("a tensor index holds numerus values, found {}", other.type_name())),
+            })
+            .collect(),
+        other => fault(codes::RUN_TYPE, format!("a tensor index is a numerus or a lista, found {}", other.type_name())),
+    }
+}
+
+/// `t[i]`, `t[[r, c]]`: one element (out of range → RUN001).
+pub(crate) fn element(t: &Tensor, i: &Value) -> FResult<Value> {
+    Ok(Value::Float(kr(t.get(&coordinates(i)?))?))
+}
+
+/// `t.accipe(idx)`: the element, or `nihil` outside the tensor.
+pub(crate) fn accipe(t: &Tensor, i: &Value) -> FResult<Value> {
+    let c = coordinates(i)?;
+    Ok(t.get(&c).map_or(Value::Nihil, Value::Float))
+}
+
+/// `t[idx] ← v` and `t.ponde(idx, v)`.
+pub(crate) fn store(t: &mut Rc<Tensor>, i: &Value, v: &Value) -> FResult<()> {
+    let c = coordinates(i)?;
+    let x = match v.as_f64() {
+        Some(x) => x,
+        None => return fault(codes::RUN_TYPE, format!("a tensor element is a number, found {}", v.type_name())),
+    };
+    kr(Rc::make_mut(t).set(&c, x))
+}
+
+/// `list ↦ tensor<T, shape>`: counts must match a fully known shape; an unknown
+/// shape keeps the list's nesting as far as it is regular, else a vector.
+pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Value> {
+    let mut data = Vec::new();
+    flat_numbers(v, &mut data)?;
+    let known: Option<Vec<usize>> = shape.and_then(|s| s.iter().map(|d| d.map(|n| n as usize)).collect());
+    let dims = match known {
+        Some(d) => d,
+        None => vec![data.len()],
+    };
+    Ok(Value::tensor(kr(Tensor::from_flat(data, &dims))?))
+}
+
+/// `t ↦ lista<T>`: the elements in row-major order.
+pub(crate) fn to_list(t: &Tensor) -> Value {
+    float_list(t)
+}
