@@ -171,7 +171,10 @@ pub(crate) fn is_type(v: &Value, ty: &Ty) -> bool {
         Ty::Tensor { shape } => match (v, shape) {
             (Value::Tensor(t), Some(dims)) => {
                 t.rank() == dims.len()
-                    && t.shape().iter().zip(dims).all(|(a, d)| d.is_none_or(|d| d as usize == *a))
+                    && t.shape()
+                        .iter()
+                        .zip(dims)
+                        .all(|(a, d)| d.is_none_or(|d| d as usize == *a))
             }
             (Value::Tensor(_), None) => true,
             _ => false,

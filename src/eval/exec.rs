@@ -15,8 +15,8 @@ use super::convert;
 use super::display::{display, display_into};
 use super::methods;
 use super::ops;
-use super::tensors;
 use super::place::range_list;
+use super::tensors;
 use super::value::{Closure, Key, Map, Record, Value};
 use super::vm::Frame;
 use super::{fault, FResult, Fault, Io, RuntimeError, MAX_DEPTH, TRACE_LIMIT};
@@ -699,8 +699,19 @@ impl<'p, 'io> Machine<'p, 'io> {
                 methods::call(*m, &self.get(recv), &mut buf[..args.len()])
             }
             Rhs::Op(op, args) => {
-                let vals: Vec<Value> = args.iter().map(|o| self.val(o)).collect();
-                tensors::apply(*op, &vals)
+                // Operands on the native stack: no allocation per op (arity ≤ 5).
+                let mut buf: [Value; 5] = Default::default();
+                if args.len() > buf.len() {
+                    return Err(self.error(
+                        codes::RUN_TYPE,
+                        format!("`{}` with {} operands", op.name(), args.len()),
+                        span,
+                    ));
+                }
+                for (b, a) in buf.iter_mut().zip(args) {
+                    *b = self.val(a);
+                }
+                tensors::apply(*op, &buf[..args.len()])
             }
             Rhs::List(items) => Ok(Value::list(items.iter().map(|o| self.val(o)).collect())),
             Rhs::Tuple(items) => Ok(Value::Tuple(Rc::new(

@@ -31,8 +31,8 @@ mod exec;
 mod loops;
 mod methods;
 mod ops;
-mod tensors;
 mod place;
+mod tensors;
 pub mod value;
 mod vm;
 

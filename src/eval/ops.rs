@@ -154,12 +154,23 @@ pub(crate) fn float_binary(op: BinOp, a: f64, b: f64) -> FResult<Value> {
 fn tensor_binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
     use crate::ir::ops::Op;
     match (op, a, b) {
-        (BinOp::Dot, Value::Tensor(_), Value::Tensor(_)) => super::tensors::apply(Op::MatMul, &[a.clone(), b.clone()]),
-        (BinOp::Hadamard, Value::Tensor(_), _) => super::tensors::apply(Op::Multiplica, &[a.clone(), b.clone()]),
-        (BinOp::Hadamard, _, Value::Tensor(_)) => super::tensors::apply(Op::Multiplica, &[b.clone(), a.clone()]),
+        (BinOp::Dot, Value::Tensor(_), Value::Tensor(_)) => {
+            super::tensors::apply(Op::MatMul, &[a.clone(), b.clone()])
+        }
+        (BinOp::Hadamard, Value::Tensor(_), _) => {
+            super::tensors::apply(Op::Multiplica, &[a.clone(), b.clone()])
+        }
+        (BinOp::Hadamard, _, Value::Tensor(_)) => {
+            super::tensors::apply(Op::Multiplica, &[b.clone(), a.clone()])
+        }
         _ => fault(
             codes::RUN_TYPE,
-            format!("`{}` needs two tensors, found {} and {}", op.glyph(), a.type_name(), b.type_name()),
+            format!(
+                "`{}` needs two tensors, found {} and {}",
+                op.glyph(),
+                a.type_name(),
+                b.type_name()
+            ),
         ),
     }
 }
@@ -169,7 +180,9 @@ pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => return int_binary(op, *x, *y),
         (Value::Float(x), Value::Float(y)) => return float_binary(op, *x, *y),
-        (Value::Tensor(_), _) | (_, Value::Tensor(_)) if matches!(op, BinOp::Dot | BinOp::Hadamard) => {
+        (Value::Tensor(_), _) | (_, Value::Tensor(_))
+            if matches!(op, BinOp::Dot | BinOp::Hadamard) =>
+        {
             return tensor_binary(op, a, b)
         }
         _ => {}

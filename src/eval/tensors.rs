@@ -26,12 +26,16 @@ fn kr<T>(r: Result<T, TensorError>) -> FResult<T> {
     r.map_err(kernel_fault)
 }
 
-fn tensor_arg<'a>(op: Op, v: &'a Value) -> FResult<&'a Tensor> {
+fn tensor_arg(op: Op, v: &Value) -> FResult<&Tensor> {
     match v {
         Value::Tensor(t) => Ok(t),
         other => fault(
             codes::RUN_TYPE,
-            format!("`{}` needs a tensor, found {}", op.name(), other.type_name()),
+            format!(
+                "`{}` needs a tensor, found {}",
+                op.name(),
+                other.type_name()
+            ),
         ),
     }
 }
@@ -44,7 +48,11 @@ fn tensorish(op: Op, v: &Value) -> FResult<Rc<Tensor>> {
         Value::Float(f) => Ok(Rc::new(Tensor::scalar(*f))),
         other => fault(
             codes::RUN_TYPE,
-            format!("`{}` needs a tensor or a number, found {}", op.name(), other.type_name()),
+            format!(
+                "`{}` needs a tensor or a number, found {}",
+                op.name(),
+                other.type_name()
+            ),
         ),
     }
 }
@@ -64,14 +72,23 @@ fn int(op: Op, v: &Value) -> FResult<i64> {
         Value::Int(i) => Ok(*i),
         other => fault(
             codes::RUN_TYPE,
-            format!("`{}` needs a numerus, found {}", op.name(), other.type_name()),
+            format!(
+                "`{}` needs a numerus, found {}",
+                op.name(),
+                other.type_name()
+            ),
         ),
     }
 }
 
 fn axis(op: Op, v: &Value) -> FResult<usize> {
     let a = int(op, v)?;
-    usize::try_from(a).or_else(|_| fault(codes::RUN_SHAPE, format!("`{}`: axis {a} is negative", op.name())))
+    usize::try_from(a).or_else(|_| {
+        fault(
+            codes::RUN_SHAPE,
+            format!("`{}`: axis {a} is negative", op.name()),
+        )
+    })
 }
 
 fn flag(op: Op, v: &Value) -> FResult<bool> {
@@ -79,7 +96,11 @@ fn flag(op: Op, v: &Value) -> FResult<bool> {
         Value::Bool(b) => Ok(*b),
         other => fault(
             codes::RUN_TYPE,
-            format!("`{}` needs a bivalens, found {}", op.name(), other.type_name()),
+            format!(
+                "`{}` needs a bivalens, found {}",
+                op.name(),
+                other.type_name()
+            ),
         ),
     }
 }
@@ -87,13 +108,21 @@ fn flag(op: Op, v: &Value) -> FResult<bool> {
 /// A `lista<numerus>` of dimensions or axes.
 pub(crate) fn dims(v: &Value) -> FResult<Vec<usize>> {
     let Value::List(items) = v else {
-        return fault(codes::RUN_TYPE, format!("a shape is a lista<numerus>, found {}", v.type_name()));
+        return fault(
+            codes::RUN_TYPE,
+            format!("a shape is a lista<numerus>, found {}", v.type_name()),
+        );
     };
     let mut raw = Vec::with_capacity(items.len());
     for x in items.iter() {
         match x {
             Value::Int(i) => raw.push(*i),
-            other => return fault(codes::RUN_TYPE, format!("a shape holds numerus values, found {}", other.type_name())),
+            other => {
+                return fault(
+                    codes::RUN_TYPE,
+                    format!("a shape holds numerus values, found {}", other.type_name()),
+                )
+            }
         }
     }
     kr(k::dims_from_i64(&raw))
@@ -110,7 +139,12 @@ pub(crate) fn flat_numbers(v: &Value, out: &mut Vec<f64>) -> FResult<()> {
             }
         }
         Value::Tensor(t) => out.extend_from_slice(t.data()),
-        other => return fault(codes::RUN_TYPE, format!("a tensor holds numbers, found {}", other.type_name())),
+        other => {
+            return fault(
+                codes::RUN_TYPE,
+                format!("a tensor holds numbers, found {}", other.type_name()),
+            )
+        }
     }
     Ok(())
 }
@@ -128,7 +162,12 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
     if a.len() != op.arity() {
         return fault(
             codes::RUN_TYPE,
-            format!("`{}` takes {} operand(s), got {}", op.name(), op.arity(), a.len()),
+            format!(
+                "`{}` takes {} operand(s), got {}",
+                op.name(),
+                op.arity(),
+                a.len()
+            ),
         );
     }
     let t = |i: usize| tensor_arg(op, &a[i]);
@@ -176,13 +215,25 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::Argmax => kr(k::argmax(t(0)?))?,
         Op::Softmax => kr(k::softmax(t(0)?))?,
         Op::LogSoftmax => kr(k::log_softmax(t(0)?))?,
-        Op::Laminatio => kr(k::layernorm(t(0)?, axis(op, &a[1])?, num(op, &a[2])?, t(3)?, t(4)?))?,
+        Op::Laminatio => kr(k::layernorm(
+            t(0)?,
+            axis(op, &a[1])?,
+            num(op, &a[2])?,
+            t(3)?,
+            t(4)?,
+        ))?,
         Op::CruxEntropia => return scalar_of(kr(k::cross_entropy(t(0)?, t(1)?))?),
         Op::CruxEntropiaIndices => return scalar_of(kr(k::cross_entropy_indices(t(0)?, t(1)?))?),
         Op::Collige => kr(k::embedding(t(0)?, t(1)?))?,
         Op::LarvaCausalis => kr(k::causal_mask(t(0)?, num(op, &a[1])?))?,
         Op::Magnitudines => {
-            return Ok(Value::list(t(0)?.shape().iter().map(|&d| Value::Int(d as i64)).collect()))
+            return Ok(Value::list(
+                t(0)?
+                    .shape()
+                    .iter()
+                    .map(|&d| Value::Int(d as i64))
+                    .collect(),
+            ))
         }
         Op::Planata => return Ok(float_list(t(0)?)),
     };
@@ -191,7 +242,12 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
 
 fn range_bound(op: Op, v: &Value) -> FResult<usize> {
     let i = int(op, v)?;
-    usize::try_from(i).or_else(|_| fault(codes::RUN_INDEX, format!("`{}`: bound {i} is negative", op.name())))
+    usize::try_from(i).or_else(|_| {
+        fault(
+            codes::RUN_INDEX,
+            format!("`{}`: bound {i} is negative", op.name()),
+        )
+    })
 }
 
 /// Coordinates from an index value: one Int (rank 1) or a list of Ints.
@@ -202,10 +258,22 @@ fn coordinates(i: &Value) -> FResult<Vec<i64>> {
             .iter()
             .map(|x| match x {
                 Value::Int(n) => Ok(*n),
-                other => fault(codes::RUN_TYPE, format!("a tensor index holds numerus values, found {}", other.type_name())),
+                other => fault(
+                    codes::RUN_TYPE,
+                    format!(
+                        "a tensor index holds numerus values, found {}",
+                        other.type_name()
+                    ),
+                ),
             })
             .collect(),
-        other => fault(codes::RUN_TYPE, format!("a tensor index is a numerus or a lista, found {}", other.type_name())),
+        other => fault(
+            codes::RUN_TYPE,
+            format!(
+                "a tensor index is a numerus or a lista, found {}",
+                other.type_name()
+            ),
+        ),
     }
 }
 
@@ -225,7 +293,12 @@ pub(crate) fn store(t: &mut Rc<Tensor>, i: &Value, v: &Value) -> FResult<()> {
     let c = coordinates(i)?;
     let x = match v.as_f64() {
         Some(x) => x,
-        None => return fault(codes::RUN_TYPE, format!("a tensor element is a number, found {}", v.type_name())),
+        None => {
+            return fault(
+                codes::RUN_TYPE,
+                format!("a tensor element is a number, found {}", v.type_name()),
+            )
+        }
     };
     kr(Rc::make_mut(t).set(&c, x))
 }
@@ -235,7 +308,8 @@ pub(crate) fn store(t: &mut Rc<Tensor>, i: &Value, v: &Value) -> FResult<()> {
 pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Value> {
     let mut data = Vec::new();
     flat_numbers(v, &mut data)?;
-    let known: Option<Vec<usize>> = shape.and_then(|s| s.iter().map(|d| d.map(|n| n as usize)).collect());
+    let known: Option<Vec<usize>> =
+        shape.and_then(|s| s.iter().map(|d| d.map(|n| n as usize)).collect());
     let dims = match known {
         Some(d) => d,
         None => vec![data.len()],

@@ -5,9 +5,9 @@
 use rustc_hash::FxHashSet;
 
 use super::types::{incompatible, needs_coercion, TypeName};
-use crate::ir::ops::Op;
 use super::{Lowerer, ModItem};
 use crate::diag::{codes, Diagnostic};
+use crate::ir::ops::Op;
 use crate::ir::*;
 use crate::source::Span;
 use crate::syntax::ast::{self, BinOp, ExprKind, IsTarget, Literal, TypeKind, UnOp};

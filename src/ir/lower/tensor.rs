@@ -70,7 +70,8 @@ impl Lowerer<'_> {
         let shape = match infer_shape(op, &shapes, shape_arg) {
             Ok(s) => s,
             Err(msg) => {
-                self.diags.push(Diagnostic::error(codes::SEM_SHAPE, msg, span));
+                self.diags
+                    .push(Diagnostic::error(codes::SEM_SHAPE, msg, span));
                 None
             }
         };
@@ -96,7 +97,12 @@ impl Lowerer<'_> {
         if op.arity() != args.len() + 1 {
             self.error(
                 codes::SEM_ARITY,
-                format!("`{}` takes {} argument(s) but {} were given", op.name(), op.arity() - 1, args.len()),
+                format!(
+                    "`{}` takes {} argument(s) but {} were given",
+                    op.name(),
+                    op.arity() - 1,
+                    args.len()
+                ),
                 name.span,
             );
             return Some((Operand::Const(Const::Nihil), Ty::Any));
@@ -118,7 +124,8 @@ impl Lowerer<'_> {
                         items.len(),
                         dims
                     );
-                    self.diags.push(Diagnostic::error(codes::SEM_SHAPE, msg, args[0].span));
+                    self.diags
+                        .push(Diagnostic::error(codes::SEM_SHAPE, msg, args[0].span));
                 }
             }
         }
@@ -126,7 +133,13 @@ impl Lowerer<'_> {
     }
 
     /// `structa<T>(list)` / `creata<T>(fill)` with the shape of the type argument.
-    pub fn tensor_intrinsic(&mut self, name: &str, type_args: &[TypeArg], arg: &ast::Expr, span: Span) -> (Operand, Ty) {
+    pub fn tensor_intrinsic(
+        &mut self,
+        name: &str,
+        type_args: &[TypeArg],
+        arg: &ast::Expr,
+        span: Span,
+    ) -> (Operand, Ty) {
         let Some(dims) = type_arg_dims(type_args) else {
             self.error(
                 codes::SEM_SHAPE,
@@ -135,20 +148,36 @@ impl Lowerer<'_> {
             );
             return (Operand::Const(Const::Nihil), Ty::Any);
         };
-        let list: Vec<Operand> = dims.iter().map(|&d| Operand::Const(Const::Int(d as i64))).collect();
+        let list: Vec<Operand> = dims
+            .iter()
+            .map(|&d| Operand::Const(Const::Int(d as i64)))
+            .collect();
         let shape = self.temp(Rhs::List(list), Ty::List(Box::new(Ty::Int)), span);
         let value = self.expr(arg, None);
         if name == "structa" {
             if let ExprKind::List(items) = &arg.kind {
                 let want: u64 = dims.iter().product();
                 if items.len() as u64 != want {
-                    let msg = format!("`structa` gets {} values for shape {:?} ({want} elements)", items.len(), dims);
-                    self.diags.push(Diagnostic::error(codes::SEM_SHAPE, msg, arg.span));
+                    let msg = format!(
+                        "`structa` gets {} values for shape {:?} ({want} elements)",
+                        items.len(),
+                        dims
+                    );
+                    self.diags
+                        .push(Diagnostic::error(codes::SEM_SHAPE, msg, arg.span));
                 }
             }
         }
-        let op = if name == "structa" { Op::Strue } else { Op::Crea };
-        let operands = vec![(Operand::Const(Const::Nihil), Ty::Any), value, (shape, Ty::List(Box::new(Ty::Int)))];
+        let op = if name == "structa" {
+            Op::Strue
+        } else {
+            Op::Crea
+        };
+        let operands = vec![
+            (Operand::Const(Const::Nihil), Ty::Any),
+            value,
+            (shape, Ty::List(Box::new(Ty::Int))),
+        ];
         self.tensor_op(op, operands, Some(&dims), span)
     }
 
@@ -159,7 +188,10 @@ impl Lowerer<'_> {
         };
         let dims: Option<Vec<u64>> = dims.iter().copied().collect();
         let dims = dims?;
-        let list: Vec<Operand> = dims.iter().map(|&d| Operand::Const(Const::Int(d as i64))).collect();
+        let list: Vec<Operand> = dims
+            .iter()
+            .map(|&d| Operand::Const(Const::Int(d as i64)))
+            .collect();
         let shape = self.temp(Rhs::List(list), Ty::List(Box::new(Ty::Int)), span);
         let operands = vec![
             (Operand::Const(Const::Nihil), Ty::Any),

@@ -167,7 +167,9 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Map(dk, dv), Map(ak, av)) => incompatible(dk, ak) || incompatible(dv, av),
         (Tensor { shape: Some(d) }, Tensor { shape: Some(a) }) => {
             d.len() != a.len()
-                || d.iter().zip(a).any(|(x, y)| matches!((x, y), (Some(p), Some(q)) if p != q))
+                || d.iter()
+                    .zip(a)
+                    .any(|(x, y)| matches!((x, y), (Some(p), Some(q)) if p != q))
         }
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
