@@ -226,6 +226,18 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::CruxEntropiaIndices => return scalar_of(kr(k::cross_entropy_indices(t(0)?, t(1)?))?),
         Op::Collige => kr(k::embedding(t(0)?, t(1)?))?,
         Op::LarvaCausalis => kr(k::causal_mask(t(0)?, num(op, &a[1])?))?,
+        Op::Normalis => {
+            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
+            kr(rng.normal_tensor(&dims(&a[2])?, num(op, &a[3])?, num(op, &a[4])?))?
+        }
+        Op::Uniformis => {
+            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
+            kr(rng.uniform_tensor(&dims(&a[2])?))?
+        }
+        Op::Multinomialis => {
+            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
+            kr(rng.multinomial(t(0)?))?
+        }
         Op::Magnitudines => {
             return Ok(Value::list(
                 t(0)?
@@ -238,6 +250,11 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::Planata => return Ok(float_list(t(0)?)),
     };
     Ok(Value::tensor(out))
+}
+
+/// A seed: any `numerus`, taken as its 64-bit two's-complement pattern.
+fn seed(op: Op, v: &Value) -> FResult<u64> {
+    Ok(int(op, v)? as u64)
 }
 
 fn range_bound(op: Op, v: &Value) -> FResult<usize> {

@@ -80,6 +80,12 @@ ops! {
     CruxEntropiaIndices = "crux_entropia_indices", 2;
     Collige = "collige", 2;
     LarvaCausalis = "larva_causalis", 2;
+    // seeded random tensors, pure functions of an integer seed (JAX-style keys):
+    // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
+    // `p.multinomialis(seed)` (one class index per probability row)
+    Normalis = "normalis", 5;
+    Uniformis = "uniformis", 3;
+    Multinomialis = "multinomialis", 2;
     // inspection
     Magnitudines = "magnitudines", 1;
     Planata = "planata", 1;
@@ -183,6 +189,7 @@ pub fn infer_shape(
     let known = |v: &[u64]| Some(v.iter().map(|&d| Some(d)).collect::<Vec<_>>());
     Ok(match op {
         Op::Crea | Op::Strue => shape_arg.and_then(known),
+        Op::Normalis | Op::Uniformis => shapes_arg_or_none(shape_arg),
         Op::Forma => {
             if let (Some(target), Some(src)) = (shape_arg, &s0) {
                 if src.iter().all(|d| d.is_some()) {
@@ -246,6 +253,10 @@ pub fn infer_shape(
         Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => Some(vec![]),
         _ => None,
     })
+}
+
+fn shapes_arg_or_none(shape_arg: Option<&[u64]>) -> StaticShape {
+    shape_arg.map(|v| v.iter().map(|&d| Some(d)).collect())
 }
 
 fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, String> {

@@ -21,6 +21,9 @@ Run with the bench venv (numpy, mpmath):
     benches/.venv/bin/python tests/reference/run_tensors.py           # check every .out
     benches/.venv/bin/python tests/reference/run_tensors.py --write   # (re)write them
     benches/.venv/bin/python tests/reference/run_tensors.py --show N  # print one program's output
+
+It also writes/checks tests/run/fail/1NN_tensor_*.{fab,err} (FAIL_CASES: the program, the
+expected code and an anchor from which the `line:col` is computed).
 """
 import math
 import os
@@ -1151,6 +1154,236 @@ def _(o):
     o.nota(planata(angusta(p, 1, 0, 2)))
 
 
+# ================================================================== failing programs
+# tests/run/fail/1NN_tensor_*.fab + .err: (name, code, anchor, source). The primary location
+# comes from the anchor (line fragment, token): the first line (not a comment) containing the
+# fragment, column of `token` inside it, 1-based, counted in characters.
+#
+# Rules: static shape errors are SEM023, reported by `faber run` before anything runs, at
+# the start of the offending expression (a declared binding: its initialiser; `a · b`: its
+# left operand; `strue` with literal list and shape: the list literal; a method call: its
+# receiver). Runtime errors (shapes unknown statically, `tf32`): RUN013 shape, RUN001 index
+# or id, RUN016 domain, RUN012 allocation limit, at the start of the failing expression.
+FAIL_CASES = [
+("101_tensor_decl_shape_transpone", "SEM023", ("tf32[2, 3] t ←", "m.transpone"), """\
+# A `tf32[2, 3]` binding initialised with a [3, 2] value (the transpose of a [2, 3]).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] m ← semen.crea(1.0, [2, 3])
+    fixum tf32[2, 3] t ← m.transpone()
+    nota t
+}
+"""),
+("102_tensor_matmul_inner_static", "SEM023", ("c ← a · b", "a · b"), """\
+# `·` of declared shapes [2, 3] and [2, 3]: inner sizes 3 and 2 differ.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] a ← semen.crea(1.0, [2, 3])
+    fixum tf32[2, 3] b ← semen.crea(2.0, [2, 3])
+    nota "ante"
+    fixum tf32 c ← a · b
+    nota c
+}
+"""),
+("103_tensor_strue_literal_count", "SEM023", ("semen.strue([1.0", "[1.0"), """\
+# `strue` with a literal list of 5 elements for the literal shape [2, 3] (6 elements).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 t ← semen.strue([1.0, 2.0, 3.0, 4.0, 5.0], [2, 3])
+    nota t
+}
+"""),
+("104_tensor_addita_static", "SEM023", ("nota a.addita(b)", "a.addita"), """\
+# `addita` of [2, 3] and [2]: the trailing sizes 3 and 2 do not broadcast.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] a ← semen.crea(1.0, [2, 3])
+    fixum tf32[2] b ← semen.crea(1.0, [2])
+    nota a.addita(b)
+}
+"""),
+("105_tensor_forma_count_static", "SEM023", ("m.forma([4, 2])", "m.forma"), """\
+# `forma` of a [2, 3] (6 elements) to the literal shape [4, 2] (8 elements).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] m ← semen.crea(1.0, [2, 3])
+    fixum tf32 r ← m.forma([4, 2])
+    nota r
+}
+"""),
+("106_tensor_transpone_rank3", "SEM023", ("t.transpone()", "t.transpone"), """\
+# `transpone` takes rank 2 only; t is declared rank 3.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 2, 3] t ← semen.crea(1.0, [2, 2, 3])
+    nota t.transpone()
+}
+"""),
+("107_tensor_bias_length_static", "SEM023", ("x.addita_bias(b)", "x.addita_bias"), """\
+# `addita_bias` needs a bias as long as the last axis: [2, 3] with a [2] bias.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] x ← semen.crea(1.0, [2, 3])
+    fixum tf32[2] b ← semen.crea(0.5, [2])
+    fixum tf32[2, 3] y ← x.addita_bias(b)
+    nota y
+}
+"""),
+("108_tensor_shape_runtime", "RUN013", ("⊙ x.addita(y)", "x.addita"), """\
+# Shapes unknown statically (`tf32`): [2, 3] plus [2] fails when it runs, after the first line.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 x ← semen.crea(1.0, [2, 3])
+    fixum tf32 y ← semen.crea(1.0, [2])
+    nota "ante"
+    nota 2.0 ⊙ x.addita(y)
+}
+"""),
+("109_tensor_index_range", "RUN001", ("nota t[[5, 0]]", "t[[5"), """\
+# Reading t[[5, 0]] from a [2, 3] tensor.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 t ← semen.crea(1.0, [2, 3])
+    nota t[[1, 2]]
+    nota t[[5, 0]]
+}
+"""),
+("110_tensor_gather_id_range", "RUN001", ("e.collige(ids)", "e.collige"), """\
+# `collige` with the id 4 for a table of 4 rows (ids must lie in [0, 4)).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[4, 2] e ← semen.crea(1.0, [4, 2])
+    fixum tf32[3] ids ← semen.strue([0.0, 4.0, 1.0], [3])
+    fixum tf32 h ← e.collige(ids)
+    nota h
+}
+"""),
+("111_tensor_log_zero", "RUN016", ("nota x.log()", "x.log"), """\
+# `log` of a tensor holding 0.0 (domain: x > 0).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[3] x ← semen.strue([1.0, 0.0, 2.0], [3])
+    nota x.exp()
+    nota x.log()
+}
+"""),
+("112_tensor_alloc_limit", "RUN012", ("semen.crea(0.0, [100000", "semen.crea"), """\
+# 10¹⁰ elements is beyond the element limit: an error, not an abort.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 grandis ← semen.crea(0.0, [100000, 100000])
+    nota grandis.magnitudines()
+}
+"""),
+("113_tensor_strue_count_runtime", "RUN013", ("semen.strue([1.0, 2.0, 3.0], forma)", "semen.strue"), """\
+# `strue` whose shape comes from a variable: 3 elements for [2, 2] fails when it runs.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum lista<numerus> forma ← [2, 2]
+    fixum tf32 t ← semen.strue([1.0, 2.0, 3.0], forma)
+    nota t
+}
+"""),
+("114_tensor_matmul_runtime", "RUN013", ("redde a · b", "a · b"), """\
+# `·` of [2, 3] and [2, 3] inside a function whose parameters are any-shape `tf32`.
+functio productum(tf32 a, tf32 b) → tf32 {
+    redde a · b
+}
+
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 a ← semen.crea(1.0, [2, 3])
+    nota productum(a, a.transpone())
+    nota productum(a, a)
+}
+"""),
+("115_tensor_index_write_range", "RUN001", ("m[[2, 0]] ←", "m[[2"), """\
+# Writing m[[2, 0]] into a [2, 2] tensor.
+incipit {
+    fixum tf32[] semen ← vacua
+    varia tf32 m ← semen.crea(0.0, [2, 2])
+    m[[1, 1]] ← 1.0
+    m[[2, 0]] ← 1.0
+    nota m
+}
+"""),
+("116_tensor_sqrt_negative", "RUN016", ("v.sqrt()", "v.sqrt"), """\
+# `sqrt` of a negative element (domain: x ≥ 0).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2] v ← semen.strue([4.0, -1.0], [2])
+    fixum tf32[2] r ← v.sqrt()
+    nota r
+}
+"""),
+("117_tensor_target_range", "RUN001", ("z.crux_entropia_indices(y)", "z.crux"), """\
+# `crux_entropia_indices` with the target 3 for 3 classes.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] z ← semen.crea(0.5, [2, 3])
+    fixum tf32[2] y ← semen.strue([0.0, 3.0], [2])
+    nota z.crux_entropia_indices(y)
+}
+"""),
+("118_tensor_divide_zero", "RUN016", ("a.divide(b)", "a.divide"), """\
+# `divide` by a tensor holding 0.0 (a checked division: domain error).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[3] a ← semen.crea(1.0, [3])
+    fixum tf32[3] b ← semen.strue([1.0, 0.0, 2.0], [3])
+    nota a.divide(b)
+}
+"""),
+("119_tensor_decl_shape_forma", "SEM023", ("tf32[3, 2] r ←", "v.forma"), """\
+# A `tf32[3, 2]` binding initialised with a [2, 3] value (the count fits, the shape does not).
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[6] v ← semen.crea(1.0, [6])
+    fixum tf32[3, 2] r ← v.forma([2, 3])
+    nota r
+}
+"""),
+("120_tensor_concat_runtime", "RUN013", ("a.concatena(b, 0)", "a.concatena"), """\
+# `concatena` along axis 0 of [2, 3] and [2, 2] (sizes off the axis differ), shapes dynamic.
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32 a ← semen.crea(1.0, [2, 3])
+    fixum tf32 b ← semen.crea(1.0, [2, 2])
+    nota a.concatena(b, 1)
+    nota a.concatena(b, 0)
+}
+"""),
+]
+
+
+def fail_position(src, anchor):
+    frag, tok = anchor
+    for ln, line in enumerate(src.split("\n"), 1):
+        if frag in line and not line.lstrip().startswith("#"):
+            if tok in frag:
+                return ln, line.index(frag) + frag.index(tok) + 1
+            return ln, line.index(tok) + 1
+    raise SystemExit("anchor not found: %r" % (anchor,))
+
+
+def fail_main(write):
+    faildir = os.path.normpath(os.path.join(HERE, "..", "run", "fail"))
+    bad = 0
+    for name, code, anchor, src in FAIL_CASES:
+        ln, col = fail_position(src, anchor)
+        err = "%s\n%d:%d\n" % (code, ln, col)
+        for ext, text in (("fab", src), ("err", err)):
+            path = os.path.join(faildir, name + "." + ext)
+            if write:
+                with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(text)
+            elif not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+                print("MISMATCH", name + "." + ext)
+                bad += 1
+    print("%d fail cases, %d problems" % (len(FAIL_CASES), bad))
+    return bad
+
+
 # ================================================================== driver
 def main():
     rundir = os.path.normpath(os.path.join(HERE, "..", "run"))
@@ -1164,7 +1397,7 @@ def main():
                 sys.stdout.write(out.text())
         return
     write = "--write" in args
-    bad = 0
+    bad = fail_main(write)
     for name, f in CASES.items():
         out = Out()
         f(out)

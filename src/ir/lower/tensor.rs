@@ -113,6 +113,7 @@ impl Lowerer<'_> {
         }
         let shape_arg = match op {
             Op::Crea | Op::Strue | Op::Forma => args.last().and_then(literal_dims),
+            Op::Normalis | Op::Uniformis => args.get(1).and_then(literal_dims),
             _ => None,
         };
         if op == Op::Strue {
