@@ -84,12 +84,20 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
                     if t.shape() == want.as_slice() {
                         Ok(v.clone())
                     } else {
-                        super::tensors::from_list(v, Some(dims))
+                        match super::tensors::from_list(v, Some(dims)) {
+                            Ok(t) => Ok(t),
+                            Err(Fault::Error(_, why)) => fail(v, ty, program, &why),
+                            Err(other) => Err(other),
+                        }
                     }
                 }
                 _ => Ok(v.clone()),
             },
-            Value::List(_) => super::tensors::from_list(v, shape.as_deref()),
+            Value::List(_) => match super::tensors::from_list(v, shape.as_deref()) {
+                Ok(t) => Ok(t),
+                Err(Fault::Error(_, why)) => fail(v, ty, program, &why),
+                Err(other) => Err(other),
+            },
             _ => fail(v, ty, program, ""),
         },
         Ty::Union(members) => {

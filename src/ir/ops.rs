@@ -270,7 +270,8 @@ fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, Str
             kb.map_or("_".into(), |n| n.to_string())
         )
     };
-    Ok(match (a.len(), b.len()) {
+    let (ra, rb) = (a.len(), b.len());
+    Ok(match (ra, rb) {
         (1, 1) => {
             if !dim_eq(a[0], b[0]) {
                 return Err(mismatch(a[0], b[0]));
@@ -283,11 +284,21 @@ fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, Str
             }
             Some(vec![a[0]])
         }
-        (ra, rb) if ra >= 2 && ra == rb => {
+        (1, 2) => {
+            if !dim_eq(a[0], b[0]) {
+                return Err(mismatch(a[0], b[0]));
+            }
+            Some(vec![b[1]])
+        }
+        (ra, rb) if ra >= 2 && rb >= 2 && ra <= 4 && rb <= 4 => {
             if !dim_eq(a[ra - 1], b[rb - 2]) {
                 return Err(mismatch(a[ra - 1], b[rb - 2]));
             }
-            let mut out: Vec<Option<u64>> = a[..ra - 1].to_vec();
+            // Batch axes broadcast like elementwise operands.
+            let batch = broadcast(&Some(a[..ra - 2].to_vec()), &Some(b[..rb - 2].to_vec()))
+                .map_err(|e| format!("`·` batch axes: {e}"))?;
+            let mut out = batch.unwrap_or_default();
+            out.push(a[ra - 2]);
             out.push(b[rb - 1]);
             Some(out)
         }

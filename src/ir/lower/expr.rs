@@ -29,7 +29,7 @@ impl Lowerer<'_> {
                 print::ty(&self.program, want),
                 print::ty(&self.program, &ty)
             );
-            self.error(codes::SEM_TYPE_MISMATCH, msg, e.span);
+            self.error(super::types::mismatch_code(want, &ty), msg, e.span);
         }
         if needs_coercion(want, &ty) {
             if let (Operand::Const(Const::Int(i)), Ty::Float) = (&op, want) {

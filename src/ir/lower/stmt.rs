@@ -257,7 +257,7 @@ impl Lowerer<'_> {
                             crate::ir::print::ty(&self.program, d),
                             crate::ir::print::ty(&self.program, &vty)
                         );
-                        self.error(codes::SEM_TYPE_MISMATCH, msg, e.span);
+                        self.error(super::types::mismatch_code(d, &vty), msg, e.span);
                     }
                     if needs_coercion(d, &vty) {
                         let o = match (&op, d) {

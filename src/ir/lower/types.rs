@@ -153,6 +153,15 @@ pub fn needs_coercion(declared: &Ty, actual: &Ty) -> bool {
     }
 }
 
+/// The code for a certain mismatch: SEM023 between two tensor shapes, else SEM004.
+pub fn mismatch_code(declared: &Ty, actual: &Ty) -> crate::diag::Code {
+    if matches!((declared, actual), (Ty::Tensor { .. }, Ty::Tensor { .. })) {
+        codes::SEM_SHAPE
+    } else {
+        codes::SEM_TYPE_MISMATCH
+    }
+}
+
 /// True when `actual` can never be a value of type `declared` (both known).
 pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
     use Ty::*;
