@@ -4,6 +4,7 @@
 //! Pipeline (see docs/pipeline.md): lex → parse → resolve → check → lower → autodiff → eval.
 //! No module below `cli/` does I/O: every stage returns data or `Vec<Diagnostic>`.
 
+pub mod autodiff;
 pub mod diag;
 pub mod eval;
 pub mod ir;
@@ -24,7 +25,11 @@ pub fn compile(
     loader: &mut dyn resolve::Loader,
 ) -> Result<ir::Program, Vec<Diagnostic>> {
     let graph = resolve::load_graph(sources, entry, loader)?;
-    let program = ir::lower::lower(sources, &graph)?;
+    let mut program = ir::lower::lower(sources, &graph)?;
+    let diags = autodiff::differentiate(&mut program);
+    if !diags.is_empty() {
+        return Err(diags);
+    }
     if let Err(errors) = ir::verify::verify(&program) {
         // A lowering bug, not a user error: fail loudly with what broke.
         panic!(

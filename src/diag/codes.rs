@@ -66,6 +66,7 @@ codes! {
     SEM_BAD_ANNOTATION = "SEM021", "an annotation that is malformed or misplaced";
     SEM_UNINITIALISED = "SEM022", "a deferred binding read before it is assigned";
     SEM_SHAPE = "SEM023", "tensor shapes known at compile time that do not fit the operation";
+    SEM_NOT_DIFFERENTIABLE = "SEM024", "a construct under `@ radix backward` that cannot be differentiated";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";

@@ -32,6 +32,7 @@ mod loops;
 mod methods;
 mod ops;
 mod place;
+mod retro;
 mod tensors;
 pub mod value;
 mod vm;

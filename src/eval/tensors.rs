@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use super::retro;
 use super::value::Value;
 use super::{fault, FResult, Fault};
 use crate::diag::codes;
@@ -237,6 +238,56 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::Multinomialis => {
             let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
             kr(rng.multinomial(t(0)?))?
+        }
+        Op::Numerus => return Ok(Value::Int(t(0)?.numel() as i64)),
+        Op::TransponeUltimas => kr(retro::transpose_last(t(0)?))?,
+        Op::Positiva => kr(retro::positive(t(0)?))?,
+        Op::RetroNihil => kr(Tensor::zeros(t(0)?.shape()))?,
+        Op::RetroImple => kr(Tensor::full(num(op, &a[1])?, t(0)?.shape()))?,
+        Op::RetroAdFormam => {
+            let g = tensorish(op, &a[0])?;
+            match &a[1] {
+                Value::Tensor(like) => kr(k::sum_to_shape(&g, like.shape()))?,
+                // A number operand of a broadcasting op: its gradient is the total.
+                _ => return scalar_of(kr(k::sum(&g))?),
+            }
+        }
+        Op::RetroDilata | Op::RetroMaximum => {
+            let g = tensorish(op, &a[0])?;
+            let like = t(1)?;
+            let ax = axis(op, &a[2])?;
+            if op == Op::RetroMaximum {
+                kr(retro::maximum(&g, like, ax))?
+            } else {
+                // a[3]: the reduction was a mean (scale 1/n) or a sum (1).
+                let n = like.shape().get(ax).copied().unwrap_or(1) as f64;
+                let scale = if flag(op, &a[3])? { 1.0 / n } else { 1.0 };
+                kr(retro::dilata(&g, like, ax, scale))?
+            }
+        }
+        Op::RetroInpone => {
+            let like = t(3)?;
+            let ax = axis(op, &a[1])?;
+            let full = like.shape().get(ax).copied().unwrap_or(0);
+            kr(k::pad_axis(t(0)?, ax, range_bound(op, &a[2])?, full))?
+        }
+        Op::RetroSoftmax => kr(retro::softmax(t(0)?, t(1)?))?,
+        Op::RetroLogSoftmax => kr(retro::log_softmax(t(0)?, t(1)?))?,
+        Op::RetroLaminatio => {
+            let (gx, gg, gb) = kr(retro::layernorm(t(0)?, t(1)?, num(op, &a[2])?, t(3)?))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(gx),
+                Value::tensor(gg),
+                Value::tensor(gb),
+            ])));
+        }
+        Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
+        Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
+        Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, &a[0])?, t(1)?, t(2)?))?,
+        Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, &a[0])?, t(1)?, t(2)?))?,
+        Op::RetroCollige => {
+            let vocab = t(2)?.shape().first().copied().unwrap_or(0);
+            kr(k::embedding_backward(t(1)?, t(0)?, vocab))?
         }
         Op::Magnitudines => {
             return Ok(Value::list(

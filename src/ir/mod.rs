@@ -446,6 +446,17 @@ pub struct Program {
     /// The entry file's `incipit`, as a function of no parameters returning the exit code.
     pub entry: Option<FuncId>,
     pub tests: Vec<TestCase>,
+    /// `@ radix backward "G"` requests: the autodiff pass fills each companion's body.
+    pub backward: Vec<Backward>,
+}
+
+/// A function `primal` annotated `@ radix backward`, and its declared companion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backward {
+    pub primal: FuncId,
+    pub companion: FuncId,
+    /// The annotation, for diagnostics.
+    pub span: Span,
 }
 
 impl Program {

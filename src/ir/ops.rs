@@ -89,6 +89,24 @@ ops! {
     // inspection
     Magnitudines = "magnitudines", 1;
     Planata = "planata", 1;
+    Numerus = "numerus_elementorum", 1;
+    // helpers the generated backward companions use (src/autodiff/rules.rs)
+    TransponeUltimas = "transpone_ultimas", 1;
+    Positiva = "positiva", 1;
+    RetroNihil = "retro_nihil", 1;
+    RetroImple = "retro_imple", 2;
+    RetroAdFormam = "retro_ad_formam", 2;
+    RetroDilata = "retro_dilata", 4;
+    RetroMaximum = "retro_maximum", 4;
+    RetroInpone = "retro_inpone", 4;
+    RetroSoftmax = "retro_softmax", 2;
+    RetroLogSoftmax = "retro_log_softmax", 2;
+    RetroLaminatio = "retro_laminatio", 4;
+    RetroGelu = "retro_gelu", 2;
+    RetroGeluPerExp = "retro_gelu_per_exp", 2;
+    RetroCruxEntropia = "retro_crux_entropia", 3;
+    RetroCruxIndices = "retro_crux_indices", 3;
+    RetroCollige = "retro_collige", 3;
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a
@@ -102,6 +120,10 @@ pub enum OpResult {
     IntList,
     /// `planata`: `lista<fractus>`.
     FloatList,
+    /// `numerus_elementorum`: a `numerus`.
+    Int,
+    /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β).
+    Triple,
 }
 
 impl Op {
@@ -110,6 +132,8 @@ impl Op {
             Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => OpResult::Float,
             Op::Magnitudines => OpResult::IntList,
             Op::Planata => OpResult::FloatList,
+            Op::Numerus => OpResult::Int,
+            Op::RetroLaminatio => OpResult::Triple,
             _ => OpResult::Tensor,
         }
     }

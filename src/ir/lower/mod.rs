@@ -315,6 +315,41 @@ impl Lowerer<'_> {
         id
     }
 
+    /// `@ radix backward "G"` on a function declares its companion
+    /// `G(p₁…pₙ, residual, upstream) → iuncta<T₁…Tₙ>` (docs/autodiff.md); the autodiff
+    /// pass fills its body after lowering.
+    fn declare_companion(&mut self, m: usize, primal: FuncId, anns: &[Annotation], exported: bool) {
+        for a in anns.iter().filter(|a| a.name.name == "radix") {
+            let name = match a.args.as_slice() {
+                [ast::AnnotArg::Word(w), ast::AnnotArg::Text(n)] if w == "backward" => n.clone(),
+                [ast::AnnotArg::Word(w), ..] if w == "backward" => {
+                    self.error(
+                        codes::SEM_BAD_ANNOTATION,
+                        "`@ radix backward` needs the companion's name: `@ radix backward \"grad_f\"`",
+                        a.span,
+                    );
+                    continue;
+                }
+                _ => continue,
+            };
+            let sig = self.sigs[primal.0 as usize].clone();
+            let mut params = sig.params.clone();
+            params.push(Ty::Any);
+            params.push(sig.ret.clone());
+            let ret = Ty::Tuple(sig.params.clone());
+            let module_name = self.modules[m].name.clone();
+            let id =
+                self.declare_internal(m, format!("{module_name}::{name}"), params, ret, a.span);
+            let ident = ast::Ident { name, span: a.span };
+            self.define_value(m, &ident, ModItem::Func(id), exported);
+            self.program.backward.push(Backward {
+                primal,
+                companion: id,
+                span: a.span,
+            });
+        }
+    }
+
     /// Allocates a function id for generated code (entry, inits, tests, closures).
     pub fn declare_internal(
         &mut self,
@@ -356,6 +391,7 @@ impl Lowerer<'_> {
                         None,
                     );
                     self.define_value(m, &f.name, ModItem::Func(id), exported);
+                    self.declare_companion(m, id, &item.annotations, exported);
                 }
                 ItemKind::Genus(g) => {
                     let Some(TypeName::Genus(gid)) =

@@ -80,6 +80,8 @@ impl Lowerer<'_> {
             OpResult::Float => Ty::Float,
             OpResult::IntList => Ty::List(Box::new(Ty::Int)),
             OpResult::FloatList => Ty::List(Box::new(Ty::Float)),
+            OpResult::Int => Ty::Int,
+            OpResult::Triple => Ty::Tuple(vec![Ty::Tensor { shape: None }; 3]),
         };
         let ops = operands.into_iter().map(|(o, _)| o).collect();
         (self.temp(Rhs::Op(op, ops), ty.clone(), span), ty)

@@ -1,0 +1,430 @@
+//! The VJP rules: one exhaustive `match` over the IR's operations (no catch-all arm),
+//! so a new op does not compile until it has a rule — a gradient, "no gradient", or a
+//! named "not differentiable" error. Each rule emits ordinary IR into the reverse
+//! sweep and returns the contribution for each operand (AUTODIFF.md §1 recipes).
+
+use super::{not_differentiable, Gen};
+use crate::diag::Diagnostic;
+use crate::ir::ops::Op;
+use crate::ir::*;
+use crate::syntax::ast::{BinOp, UnOp};
+
+type Contribs = Vec<(Operand, Operand)>;
+
+/// The operands an rhs reads (for activity analysis).
+pub fn operands(rhs: &Rhs) -> Vec<Operand> {
+    match rhs {
+        Rhs::Use(o)
+        | Rhs::Field(o, _)
+        | Rhs::Convert(o, _)
+        | Rhs::Coerce(o, _)
+        | Rhs::Is(o, _, _) => {
+            vec![o.clone()]
+        }
+        Rhs::Prim(_, a)
+        | Rhs::Call(_, a)
+        | Rhs::Closure(_, a)
+        | Rhs::List(a)
+        | Rhs::Tuple(a)
+        | Rhs::Record(_, a)
+        | Rhs::Template(_, a)
+        | Rhs::Op(_, a) => a.clone(),
+        Rhs::CallValue(f, a) | Rhs::Method(_, f, a) => {
+            let mut v = vec![f.clone()];
+            v.extend(a.iter().cloned());
+            v
+        }
+        Rhs::Map(e) => e.iter().map(|(_, v)| v.clone()).collect(),
+        Rhs::Index(a, b) => vec![a.clone(), b.clone()],
+        Rhs::Range {
+            start, end, step, ..
+        } => vec![start.clone(), end.clone(), step.clone()],
+    }
+}
+
+fn tensor() -> Ty {
+    Ty::Tensor { shape: None }
+}
+
+fn s(x: Slot) -> Operand {
+    Operand::Slot(x)
+}
+
+fn fl(v: f64) -> Operand {
+    Operand::Const(Const::Float(v))
+}
+
+impl Gen<'_> {
+    fn op(&mut self, op: Op, args: Vec<Operand>) -> Operand {
+        s(self.emit(Rhs::Op(op, args), tensor()))
+    }
+
+    fn prim(&mut self, op: BinOp, a: Operand, b: Operand) -> Operand {
+        s(self.emit(Rhs::Prim(Prim::Binary(op), vec![a, b]), Ty::Float))
+    }
+
+    fn is_tensor(&self, o: &Operand) -> bool {
+        matches!(self.ty(o), Ty::Tensor { .. } | Ty::Any)
+    }
+
+    /// Reduces `g` to the shape of operand `like` (broadcast VJP); a number operand
+    /// gets the total. Skipped when both static shapes are known and equal.
+    fn unbroadcast(&mut self, g: Operand, like: &Operand, out_ty: &Ty) -> Operand {
+        let lt = self.ty(like);
+        if let (Ty::Tensor { shape: Some(a) }, Ty::Tensor { shape: Some(b) }) = (&lt, out_ty) {
+            if a == b && a.iter().all(|d| d.is_some()) {
+                return g;
+            }
+        }
+        let ty = if matches!(lt, Ty::Float | Ty::Int) {
+            Ty::Float
+        } else {
+            tensor()
+        };
+        s(self.emit(Rhs::Op(Op::RetroAdFormam, vec![g, like.clone()]), ty))
+    }
+}
+
+/// Contributions of `dst = rhs` to its operands, given `dst`'s cotangent `g`.
+pub fn vjp(gen: &mut Gen, rhs: &Rhs, dst: Slot, g: Operand) -> Result<Contribs, Diagnostic> {
+    let span = gen.span;
+    let y = s(dst);
+    let out_ty = gen.slots[dst.0 as usize].ty.clone();
+    Ok(match rhs {
+        Rhs::Use(o) | Rhs::Coerce(o, _) => vec![(o.clone(), g)],
+        Rhs::Prim(Prim::Unary(UnOp::Neg), a) => {
+            let n = if gen.is_tensor(&g) {
+                gen.op(Op::Neg, vec![g])
+            } else {
+                s(gen.emit(Rhs::Prim(Prim::Unary(UnOp::Neg), vec![g]), Ty::Float))
+            };
+            vec![(a[0].clone(), n)]
+        }
+        Rhs::Prim(Prim::Unary(UnOp::Not | UnOp::BitNot), _) => vec![],
+        Rhs::Prim(Prim::Binary(op), a) => scalar_binary(gen, *op, &a[0], &a[1], g, &y, span)?,
+        Rhs::Op(op, a) => op_rule(gen, *op, a, g, &y, &out_ty, span)?,
+        Rhs::Is(..) | Rhs::Template(..) | Rhs::Range { .. } => vec![],
+        Rhs::Convert(..) => return Err(not_differentiable(span, "a `↦` conversion")),
+        Rhs::Call(..) | Rhs::CallValue(..) | Rhs::Closure(..) => {
+            return Err(not_differentiable(span, "a call through a function value"))
+        }
+        Rhs::Method(m, ..) => {
+            return Err(not_differentiable(span, &format!("the built-in method `{}`", m.name())))
+        }
+        Rhs::List(_) | Rhs::Map(_) | Rhs::Tuple(_) | Rhs::Record(..) | Rhs::Field(..) | Rhs::Index(..) => {
+            return Err(not_differentiable(
+                span,
+                "values built from or read out of lists, records or tuples (parameter trees are not supported yet)",
+            ))
+        }
+    })
+}
+
+fn scalar_binary(
+    gen: &mut Gen,
+    op: BinOp,
+    a: &Operand,
+    b: &Operand,
+    g: Operand,
+    _y: &Operand,
+    span: crate::source::Span,
+) -> Result<Contribs, Diagnostic> {
+    Ok(match op {
+        BinOp::Add => vec![(a.clone(), g.clone()), (b.clone(), g)],
+        BinOp::Sub => {
+            let n = s(gen.emit(
+                Rhs::Prim(Prim::Unary(UnOp::Neg), vec![g.clone()]),
+                Ty::Float,
+            ));
+            vec![(a.clone(), g), (b.clone(), n)]
+        }
+        BinOp::Mul | BinOp::Hadamard | BinOp::Dot => {
+            let ga = gen.prim(BinOp::Mul, g.clone(), b.clone());
+            let gb = gen.prim(BinOp::Mul, g, a.clone());
+            vec![(a.clone(), ga), (b.clone(), gb)]
+        }
+        BinOp::Div => {
+            let ga = gen.prim(BinOp::Div, g.clone(), b.clone());
+            let ab = gen.prim(BinOp::Mul, g, a.clone());
+            let bb = gen.prim(BinOp::Mul, b.clone(), b.clone());
+            let q = gen.prim(BinOp::Div, ab, bb);
+            let gb = s(gen.emit(Rhs::Prim(Prim::Unary(UnOp::Neg), vec![q]), Ty::Float));
+            vec![(a.clone(), ga), (b.clone(), gb)]
+        }
+        BinOp::Eq
+        | BinOp::Ne
+        | BinOp::NumEq
+        | BinOp::NumNe
+        | BinOp::Lt
+        | BinOp::Gt
+        | BinOp::Le
+        | BinOp::Ge
+        | BinOp::Et
+        | BinOp::Aut => vec![],
+        BinOp::Rem
+        | BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::Shl
+        | BinOp::Shr
+        | BinOp::Vel => {
+            return Err(not_differentiable(
+                span,
+                &format!("the operator `{}`", op.glyph()),
+            ))
+        }
+    })
+}
+
+fn op_rule(
+    gen: &mut Gen,
+    op: Op,
+    a: &[Operand],
+    g: Operand,
+    y: &Operand,
+    out_ty: &Ty,
+    span: crate::source::Span,
+) -> Result<Contribs, Diagnostic> {
+    let x = || a[0].clone();
+    Ok(match op {
+        // ---- linear ----
+        Op::Addita => {
+            let ga = gen.unbroadcast(g.clone(), &a[0], out_ty);
+            let gb = gen.unbroadcast(g, &a[1], out_ty);
+            vec![(a[0].clone(), ga), (a[1].clone(), gb)]
+        }
+        Op::Subtrahe => {
+            let ga = gen.unbroadcast(g.clone(), &a[0], out_ty);
+            let n = gen.op(Op::Neg, vec![g]);
+            let gb = gen.unbroadcast(n, &a[1], out_ty);
+            vec![(a[0].clone(), ga), (a[1].clone(), gb)]
+        }
+        Op::AdditaBias => {
+            let gb = gen.op(Op::RetroAdFormam, vec![g.clone(), a[1].clone()]);
+            vec![(x(), g), (a[1].clone(), gb)]
+        }
+        Op::Neg => vec![(x(), gen.op(Op::Neg, vec![g]))],
+        Op::Scala => {
+            let gx = gen.op(Op::Scala, vec![g.clone(), a[1].clone()]);
+            let prod = gen.op(Op::Multiplica, vec![g, x()]);
+            let gf = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
+            vec![(x(), gx), (a[1].clone(), gf)]
+        }
+        Op::Transpone => vec![(x(), gen.op(Op::Transpone, vec![g]))],
+        Op::TransponeUltimas => vec![(x(), gen.op(Op::TransponeUltimas, vec![g]))],
+        Op::Forma => {
+            let shape = s(gen.emit(
+                Rhs::Op(Op::Magnitudines, vec![x()]),
+                Ty::List(Box::new(Ty::Int)),
+            ));
+            vec![(x(), gen.op(Op::Forma, vec![g, shape]))]
+        }
+        Op::Summa => vec![(x(), gen.op(Op::RetroImple, vec![x(), g]))],
+        Op::Media => {
+            let n = s(gen.emit(Rhs::Op(Op::Numerus, vec![x()]), Ty::Int));
+            let inv = gen.prim(BinOp::Div, fl(1.0), n);
+            let gn = gen.prim(BinOp::Mul, g, inv);
+            vec![(x(), gen.op(Op::RetroImple, vec![x(), gn]))]
+        }
+        Op::SummaAxis | Op::MediaAxis => {
+            let mean = Operand::Const(Const::Bool(op == Op::MediaAxis));
+            let gx = gen.op(Op::RetroDilata, vec![g, x(), a[1].clone(), mean]);
+            vec![(x(), gx)]
+        }
+        Op::MaximumAxis => {
+            let gx = gen.op(Op::RetroMaximum, vec![g, x(), a[1].clone(), a[2].clone()]);
+            vec![(x(), gx)]
+        }
+        Op::Sectio => {
+            let gx = gen.op(
+                Op::RetroInpone,
+                vec![g, Operand::Const(Const::Int(0)), a[1].clone(), x()],
+            );
+            vec![(x(), gx)]
+        }
+        Op::Angusta => {
+            let gx = gen.op(Op::RetroInpone, vec![g, a[1].clone(), a[2].clone(), x()]);
+            vec![(x(), gx)]
+        }
+        Op::LarvaCausalis => {
+            // Masked entries get no gradient: mask the cotangent the same way.
+            vec![(x(), gen.op(Op::LarvaCausalis, vec![g, fl(0.0)]))]
+        }
+        Op::Collige => {
+            let gt = gen.op(Op::RetroCollige, vec![g, a[1].clone(), x()]);
+            vec![(x(), gt)]
+        }
+        // ---- products ----
+        Op::Multiplica => {
+            let ga = gen.op(Op::Multiplica, vec![g.clone(), a[1].clone()]);
+            let ga = gen.unbroadcast(ga, &a[0], out_ty);
+            let gb = gen.op(Op::Multiplica, vec![g, x()]);
+            let gb = gen.unbroadcast(gb, &a[1], out_ty);
+            vec![(x(), ga), (a[1].clone(), gb)]
+        }
+        Op::Divide => {
+            let ga = gen.op(Op::Divide, vec![g.clone(), a[1].clone()]);
+            let ga = gen.unbroadcast(ga, &a[0], out_ty);
+            // −g ⊙ a / b²
+            let bb = gen.op(Op::Multiplica, vec![a[1].clone(), a[1].clone()]);
+            let gab = gen.op(Op::Multiplica, vec![g, x()]);
+            let q = gen.op(Op::Divide, vec![gab, bb]);
+            let n = gen.op(Op::Neg, vec![q]);
+            let gb = gen.unbroadcast(n, &a[1], out_ty);
+            vec![(x(), ga), (a[1].clone(), gb)]
+        }
+        Op::MatMul => matmul_rule(gen, &a[0], &a[1], g, out_ty, span)?,
+        // ---- elementwise with a derivative ----
+        Op::Exp => vec![(x(), gen.op(Op::Multiplica, vec![g, y.clone()]))],
+        Op::Log => vec![(x(), gen.op(Op::Divide, vec![g, x()]))],
+        Op::Sqrt => {
+            let two_y = gen.op(Op::Scala, vec![y.clone(), fl(2.0)]);
+            vec![(x(), gen.op(Op::Divide, vec![g, two_y]))]
+        }
+        Op::Tanh | Op::TanhPerExp => {
+            let yy = gen.op(Op::Multiplica, vec![y.clone(), y.clone()]);
+            let m = gen.op(Op::Scala, vec![yy, fl(-1.0)]);
+            let one_minus = gen.op(Op::Addita, vec![m, fl(1.0)]);
+            vec![(x(), gen.op(Op::Multiplica, vec![g, one_minus]))]
+        }
+        Op::Gelu => vec![(x(), gen.op(Op::RetroGelu, vec![g, x()]))],
+        Op::GeluPerExp => vec![(x(), gen.op(Op::RetroGeluPerExp, vec![g, x()]))],
+        Op::Relu => {
+            let mask = gen.op(Op::Positiva, vec![x()]);
+            vec![(x(), gen.op(Op::Multiplica, vec![g, mask]))]
+        }
+        Op::Reciproca => {
+            let xx = gen.op(Op::Multiplica, vec![x(), x()]);
+            let q = gen.op(Op::Divide, vec![g, xx]);
+            vec![(x(), gen.op(Op::Neg, vec![q]))]
+        }
+        // ---- fused recipes ----
+        Op::Softmax => vec![(x(), gen.op(Op::RetroSoftmax, vec![g, y.clone()]))],
+        Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
+        Op::Laminatio => {
+            let triple = s(gen.emit(
+                Rhs::Op(Op::RetroLaminatio, vec![g, x(), a[2].clone(), a[3].clone()]),
+                Ty::Tuple(vec![tensor(); 3]),
+            ));
+            let pick = |gen: &mut Gen, i: i64| {
+                s(gen.emit(
+                    Rhs::Index(triple.clone(), Operand::Const(Const::Int(i))),
+                    tensor(),
+                ))
+            };
+            let gx = pick(gen, 0);
+            let gg = pick(gen, 1);
+            let gb = pick(gen, 2);
+            vec![(x(), gx), (a[3].clone(), gg), (a[4].clone(), gb)]
+        }
+        Op::CruxEntropia => vec![(
+            x(),
+            gen.op(Op::RetroCruxEntropia, vec![g, x(), a[1].clone()]),
+        )],
+        Op::CruxEntropiaIndices => vec![(
+            x(),
+            gen.op(Op::RetroCruxIndices, vec![g, x(), a[1].clone()]),
+        )],
+        // ---- no gradient flows ----
+        Op::Crea | Op::Strue | Op::Argmax | Op::Magnitudines | Op::Numerus | Op::Positiva => vec![],
+        Op::Normalis | Op::Uniformis | Op::Multinomialis | Op::RetroNihil => vec![],
+        // ---- not differentiable (yet) ----
+        Op::Permute | Op::Concatena | Op::Planata => {
+            return Err(not_differentiable(
+                span,
+                &format!("`{}` (no rule yet)", op.name()),
+            ))
+        }
+        Op::RetroImple
+        | Op::RetroAdFormam
+        | Op::RetroDilata
+        | Op::RetroMaximum
+        | Op::RetroInpone
+        | Op::RetroSoftmax
+        | Op::RetroLogSoftmax
+        | Op::RetroLaminatio
+        | Op::RetroGelu
+        | Op::RetroGeluPerExp
+        | Op::RetroCruxEntropia
+        | Op::RetroCruxIndices
+        | Op::RetroCollige => {
+            return Err(not_differentiable(
+                span,
+                &format!("the backward helper `{}` (second derivatives)", op.name()),
+            ))
+        }
+    })
+}
+
+/// `a · b`: `g · bᵀ`, `aᵀ · g` with explicit transposes (last two axes for batched
+/// products), reduced back over broadcast batch axes; vector cases as outer products.
+fn matmul_rule(
+    gen: &mut Gen,
+    a: &Operand,
+    b: &Operand,
+    g: Operand,
+    out_ty: &Ty,
+    span: crate::source::Span,
+) -> Result<Contribs, Diagnostic> {
+    let rank = |gen: &Gen, o: &Operand| match gen.ty(o) {
+        Ty::Tensor { shape: Some(d) } => Some(d.len()),
+        _ => None,
+    };
+    let (ra, rb) = (rank(gen, a), rank(gen, b));
+    Ok(match (ra, rb) {
+        (Some(1), Some(1)) => {
+            // dot: g is a rank-0 tensor
+            let ga = gen.op(Op::Multiplica, vec![b.clone(), g.clone()]);
+            let gb = gen.op(Op::Multiplica, vec![a.clone(), g]);
+            vec![(a.clone(), ga), (b.clone(), gb)]
+        }
+        (Some(2), Some(1)) => {
+            // [m,k]·[k] = [m]: ga = g[m,1] · b[1,k], gb = aᵀ · g
+            let gcol = reshape_like(gen, g.clone(), &[-1, 1]);
+            let brow = reshape_like(gen, b.clone(), &[1, -1]);
+            let ga = gen.op(Op::MatMul, vec![gcol, brow]);
+            let at = gen.op(Op::Transpone, vec![a.clone()]);
+            let gb = gen.op(Op::MatMul, vec![at, g]);
+            vec![(a.clone(), ga), (b.clone(), gb)]
+        }
+        (Some(ra), Some(rb)) if ra >= 2 && rb >= 2 => {
+            let bt = gen.op(Op::TransponeUltimas, vec![b.clone()]);
+            let ga = gen.op(Op::MatMul, vec![g.clone(), bt]);
+            let at = gen.op(Op::TransponeUltimas, vec![a.clone()]);
+            let gb = gen.op(Op::MatMul, vec![at, g]);
+            let (ga, gb) = if ra == rb && ra == 2 {
+                (ga, gb)
+            } else {
+                (
+                    gen.unbroadcast(ga, a, out_ty),
+                    gen.unbroadcast(gb, b, out_ty),
+                )
+            };
+            vec![(a.clone(), ga), (b.clone(), gb)]
+        }
+        _ => {
+            return Err(not_differentiable(
+                span,
+                "`·` on operands whose ranks are not known statically (declare the tensor shapes)",
+            ))
+        }
+    })
+}
+
+/// `forma` to a shape built from the operand's own size: `[-1, 1]` means "all
+/// elements, one column", resolved at run time through `numerus_elementorum`.
+fn reshape_like(gen: &mut Gen, x: Operand, pattern: &[i64]) -> Operand {
+    let n = s(gen.emit(Rhs::Op(Op::Numerus, vec![x.clone()]), Ty::Int));
+    let dims: Vec<Operand> = pattern
+        .iter()
+        .map(|&d| {
+            if d < 0 {
+                n.clone()
+            } else {
+                Operand::Const(Const::Int(d))
+            }
+        })
+        .collect();
+    let shape = s(gen.emit(Rhs::List(dims), Ty::List(Box::new(Ty::Int))));
+    gen.op(Op::Forma, vec![x, shape])
+}

@@ -1,0 +1,287 @@
+//! Kernels of the backward helper ops (`retro_*`) that generated companions call.
+//! Fused where AUTODIFF.md §1 gives a bit-exact recipe (softmax, layernorm, GELU,
+//! cross-entropy), so the generated code reproduces the reference gradients.
+
+use crate::tensor::{self as k, tanh_cr, tanh_exp, TResult, Tensor, TensorError};
+
+fn check_same(name: &str, a: &Tensor, b: &Tensor) -> TResult<()> {
+    if a.shape() == b.shape() {
+        Ok(())
+    } else {
+        Err(TensorError::shape(format!(
+            "{name}: {} against {}",
+            k::fmt_shape(a.shape()),
+            k::fmt_shape(b.shape())
+        )))
+    }
+}
+
+fn last_dim(name: &str, x: &Tensor) -> TResult<usize> {
+    match x.shape().last() {
+        Some(&d) if d > 0 => Ok(d),
+        _ => Err(TensorError::shape(format!(
+            "{name}: needs a non-empty last axis"
+        ))),
+    }
+}
+
+/// Softmax of one row, the forward recipe (max, exp, left-to-right sum, divide).
+fn softmax_row(x: &[f64], out: &mut Vec<f64>) {
+    let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let start = out.len();
+    let mut s = 0.0;
+    for &v in x {
+        let e = (v - m).exp();
+        s += e;
+        out.push(e);
+    }
+    for e in &mut out[start..] {
+        *e /= s;
+    }
+}
+
+/// `y ⊙ (g − rowsum(g ⊙ y))`, per row left to right.
+pub fn softmax(g: &Tensor, y: &Tensor) -> TResult<Tensor> {
+    check_same("retro_softmax", g, y)?;
+    let d = last_dim("retro_softmax", y)?;
+    let mut out = Vec::with_capacity(y.numel());
+    for (gr, yr) in g.data().chunks_exact(d).zip(y.data().chunks_exact(d)) {
+        let mut s = 0.0;
+        for (a, b) in gr.iter().zip(yr) {
+            s += a * b;
+        }
+        out.extend(gr.iter().zip(yr).map(|(a, b)| b * (a - s)));
+    }
+    Tensor::from_flat(out, y.shape())
+}
+
+/// `g − softmax(x) ⊙ rowsum(g)`.
+pub fn log_softmax(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
+    check_same("retro_log_softmax", g, x)?;
+    let d = last_dim("retro_log_softmax", x)?;
+    let mut out = Vec::with_capacity(x.numel());
+    let mut p = Vec::with_capacity(d);
+    for (gr, xr) in g.data().chunks_exact(d).zip(x.data().chunks_exact(d)) {
+        p.clear();
+        softmax_row(xr, &mut p);
+        let s: f64 = gr.iter().fold(0.0, |a, b| a + b);
+        out.extend(gr.iter().zip(&p).map(|(a, q)| a - q * s));
+    }
+    Tensor::from_flat(out, x.shape())
+}
+
+/// Layer-norm backward (AUTODIFF.md §1): returns (∂x, ∂γ, ∂β).
+pub fn layernorm(
+    g: &Tensor,
+    x: &Tensor,
+    eps: f64,
+    gamma: &Tensor,
+) -> TResult<(Tensor, Tensor, Tensor)> {
+    check_same("retro_laminatio", g, x)?;
+    let d = last_dim("retro_laminatio", x)?;
+    if gamma.shape() != [d] {
+        return Err(TensorError::shape(format!(
+            "retro_laminatio: γ {} for rows of {d}",
+            k::fmt_shape(gamma.shape())
+        )));
+    }
+    let df = d as f64;
+    let gm = gamma.data();
+    let mut gx = Vec::with_capacity(x.numel());
+    let mut gg: Vec<f64> = Vec::new();
+    let mut gb: Vec<f64> = Vec::new();
+    let mut xh = vec![0.0; d];
+    for (row, (gr, xr)) in g
+        .data()
+        .chunks_exact(d)
+        .zip(x.data().chunks_exact(d))
+        .enumerate()
+    {
+        let mut sum = 0.0;
+        for &v in xr {
+            sum += v;
+        }
+        let mean = sum / df;
+        let mut var = 0.0;
+        for &v in xr {
+            let c = v - mean;
+            var += c * c;
+        }
+        let var = var / df;
+        let inv = 1.0 / (var + eps).sqrt();
+        for (h, &v) in xh.iter_mut().zip(xr) {
+            *h = (v - mean) * inv;
+        }
+        if row == 0 {
+            gg = xh.iter().zip(gr).map(|(h, a)| h * a).collect();
+            gb = gr.to_vec();
+        } else {
+            for j in 0..d {
+                gg[j] += xh[j] * gr[j];
+                gb[j] += gr[j];
+            }
+        }
+        let mut s1 = 0.0;
+        let mut s2 = 0.0;
+        for j in 0..d {
+            let h = gr[j] * gm[j];
+            s1 += h;
+            s2 += h * xh[j];
+        }
+        for j in 0..d {
+            let h = gr[j] * gm[j];
+            gx.push(inv * (h - s1 / df - xh[j] * (s2 / df)));
+        }
+    }
+    if gg.is_empty() {
+        gg = vec![0.0; d];
+        gb = vec![0.0; d];
+    }
+    Ok((
+        Tensor::from_flat(gx, x.shape())?,
+        Tensor::from_flat(gg, &[d])?,
+        Tensor::from_flat(gb, &[d])?,
+    ))
+}
+
+/// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`.
+pub fn gelu(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
+    check_same("retro_gelu", g, x)?;
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    let beta = 0.044715;
+    let three_beta = 3.0 * beta;
+    let out = g
+        .data()
+        .iter()
+        .zip(x.data())
+        .map(|(&gv, &xv)| {
+            let u = c * (xv + beta * ((xv * xv) * xv));
+            let t = if exp_identity {
+                tanh_exp(u)
+            } else {
+                tanh_cr(u)
+            };
+            let du = c * (1.0 + three_beta * (xv * xv));
+            gv * (0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du)
+        })
+        .collect();
+    Tensor::from_flat(out, x.shape())
+}
+
+/// `crux_entropia` backward: `(softmax(x)·Σ_row t − t)·g / C`.
+pub fn cross_entropy(g: f64, x: &Tensor, t: &Tensor) -> TResult<Tensor> {
+    check_same("retro_crux_entropia", x, t)?;
+    let d = last_dim("retro_crux_entropia", x)?;
+    let c = d as f64;
+    let mut out = Vec::with_capacity(x.numel());
+    let mut p = Vec::with_capacity(d);
+    for (xr, tr) in x.data().chunks_exact(d).zip(t.data().chunks_exact(d)) {
+        p.clear();
+        softmax_row(xr, &mut p);
+        let st = tr.iter().fold(0.0, |a, b| a + b);
+        out.extend(p.iter().zip(tr).map(|(q, tv)| (q * st - tv) * g / c));
+    }
+    Tensor::from_flat(out, x.shape())
+}
+
+/// `crux_entropia_indices` backward: `(softmax(z) − onehot(y))·g / rows`.
+pub fn cross_entropy_indices(g: f64, z: &Tensor, y: &Tensor) -> TResult<Tensor> {
+    let d = last_dim("retro_crux_indices", z)?;
+    let rows = z.numel() / d;
+    if y.numel() != rows {
+        return Err(TensorError::shape(format!(
+            "retro_crux_indices: {} targets for {rows} rows",
+            y.numel()
+        )));
+    }
+    let ids = y.to_indices(d, "retro_crux_indices")?;
+    let n = rows as f64;
+    let mut out = Vec::with_capacity(z.numel());
+    for (r, zr) in z.data().chunks_exact(d).enumerate() {
+        let start = out.len();
+        softmax_row(zr, &mut out);
+        out[start + ids[r]] -= 1.0;
+        for v in &mut out[start..] {
+            *v = *v * g / n;
+        }
+    }
+    Tensor::from_flat(out, z.shape())
+}
+
+/// The gradient of a reduction along `axis` broadcast back to `like`'s shape.
+pub fn dilata(g: &Tensor, like: &Tensor, axis: usize, scale: f64) -> TResult<Tensor> {
+    let shape = like.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape("retro_dilata: axis out of range"));
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    if g.numel() != outer * inner {
+        return Err(TensorError::shape(
+            "retro_dilata: gradient does not fit the reduced shape",
+        ));
+    }
+    let gd = g.data();
+    let mut out = Vec::with_capacity(like.numel());
+    for o in 0..outer {
+        let row = &gd[o * inner..(o + 1) * inner];
+        for _ in 0..n {
+            out.extend(row.iter().map(|v| v * scale));
+        }
+    }
+    Tensor::from_flat(out, shape)
+}
+
+/// `maximum_axis` backward: the gradient goes to the first maximum along `axis`.
+pub fn maximum(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
+    let shape = x.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape("retro_maximum: axis out of range"));
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    if g.numel() != outer * inner {
+        return Err(TensorError::shape(
+            "retro_maximum: gradient does not fit the reduced shape",
+        ));
+    }
+    let (xd, gd) = (x.data(), g.data());
+    let mut out = vec![0.0; x.numel()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut best = 0;
+            for j in 1..n {
+                if xd[(o * n + j) * inner + i] > xd[(o * n + best) * inner + i] {
+                    best = j;
+                }
+            }
+            if n > 0 {
+                out[(o * n + best) * inner + i] = gd[o * inner + i];
+            }
+        }
+    }
+    Tensor::from_flat(out, shape)
+}
+
+/// Swaps the last two axes (rank ≥ 2).
+pub fn transpose_last(x: &Tensor) -> TResult<Tensor> {
+    let r = x.rank();
+    if r < 2 {
+        return Err(TensorError::shape("transpone_ultimas: needs rank ≥ 2"));
+    }
+    let mut axes: Vec<usize> = (0..r).collect();
+    axes.swap(r - 2, r - 1);
+    k::permute(x, &axes)
+}
+
+/// `1.0` where `x > 0`, else `0.0`.
+pub fn positive(x: &Tensor) -> TResult<Tensor> {
+    let out = x
+        .data()
+        .iter()
+        .map(|&v| if v > 0.0 { 1.0 } else { 0.0 })
+        .collect();
+    Tensor::from_flat(out, x.shape())
+}
