@@ -486,7 +486,7 @@ impl<'a> Lexer<'a> {
             self.diags.push(d);
             return Tok::Error;
         }
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             self.error(
                 codes::LEX_BAD_BYTES,
                 "byte literal has an odd number of hex digits",
