@@ -5,6 +5,8 @@
 //!   cargo bench --bench tensor                         # 1 thread
 //!   TENSOR_THREADS=2 cargo bench --bench tensor        # GEMM and row kernels on 2 threads
 //!
+//!   cargo bench --bench tensor -- --only gemm        # only figures whose name starts with "gemm"
+//!
 //! Figures: f64 GEMM at 64, 256, 1024 (GFLOP/s, the tuned kernel; plus the
 //! exact in-order kernel at 64 and 256), elementwise add and softmax on 1M
 //! elements (GB/s of array traffic: add moves 3·8·N bytes, softmax 2·8·N).
@@ -39,16 +41,26 @@ fn main() {
     tensor::set_threads(threads);
     let quick = std::env::args().any(|a| a == "--quick");
     let secs = if quick { 0.2 } else { 1.0 };
+    let args: Vec<String> = std::env::args().collect();
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1).cloned())
+        .unwrap_or_default();
+    let want = |name: &str| name.starts_with(&only);
     let mut rng = SplitMix64::new(1);
     for n in [64usize, 256, 1024] {
         let a = rng.normal_tensor(&[n, n], 0.0, 1.0).unwrap();
         let b = rng.normal_tensor(&[n, n], 0.0, 1.0).unwrap();
+        if !want(&format!("gemm_{n}")) {
+            continue;
+        }
         let s = time(
             || drop(black_box(tensor::matmul_fast(&a, &b).unwrap())),
             secs,
         );
         println!("gemm_{n} {:.2} GFLOP/s", 2.0 * (n as f64).powi(3) / s / 1e9);
-        if n <= 256 {
+        if n <= 256 && want("gemm_exact") {
             let s = time(
                 || drop(black_box(tensor::matmul_exact(&a, &b).unwrap())),
                 secs,
@@ -58,6 +70,9 @@ fn main() {
                 2.0 * (n as f64).powi(3) / s / 1e9
             );
         }
+    }
+    if !want("add") {
+        return;
     }
     let n = 1 << 20;
     let x = rng.normal_tensor(&[n], 0.0, 1.0).unwrap();

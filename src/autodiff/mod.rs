@@ -8,6 +8,7 @@
 //! functions with straight-line bodies (inlined, also across imports). Control flow,
 //! parameter trees and calls through function values are reported as diagnostics.
 
+pub mod check;
 mod rules;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -162,7 +163,43 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
     let mut stmts = fwd;
     stmts.append(&mut g.rev);
     stmts.push(Stmt::Return(Some(Operand::Slot(tuple))));
-    Ok((g.slots, Block { stmts }))
+    Ok((
+        g.slots,
+        Block {
+            stmts: dead_code(stmts),
+        },
+    ))
+}
+
+/// Drops `Let`s whose value nothing reads (the primal's own result, gradients of
+/// constants). The body is straight-line and every `Rhs` here is pure.
+fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut used: FxHashSet<Slot> = FxHashSet::default();
+    let mut keep = vec![true; stmts.len()];
+    for (i, st) in stmts.iter().enumerate().rev() {
+        match st {
+            Stmt::Let { dst, rhs, .. } => {
+                if used.contains(dst) {
+                    for o in rules::operands(rhs) {
+                        if let Operand::Slot(x) = o {
+                            used.insert(x);
+                        }
+                    }
+                } else {
+                    keep[i] = false;
+                }
+            }
+            Stmt::Return(Some(Operand::Slot(x))) => {
+                used.insert(*x);
+            }
+            _ => {}
+        }
+    }
+    stmts
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(s, k)| k.then_some(s))
+        .collect()
 }
 
 /// `ct[x] ← ct[x] + contribution` (the first contribution initialises it), so uses in

@@ -7,6 +7,7 @@
 //! to stderr. Exit codes: 0 success, 1 diagnostics (errors) reported, 2 usage.
 
 mod check;
+mod gradcheck;
 mod ir;
 mod load;
 mod modules;
@@ -66,6 +67,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run the `proba` cases of a file or of every `.fab`/`.proba` file under a directory.
     Test(test::TestArgs),
+    /// Check `@ radix backward` companions against finite differences.
+    GradCheck(gradcheck::GradCheckArgs),
     /// Compile a file or package and print its Radix IR on stdout.
     #[command(alias = "hir")]
     Ir(ir::IrArgs),
@@ -92,6 +95,7 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         Command::Parse(args) => parse::run(args, &ctx),
         Command::Ir(args) => ir::run(args, &ctx),
         Command::Run(args) => run::run(args, &ctx),
+        Command::GradCheck(args) => gradcheck::run(args, &ctx),
         Command::Test(args) => test::run(args, &ctx),
     }
 }

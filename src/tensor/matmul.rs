@@ -167,7 +167,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// Exact in-order GEMM, `c` pre-zeroed, row-major `[m,k]·[k,n]`. The i-p-j
 /// loop keeps each `c[i,j]`'s accumulation order and vectorises over j.
-fn gemm_exact(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+pub(super) fn gemm_exact(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -213,6 +213,10 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
 /// the thread count (tests/tensor_errors.rs checks this).
 fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
     const PAR_MIN_WORK: usize = 1 << 21;
+    #[cfg(target_arch = "x86_64")]
+    if super::gemm_avx512::gemm(m, n, k, a, b, c, super::threads(), PAR_MIN_WORK) {
+        return;
+    }
     let t = super::threads().min(n / 8);
     if t <= 1 || m * n * k < PAR_MIN_WORK {
         return gemm_block(m, n, k, a, b, c, n);

@@ -16,6 +16,8 @@
 mod construct;
 mod elementwise;
 mod error;
+#[cfg(target_arch = "x86_64")]
+mod gemm_avx512;
 mod matmul;
 mod nn;
 mod reduce;

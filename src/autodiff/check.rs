@@ -1,0 +1,144 @@
+//! Gradient checking: a companion's gradients against central finite differences
+//! of its primal, element by element, in f64 (`faber grad-check`, property tests).
+
+use std::rc::Rc;
+
+use crate::eval::{run_function, BufferIo, RuntimeError, Value};
+use crate::ir::{Backward, Program, Ty};
+use crate::tensor::{SplitMix64, Tensor};
+
+/// The worst disagreement for one parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamReport {
+    pub name: String,
+    pub elements: usize,
+    pub max_abs: f64,
+    /// `|analytic − numeric| / max(1, |analytic|, |numeric|)`.
+    pub max_rel: f64,
+}
+
+/// Why inputs could not be built for a function.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckError {
+    /// A parameter whose shape is not fully declared (`tf32`, `tensor<f32, _>`).
+    UnknownShape(String),
+    /// A parameter of a type that has no gradient to check.
+    Unsupported(String),
+    Runtime(Box<RuntimeError>),
+}
+
+impl From<RuntimeError> for CheckError {
+    fn from(e: RuntimeError) -> Self {
+        CheckError::Runtime(Box::new(e))
+    }
+}
+
+/// Random inputs for `req.primal`'s parameters from their declared types: tensors of
+/// the declared shape and floats, uniform in [-1, 1) from SplitMix64(`seed`).
+pub fn random_inputs(p: &Program, req: &Backward, seed: u64) -> Result<Vec<Value>, CheckError> {
+    let f = p.func(req.primal);
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::new();
+    for i in 0..f.params as usize {
+        let info = &f.slots[i];
+        let v = match &info.ty {
+            Ty::Float => Value::Float(2.0 * rng.uniform() - 1.0),
+            Ty::Tensor { shape: Some(dims) } if dims.iter().all(|d| d.is_some()) => {
+                let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
+                let n: usize = dims.iter().product();
+                let data: Vec<f64> = (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect();
+                match Tensor::from_flat(data, &dims) {
+                    Ok(t) => Value::Tensor(Rc::new(t)),
+                    Err(_) => return Err(CheckError::Unsupported(info.name.clone())),
+                }
+            }
+            Ty::Tensor { .. } => return Err(CheckError::UnknownShape(info.name.clone())),
+            _ => return Err(CheckError::Unsupported(info.name.clone())),
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+fn scalar(v: &Value) -> Option<f64> {
+    match v {
+        Value::Float(f) => Some(*f),
+        Value::Int(i) => Some(*i as f64),
+        Value::Tensor(t) if t.numel() == 1 => Some(t.data()[0]),
+        _ => None,
+    }
+}
+
+fn elements(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Float(f) => vec![*f],
+        Value::Tensor(t) => t.data().to_vec(),
+        _ => vec![],
+    }
+}
+
+fn with_element(v: &Value, i: usize, x: f64) -> Value {
+    match v {
+        Value::Float(_) => Value::Float(x),
+        Value::Tensor(t) => {
+            let mut t = (**t).clone();
+            t.data_mut()[i] = x;
+            Value::Tensor(Rc::new(t))
+        }
+        other => other.clone(),
+    }
+}
+
+/// Compares the companion's gradients at `inputs` with central differences of step
+/// `h`. The primal must return a scalar (a number or a one-element tensor).
+pub fn check(
+    p: &Program,
+    req: &Backward,
+    inputs: &[Value],
+    h: f64,
+) -> Result<Vec<ParamReport>, CheckError> {
+    let mut io = BufferIo::default();
+    let f = p.func(req.primal);
+    let primal = |io: &mut BufferIo, args: Vec<Value>| -> Result<f64, CheckError> {
+        let v = run_function(p, req.primal, args, io)?;
+        scalar(&v).ok_or_else(|| CheckError::Unsupported("a result that is not a scalar".into()))
+    };
+    let mut args = inputs.to_vec();
+    args.push(Value::Vacuum);
+    args.push(Value::Float(1.0));
+    let grads = run_function(p, req.companion, args, &mut io)?;
+    let Value::Tuple(grads) = grads else {
+        return Err(CheckError::Unsupported(
+            "a companion that returns no iuncta".into(),
+        ));
+    };
+    let mut reports = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let analytic = elements(&grads[i]);
+        let values = elements(input);
+        let mut rep = ParamReport {
+            name: f.slots[i].name.clone(),
+            elements: values.len(),
+            max_abs: 0.0,
+            max_rel: 0.0,
+        };
+        for (j, &x) in values.iter().enumerate() {
+            let mut plus = inputs.to_vec();
+            plus[i] = with_element(input, j, x + h);
+            let mut minus = inputs.to_vec();
+            minus[i] = with_element(input, j, x - h);
+            let numeric = (primal(&mut io, plus)? - primal(&mut io, minus)?) / (2.0 * h);
+            let a = analytic.get(j).copied().unwrap_or(f64::NAN);
+            let abs = (a - numeric).abs();
+            let rel = abs / 1f64.max(a.abs()).max(numeric.abs());
+            rep.max_abs = rep.max_abs.max(abs);
+            rep.max_rel = if rel.is_nan() {
+                f64::INFINITY
+            } else {
+                rep.max_rel.max(rel)
+            };
+        }
+        reports.push(rep);
+    }
+    Ok(reports)
+}

@@ -1,0 +1,511 @@
+//! Packed, cache-blocked f64 GEMM with an AVX-512 microkernel (x86-64 only,
+//! chosen at run time when the CPU has `avx512f`).
+//!
+//! `c[m×n] = a[m×k]·b[k×n]`, all row-major with unit column stride and row
+//! strides `lda`, `ldb`, `ldc`. The structure is BLIS's:
+//!
+//! ```text
+//! for jc in 0..n step NC                      (B block: KC×NC, in L2/L3)
+//!   for pc in 0..k step KC                    pack b[pc.., jc..] into NR-wide strips
+//!     for ic in 0..m step MC                  pack a[ic.., pc..] into MR-tall strips (L2)
+//!       for jr in NR strips                   (B micro-panel: KC×NR)
+//!         for ir in MR strips                 (A micro-panel: KC×MR)
+//!           8×24 register tile: 24 zmm accumulators, KC rank-1 updates (FMA)
+//! ```
+//!
+//! **Determinism.** Each `c[i,j]` is computed the same way whatever tile,
+//! thread or block it lands in: for every KC block of k (fixed boundaries
+//! 0, KC, 2·KC, …), an accumulator starting at +0.0 takes
+//! `acc = fma(a[i,p], b[p,j], acc)` for p in order; the first block's
+//! accumulator is stored, later ones are added (`c += acc`). Edge tiles run the
+//! same kernel on zero-padded panels, so padding only touches lanes that are
+//! thrown away. The thread split (rows or columns of `c`) and MC/NC therefore
+//! never change a result; only KC does, and it is a constant.
+
+use std::arch::x86_64::{
+    __m512d, _mm512_add_pd, _mm512_fmadd_pd, _mm512_load_pd, _mm512_loadu_pd, _mm512_set1_pd,
+    _mm512_setzero_pd, _mm512_storeu_pd, _mm_prefetch, _MM_HINT_T0,
+};
+
+/// Rows of the register tile (broadcast from packed A).
+const MR: usize = 8;
+/// Columns of the register tile (three zmm vectors of packed B).
+const NR: usize = 24;
+/// k-block: the packed A micro-panel (KC·MR·8 B = 16 KiB) stays in L1.
+const KC0: usize = 256;
+/// Rows of packed A per block (MC·KC·8 B = 384 KiB, in L2).
+const MC0: usize = 192;
+/// Columns of packed B per block (KC·NC·8 B = 2 MiB at most).
+const NC0: usize = 1032;
+fn tune(name: &str, d: usize) -> usize { std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(d) }
+#[allow(non_snake_case)] fn KCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("KC", KC0)) }
+#[allow(non_snake_case)] fn MCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("MC", MC0)) }
+#[allow(non_snake_case)] fn NCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("NC", NC0)) }
+
+
+/// Whether this CPU can run the kernel (`is_x86_feature_detected!` caches).
+pub(super) fn available() -> bool {
+    std::env::var_os("FALLBACK").is_none() && std::arch::is_x86_feature_detected!("avx512f")
+}
+
+/// One 64-byte-aligned line of eight f64, the unit of the packing buffers.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([f64; 8]);
+
+/// An uninitialised, 64-byte-aligned buffer of at least `n` f64. It is only
+/// ever accessed through raw pointers, each element written (by packing)
+/// before it is read.
+struct PackBuf {
+    v: Vec<Line>,
+}
+
+impl PackBuf {
+    fn new(n: usize) -> Option<PackBuf> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n.div_ceil(8)).ok()?;
+        Some(PackBuf { v })
+    }
+    fn ptr(&mut self) -> *mut f64 {
+        self.v.as_mut_ptr().cast()
+    }
+}
+
+/// Number of threads and the split for an `m×n` output: `(rows, per)` where
+/// `rows` says whether rows (else columns) of `c` are divided, in blocks of
+/// `per` (a multiple of MR rows or of 8 columns).
+fn split(m: usize, n: usize, t: usize) -> (bool, usize) {
+    // Split the dimension that gives the more whole tiles per thread.
+    if m / MR >= n / NR {
+        (true, m.div_ceil(t).div_ceil(MR) * MR)
+    } else {
+        (false, n.div_ceil(t).div_ceil(8) * 8)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f64);
+// SAFETY: only used to hand disjoint row or column blocks of one output
+// buffer to scoped threads; no element is ever written by two threads.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above; the pointer itself is only copied.
+unsafe impl Sync for SendPtr {}
+
+/// `c = a·b` for contiguous row-major `a` (`m×k`), `b` (`k×n`) and `c`
+/// (`m×n`, overwritten), on up to `threads` threads when `m·n·k ≥
+/// par_min_work`. Returns `false` (leaving `c` untouched) when the CPU lacks
+/// AVX-512F or a packing buffer cannot be allocated; the caller then uses
+/// another kernel. The result does not depend on `threads`.
+pub(super) fn gemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    b: &[f64],
+    c: &mut [f64],
+    threads: usize,
+    par_min_work: usize,
+) -> bool {
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    if !available() {
+        return false;
+    }
+    if m == 0 || n == 0 {
+        return true;
+    }
+    if k == 0 {
+        c[..m * n].fill(0.0);
+        return true;
+    }
+    let t = if m.saturating_mul(n).saturating_mul(k) < par_min_work {
+        1
+    } else {
+        threads.max(1)
+    };
+    let (by_rows, per) = split(m, n, t);
+    let total = if by_rows { m } else { n };
+    let blocks = total.div_ceil(per);
+    // Every thread's packing buffers, allocated up front so a refusal can
+    // fall back before anything is written.
+    let mut bufs = Vec::new();
+    for _ in 0..blocks {
+        let (mm, nn) = if by_rows {
+            (per.min(m), n)
+        } else {
+            (m, per.min(n))
+        };
+        match Buffers::new(mm, nn, k) {
+            Some(b) => bufs.push(b),
+            None => return false,
+        }
+    }
+    let cp = SendPtr(c.as_mut_ptr());
+    let (ap, bp) = (
+        SendPtr(a.as_ptr().cast_mut()),
+        SendPtr(b.as_ptr().cast_mut()),
+    );
+    let run = move |i: usize, buf: &mut Buffers| {
+        let (cp, ap, bp) = (cp, ap, bp);
+        let s = i * per;
+        let w = per.min(total - s);
+        // SAFETY: AVX-512F is present (checked above). Block i covers rows
+        // (or columns) [s, s+w) of c, disjoint from every other block; a is
+        // m×k with row stride k, b is k×n with row stride n, c is m×n with
+        // row stride n (lengths asserted above), and the sub-matrices
+        // addressed stay inside them. a and b are only read; c does not
+        // alias them (it is a distinct &mut slice). The buffers were sized
+        // for this block by Buffers::new.
+        unsafe {
+            if by_rows {
+                gemm_block(
+                    w,
+                    n,
+                    k,
+                    ap.0.add(s * k),
+                    k,
+                    bp.0,
+                    n,
+                    cp.0.add(s * n),
+                    n,
+                    buf,
+                )
+            } else {
+                gemm_block(m, w, k, ap.0, k, bp.0.add(s), n, cp.0.add(s), n, buf)
+            }
+        }
+    };
+    let mut it = bufs.into_iter().enumerate();
+    let (_, mut first) = it.next().expect("at least one block");
+    if blocks == 1 {
+        run(0, &mut first);
+        return true;
+    }
+    std::thread::scope(|s| {
+        let mut refused = Vec::new();
+        for (i, mut buf) in it {
+            // A thread the system refuses runs its block here instead, with
+            // this thread's buffers (every block fits them).
+            if std::thread::Builder::new()
+                .spawn_scoped(s, move || run(i, &mut buf))
+                .is_err()
+            {
+                refused.push(i);
+            }
+        }
+        run(0, &mut first);
+        for i in refused {
+            run(i, &mut first);
+        }
+    });
+    true
+}
+
+/// Packing buffers for one thread's block.
+struct Buffers {
+    a: PackBuf,
+    b: PackBuf,
+}
+
+impl Buffers {
+    fn new(m: usize, n: usize, k: usize) -> Option<Buffers> {
+        let (KC, MC, NC) = (KCf(), MCf(), NCf());
+        let kc = k.min(KC);
+        let mc = m.min(MC).div_ceil(MR) * MR;
+        let nc = n.min(NC).div_ceil(NR) * NR;
+        Some(Buffers {
+            a: PackBuf::new(mc * kc)?,
+            b: PackBuf::new(kc * nc)?,
+        })
+    }
+}
+
+/// `c = a·b` on one thread.
+///
+/// # Safety
+/// AVX-512F must be available. `a` addresses an `m×k` matrix with row stride
+/// `lda`, `b` a `k×n` one with stride `ldb`, `c` an `m×n` one with stride
+/// `ldc`, none written by anyone else during the call, `c` not overlapping
+/// `a` or `b`; `buf` was made by `Buffers::new(m', n', k)` with `m' ≥ m`,
+/// `n' ≥ n`. `k ≥ 1`.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f")]
+unsafe fn gemm_block_UNUSED() {}
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f")]
+unsafe fn gemm_block(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: *const f64,
+    lda: usize,
+    b: *const f64,
+    ldb: usize,
+    c: *mut f64,
+    ldc: usize,
+    buf: &mut Buffers,
+) {
+    let (pa, pb) = (buf.a.ptr(), buf.b.ptr());
+    let (KC, MC, NC) = (KCf(), MCf(), NCf());
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
+            let first = pc == 0;
+            // SAFETY: rows [pc, pc+kc) and columns [jc, jc+nc) lie inside b;
+            // pb holds kc·round_up(nc, NR) ≤ KC·round_up(min(n, NC), NR) f64.
+            unsafe { pack_b(kc, nc, b.add(pc * ldb + jc), ldb, pb) };
+            for ic in (0..m).step_by(MC) {
+                let mc = MC.min(m - ic);
+                // SAFETY: rows [ic, ic+mc), columns [pc, pc+kc) lie inside a;
+                // pa holds round_up(mc, MR)·kc f64.
+                unsafe { pack_a(mc, kc, a.add(ic * lda + pc), lda, pa) };
+                for jr in (0..nc).step_by(NR) {
+                    let nr = NR.min(nc - jr);
+                    let bp = pb.add(jr * kc);
+                    for ir in (0..mc).step_by(MR) {
+                        let mr = MR.min(mc - ir);
+                        let ap = pa.add(ir * kc);
+                        let cp = c.add((ic + ir) * ldc + jc + jr);
+                        // SAFETY: ap/bp point at packed, fully written,
+                        // 64-byte-aligned micro-panels of kc·MR and kc·NR
+                        // f64; the mr×nr tile at cp lies inside c.
+                        unsafe {
+                            if mr == MR && nr == NR {
+                                kernel(kc, ap, bp, cp, ldc, first);
+                            } else {
+                                kernel_edge(kc, ap, bp, cp, ldc, mr, nr, first);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs `a[0..mc, 0..kc]` (stride `lda`) into MR-row strips: strip s holds,
+/// for p = 0..kc, the MR values `a[s·MR + i, p]` (rows past `mc` as 0.0).
+///
+/// # Safety
+/// `a` addresses an `mc×kc` matrix with stride `lda`; `dst` has room for
+/// `round_up(mc, MR)·kc` f64.
+#[target_feature(enable = "avx512f")]
+unsafe fn pack_a(mc: usize, kc: usize, a: *const f64, lda: usize, dst: *mut f64) {
+    for s in 0..mc.div_ceil(MR) {
+        let d = dst.add(s * MR * kc);
+        let rows = MR.min(mc - s * MR);
+        for i in 0..MR {
+            if i < rows {
+                let src = a.add((s * MR + i) * lda);
+                for p in 0..kc {
+                    // SAFETY: p < kc, row s·MR+i < mc; d+p·MR+i < round_up(mc, MR)·kc.
+                    unsafe { *d.add(p * MR + i) = *src.add(p) };
+                }
+            } else {
+                for p in 0..kc {
+                    // SAFETY: as above (padding row).
+                    unsafe { *d.add(p * MR + i) = 0.0 };
+                }
+            }
+        }
+    }
+}
+
+/// Packs `b[0..kc, 0..nc]` (stride `ldb`) into NR-column strips: strip s
+/// holds, for p = 0..kc, the NR values `b[p, s·NR + j]` (columns past `nc` as
+/// 0.0).
+///
+/// # Safety
+/// `b` addresses a `kc×nc` matrix with stride `ldb`; `dst` has room for
+/// `kc·round_up(nc, NR)` f64 and is 64-byte aligned.
+#[target_feature(enable = "avx512f")]
+unsafe fn pack_b(kc: usize, nc: usize, b: *const f64, ldb: usize, dst: *mut f64) {
+    for s in 0..nc.div_ceil(NR) {
+        let d = dst.add(s * NR * kc);
+        let cols = NR.min(nc - s * NR);
+        if cols == NR {
+            for p in 0..kc {
+                let src = b.add(p * ldb + s * NR);
+                // SAFETY: columns s·NR..s·NR+NR ≤ nc of row p < kc are in b;
+                // d+p·NR is 64-byte aligned (NR·8 = 192 = 3·64) and in dst.
+                unsafe {
+                    for v in 0..NR / 8 {
+                        let x = _mm512_loadu_pd(src.add(8 * v));
+                        std::arch::x86_64::_mm512_store_pd(d.add(p * NR + 8 * v), x);
+                    }
+                }
+            }
+        } else {
+            for p in 0..kc {
+                let src = b.add(p * ldb + s * NR);
+                for j in 0..NR {
+                    // SAFETY: column s·NR+j < nc is in b; the slot is in dst.
+                    unsafe { *d.add(p * NR + j) = if j < cols { *src.add(j) } else { 0.0 } };
+                }
+            }
+        }
+    }
+}
+
+/// The 8×24 register tile: `acc = Σ_p a[:,p]·b[p,:]` (FMA, p in order, from
+/// +0.0), then `c = acc` (`first`) or `c += acc`.
+///
+/// # Safety
+/// `a` and `b` are 64-byte-aligned packed micro-panels of `kc·MR` and `kc·NR`
+/// f64; `c` addresses an MR×NR tile with row stride `ldc`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn kernel(kc: usize, a: *const f64, b: *const f64, c: *mut f64, ldc: usize, first: bool) {
+    let mut acc: [[__m512d; 3]; MR] = [[_mm512_setzero_pd(); 3]; MR];
+    for i in 0..MR {
+        // SAFETY: row i of the tile is in c (prefetch never faults anyway).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(c.add(i * ldc).cast()) };
+    }
+    let (mut a, mut b) = (a, b);
+    for _ in 0..kc {
+        // SAFETY: a and b advance by MR and NR per step, kc steps: inside
+        // the panels; b stays 64-byte aligned (NR·8 = 192 bytes per step).
+        unsafe {
+            let b0 = _mm512_load_pd(b);
+            let b1 = _mm512_load_pd(b.add(8));
+            let b2 = _mm512_load_pd(b.add(16));
+            for (i, row) in acc.iter_mut().enumerate() {
+                let ai = _mm512_set1_pd(*a.add(i));
+                row[0] = _mm512_fmadd_pd(ai, b0, row[0]);
+                row[1] = _mm512_fmadd_pd(ai, b1, row[1]);
+                row[2] = _mm512_fmadd_pd(ai, b2, row[2]);
+            }
+            a = a.add(MR);
+            b = b.add(NR);
+        }
+    }
+    for (i, row) in acc.iter().enumerate() {
+        for (v, &x) in row.iter().enumerate() {
+            // SAFETY: element (i, 8v..8v+8) of the tile is in c.
+            unsafe {
+                let p = c.add(i * ldc + 8 * v);
+                let y = if first {
+                    x
+                } else {
+                    _mm512_add_pd(_mm512_loadu_pd(p), x)
+                };
+                _mm512_storeu_pd(p, y);
+            }
+        }
+    }
+}
+
+/// An edge tile of `mr×nr` (≤ MR×NR): the full kernel into a scratch tile,
+/// then the valid part stored (`first`) or added, exactly as [`kernel`] does.
+///
+/// # Safety
+/// As [`kernel`], with only the `mr×nr` corner of the tile inside `c`.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f")]
+unsafe fn kernel_edge(
+    kc: usize,
+    a: *const f64,
+    b: *const f64,
+    c: *mut f64,
+    ldc: usize,
+    mr: usize,
+    nr: usize,
+    first: bool,
+) {
+    let mut tile = [Line([0.0; 8]); MR * NR / 8];
+    let t: *mut f64 = tile.as_mut_ptr().cast();
+    // SAFETY: the scratch tile is MR×NR with stride NR; a and b as required.
+    unsafe { kernel(kc, a, b, t, NR, true) };
+    for i in 0..mr {
+        for j in 0..nr {
+            // SAFETY: (i, j) is inside both the scratch tile and c's corner.
+            unsafe {
+                let x = *t.add(i * NR + j);
+                let p = c.add(i * ldc + j);
+                *p = if first { x } else { *p + x };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: u64, n: usize) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// Exact in-order reference (separate multiply and add).
+    fn reference(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        super::super::matmul::gemm_exact(m, n, k, a, b, &mut c);
+        c
+    }
+
+    fn check(m: usize, n: usize, k: usize) {
+        let a = lcg(m as u64 * 31 + k as u64, m * k);
+        let b = lcg(n as u64 * 17 + 5, k * n);
+        let want = reference(m, n, k, &a, &b);
+        for t in [1, 2, 3] {
+            let mut c = vec![f64::NAN; m * n];
+            assert!(gemm(m, n, k, &a, &b, &mut c, t, 0), "avx512f missing");
+            for (idx, (x, y)) in c.iter().zip(&want).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+                    "{m}×{n}×{k} t={t} at {idx}: {x} vs {y}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn matches_exact_kernel_on_odd_sizes() {
+        if !available() {
+            return;
+        }
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (1, 1, 300),
+            (8, 24, 256),
+            (9, 25, 257),
+            (17, 33, 65),
+            (100, 7, 300),
+            (7, 100, 3),
+            (3, 1100, 20),
+            (257, 129, 511),
+            (200, 1040, 530),
+        ] {
+            check(m, n, k);
+        }
+    }
+
+    #[test]
+    fn thread_count_does_not_change_results() {
+        if !available() {
+            return;
+        }
+        for &(m, n, k) in &[(300, 250, 600), (40, 1500, 300), (1000, 30, 100)] {
+            let a = lcg(1, m * k);
+            let b = lcg(2, k * n);
+            let mut one = vec![0.0; m * n];
+            assert!(gemm(m, n, k, &a, &b, &mut one, 1, 0));
+            for t in [2, 3, 4, 7] {
+                let mut c = vec![0.0; m * n];
+                assert!(gemm(m, n, k, &a, &b, &mut c, t, 0));
+                assert!(
+                    one.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "{m}×{n}×{k}: {t} threads differ from 1"
+                );
+            }
+        }
+    }
+}
