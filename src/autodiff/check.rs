@@ -41,23 +41,51 @@ pub fn random_inputs(p: &Program, req: &Backward, seed: u64) -> Result<Vec<Value
     let mut out = Vec::new();
     for i in 0..f.params as usize {
         let info = &f.slots[i];
-        let v = match &info.ty {
-            Ty::Float => Value::Float(2.0 * rng.uniform() - 1.0),
-            Ty::Tensor { shape: Some(dims) } if dims.iter().all(|d| d.is_some()) => {
-                let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
-                let n: usize = dims.iter().product();
-                let data: Vec<f64> = (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-                match Tensor::from_flat(data, &dims) {
-                    Ok(t) => Value::Tensor(Rc::new(t)),
-                    Err(_) => return Err(CheckError::Unsupported(info.name.clone())),
-                }
-            }
-            Ty::Tensor { .. } => return Err(CheckError::UnknownShape(info.name.clone())),
-            _ => return Err(CheckError::Unsupported(info.name.clone())),
-        };
-        out.push(v);
+        out.push(random_value(p, &info.ty, &info.name, &mut rng, 0)?);
     }
     Ok(out)
+}
+
+/// A random value of a declared type: floats, tensors of a fully declared shape, and
+/// genus records of those (parameter trees).
+fn random_value(
+    p: &Program,
+    ty: &Ty,
+    name: &str,
+    rng: &mut SplitMix64,
+    depth: usize,
+) -> Result<Value, CheckError> {
+    if depth > 16 {
+        return Err(CheckError::Unsupported(name.to_string()));
+    }
+    Ok(match ty {
+        Ty::Float => Value::Float(2.0 * rng.uniform() - 1.0),
+        Ty::Tensor { shape: Some(dims) } if dims.iter().all(|d| d.is_some()) => {
+            let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
+            let n: usize = dims.iter().product();
+            let data: Vec<f64> = (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect();
+            match Tensor::from_flat(data, &dims) {
+                Ok(t) => Value::Tensor(Rc::new(t)),
+                Err(_) => return Err(CheckError::Unsupported(name.to_string())),
+            }
+        }
+        Ty::Tensor { .. } => return Err(CheckError::UnknownShape(name.to_string())),
+        Ty::Record(g) => {
+            let genus = &p.genera[g.0 as usize];
+            let mut fields = Vec::new();
+            for f in &genus.fields {
+                fields.push(random_value(
+                    p,
+                    &f.ty,
+                    &format!("{name}.{}", f.name),
+                    rng,
+                    depth + 1,
+                )?);
+            }
+            Value::Record(Rc::new(crate::eval::Record { genus: *g, fields }))
+        }
+        _ => return Err(CheckError::Unsupported(name.to_string())),
+    })
 }
 
 fn scalar(v: &Value) -> Option<f64> {
@@ -69,23 +97,54 @@ fn scalar(v: &Value) -> Option<f64> {
     }
 }
 
+/// Every number of a value, depth first (records and lists included).
 fn elements(v: &Value) -> Vec<f64> {
+    let mut out = Vec::new();
+    collect(v, &mut out);
+    out
+}
+
+fn collect(v: &Value, out: &mut Vec<f64>) {
     match v {
-        Value::Float(f) => vec![*f],
-        Value::Tensor(t) => t.data().to_vec(),
-        _ => vec![],
+        Value::Float(f) => out.push(*f),
+        Value::Tensor(t) => out.extend_from_slice(t.data()),
+        Value::Record(r) => r.fields.iter().for_each(|f| collect(f, out)),
+        Value::List(items) | Value::Tuple(items) => items.iter().for_each(|f| collect(f, out)),
+        _ => {}
     }
 }
 
+/// `v` with its `i`-th number (in [`elements`] order) replaced by `x`.
 fn with_element(v: &Value, i: usize, x: f64) -> Value {
+    let mut v = v.clone();
+    let mut i = i;
+    set_nth(&mut v, &mut i, x);
+    v
+}
+
+fn set_nth(v: &mut Value, i: &mut usize, x: f64) -> bool {
     match v {
-        Value::Float(_) => Value::Float(x),
-        Value::Tensor(t) => {
-            let mut t = (**t).clone();
-            t.data_mut()[i] = x;
-            Value::Tensor(Rc::new(t))
+        Value::Float(f) => {
+            if *i == 0 {
+                *f = x;
+                return true;
+            }
+            *i -= 1;
+            false
         }
-        other => other.clone(),
+        Value::Tensor(t) => {
+            if *i < t.numel() {
+                Rc::make_mut(t).data_mut()[*i] = x;
+                return true;
+            }
+            *i -= t.numel();
+            false
+        }
+        Value::Record(r) => Rc::make_mut(r).fields.iter_mut().any(|f| set_nth(f, i, x)),
+        Value::List(items) | Value::Tuple(items) => {
+            Rc::make_mut(items).iter_mut().any(|f| set_nth(f, i, x))
+        }
+        _ => false,
     }
 }
 

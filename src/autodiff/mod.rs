@@ -132,6 +132,44 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
             continue;
         };
         g.span = *span;
+        // Parameter trees: reading a field or element routes the cotangent into the
+        // same place of the container's cotangent; building a container splits it.
+        match rhs {
+            Rhs::Field(o, i) => {
+                tree_read(&mut g, &mut ct, &active, o, PlaceStep::Field(*i), gd);
+                continue;
+            }
+            Rhs::Index(o, idx) => {
+                tree_read(
+                    &mut g,
+                    &mut ct,
+                    &active,
+                    o,
+                    PlaceStep::Index(idx.clone()),
+                    gd,
+                );
+                continue;
+            }
+            Rhs::Tuple(items) | Rhs::List(items) | Rhs::Record(_, items) => {
+                let by_field = matches!(rhs, Rhs::Record(..));
+                for (i, it) in items.iter().enumerate() {
+                    let Operand::Slot(x) = it else { continue };
+                    if !active.contains(x) {
+                        continue;
+                    }
+                    let part = if by_field {
+                        Rhs::Field(gd.clone(), i as u32)
+                    } else {
+                        Rhs::Index(gd.clone(), Operand::Const(Const::Int(i as i64)))
+                    };
+                    let ty = g.slots[x.0 as usize].ty.clone();
+                    let c = Operand::Slot(g.emit(part, ty));
+                    accumulate(&mut g, &mut ct, *x, c);
+                }
+                continue;
+            }
+            _ => {}
+        }
         for (operand, contribution) in rules::vjp(&mut g, rhs, *dst, gd)? {
             if let Operand::Slot(x) = operand {
                 if active.contains(&x) {
@@ -192,6 +230,23 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
             Stmt::Return(Some(Operand::Slot(x))) => {
                 used.insert(*x);
             }
+            Stmt::Store { place, value, .. } => {
+                // Kept when its container is read later (it is, by construction).
+                if let PlaceRoot::Slot(r) = place.root {
+                    if used.contains(&r) {
+                        if let Operand::Slot(v) = value {
+                            used.insert(*v);
+                        }
+                        for st in &place.path {
+                            if let PlaceStep::Index(Operand::Slot(k)) = st {
+                                used.insert(*k);
+                            }
+                        }
+                    } else {
+                        keep[i] = false;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -200,6 +255,47 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
         .zip(keep)
         .filter_map(|(s, k)| k.then_some(s))
         .collect()
+}
+
+/// `container.step` was read with cotangent `gd`: add `gd` into that place of the
+/// container's cotangent (created as zeros of the container's structure when absent).
+fn tree_read(
+    g: &mut Gen,
+    ct: &mut FxHashMap<Slot, Operand>,
+    active: &FxHashSet<Slot>,
+    container: &Operand,
+    step: PlaceStep,
+    gd: Operand,
+) {
+    let Operand::Slot(x) = container else { return };
+    if !active.contains(x) {
+        return;
+    }
+    let ty = g.slots[x.0 as usize].ty.clone();
+    // A slot of our own to mutate (cotangent operands may be shared).
+    let z = match ct.get(x).cloned() {
+        None => g.emit(Rhs::Op(ops::Op::RetroNihil, vec![container.clone()]), ty),
+        Some(acc) => g.emit(Rhs::Use(acc), ty),
+    };
+    let read = match &step {
+        PlaceStep::Field(i) => Rhs::Field(Operand::Slot(z), *i),
+        PlaceStep::Index(k) => Rhs::Index(Operand::Slot(z), k.clone()),
+    };
+    let cur = g.emit(read, Ty::Any);
+    let sum = g.emit(
+        Rhs::Op(ops::Op::RetroAdde, vec![Operand::Slot(cur), gd]),
+        Ty::Any,
+    );
+    let span = g.span;
+    g.rev.push(Stmt::Store {
+        place: Place {
+            root: PlaceRoot::Slot(z),
+            path: vec![step],
+        },
+        value: Operand::Slot(sum),
+        span,
+    });
+    ct.insert(*x, Operand::Slot(z));
 }
 
 /// `ct[x] ← ct[x] + contribution` (the first contribution initialises it), so uses in
@@ -211,10 +307,11 @@ fn accumulate(g: &mut Gen, ct: &mut FxHashMap<Slot, Operand>, x: Slot, contribut
             let ty = g.slots[x.0 as usize].ty.clone();
             let rhs = match ty {
                 Ty::Tensor { .. } => Rhs::Op(ops::Op::Addita, vec![acc, contribution]),
-                _ => Rhs::Prim(
+                Ty::Float | Ty::Int => Rhs::Prim(
                     Prim::Binary(crate::syntax::ast::BinOp::Add),
                     vec![acc, contribution],
                 ),
+                _ => Rhs::Op(ops::Op::RetroAdde, vec![acc, contribution]),
             };
             Operand::Slot(g.emit(rhs, ty))
         }

@@ -336,6 +336,7 @@ fn op_rule(
             ))
         }
         Op::RetroImple
+        | Op::RetroAdde
         | Op::RetroAdFormam
         | Op::RetroDilata
         | Op::RetroMaximum

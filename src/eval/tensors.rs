@@ -242,7 +242,8 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::Numerus => return Ok(Value::Int(t(0)?.numel() as i64)),
         Op::TransponeUltimas => kr(retro::transpose_last(t(0)?))?,
         Op::Positiva => kr(retro::positive(t(0)?))?,
-        Op::RetroNihil => kr(Tensor::zeros(t(0)?.shape()))?,
+        Op::RetroNihil => return zeros_like(&a[0]),
+        Op::RetroAdde => return deep_add(&a[0], &a[1]),
         Op::RetroImple => kr(Tensor::full(num(op, &a[1])?, t(0)?.shape()))?,
         Op::RetroAdFormam => {
             let g = tensorish(op, &a[0])?;
@@ -315,6 +316,74 @@ fn range_bound(op: Op, v: &Value) -> FResult<usize> {
             codes::RUN_INDEX,
             format!("`{}`: bound {i} is negative", op.name()),
         )
+    })
+}
+
+/// A value of the same structure with every number zero (gradients of parameter
+/// trees): tensors → zeros, floats → 0.0, records/lists/tuples element-wise; other
+/// leaves (ints, texts) → `nihil`.
+pub(crate) fn zeros_like(v: &Value) -> FResult<Value> {
+    Ok(match v {
+        Value::Tensor(t) => Value::tensor(kr(Tensor::zeros(t.shape()))?),
+        Value::Float(_) => Value::Float(0.0),
+        Value::List(items) => Value::list(items.iter().map(zeros_like).collect::<FResult<_>>()?),
+        Value::Tuple(items) => Value::Tuple(Rc::new(
+            items.iter().map(zeros_like).collect::<FResult<_>>()?,
+        )),
+        Value::Record(r) => {
+            let fields = r.fields.iter().map(zeros_like).collect::<FResult<_>>()?;
+            Value::Record(Rc::new(super::value::Record {
+                genus: r.genus,
+                fields,
+            }))
+        }
+        _ => Value::Nihil,
+    })
+}
+
+/// Element-wise sum of two values of the same structure (gradient accumulation).
+pub(crate) fn deep_add(a: &Value, b: &Value) -> FResult<Value> {
+    Ok(match (a, b) {
+        (Value::Tensor(x), Value::Tensor(y)) => Value::tensor(kr(k::add(x, y))?),
+        (Value::Tensor(x), Value::Float(f)) | (Value::Float(f), Value::Tensor(x)) => {
+            Value::tensor(kr(k::add(x, &Tensor::scalar(*f)))?)
+        }
+        (Value::Float(x), Value::Float(y)) => Value::Float(x + y),
+        (Value::Nihil, other) | (other, Value::Nihil) => other.clone(),
+        (Value::List(x), Value::List(y)) if x.len() == y.len() => Value::list(
+            x.iter()
+                .zip(y.iter())
+                .map(|(p, q)| deep_add(p, q))
+                .collect::<FResult<_>>()?,
+        ),
+        (Value::Tuple(x), Value::Tuple(y)) if x.len() == y.len() => Value::Tuple(Rc::new(
+            x.iter()
+                .zip(y.iter())
+                .map(|(p, q)| deep_add(p, q))
+                .collect::<FResult<_>>()?,
+        )),
+        (Value::Record(x), Value::Record(y)) if x.genus == y.genus => {
+            let fields = x
+                .fields
+                .iter()
+                .zip(&y.fields)
+                .map(|(p, q)| deep_add(p, q))
+                .collect::<FResult<_>>()?;
+            Value::Record(Rc::new(super::value::Record {
+                genus: x.genus,
+                fields,
+            }))
+        }
+        (x, y) => {
+            return fault(
+                codes::RUN_TYPE,
+                format!(
+                    "cannot add gradients of {} and {}",
+                    x.type_name(),
+                    y.type_name()
+                ),
+            )
+        }
     })
 }
 

@@ -94,6 +94,7 @@ ops! {
     TransponeUltimas = "transpone_ultimas", 1;
     Positiva = "positiva", 1;
     RetroNihil = "retro_nihil", 1;
+    RetroAdde = "retro_adde", 2;
     RetroImple = "retro_imple", 2;
     RetroAdFormam = "retro_ad_formam", 2;
     RetroDilata = "retro_dilata", 4;

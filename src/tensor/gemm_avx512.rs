@@ -37,11 +37,27 @@ const KC0: usize = 256;
 const MC0: usize = 192;
 /// Columns of packed B per block (KC·NC·8 B = 2 MiB at most).
 const NC0: usize = 1032;
-fn tune(name: &str, d: usize) -> usize { std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(d) }
-#[allow(non_snake_case)] fn KCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("KC", KC0)) }
-#[allow(non_snake_case)] fn MCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("MC", MC0)) }
-#[allow(non_snake_case)] fn NCf() -> usize { static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new(); *V.get_or_init(|| tune("NC", NC0)) }
-
+fn tune(name: &str, d: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(d)
+}
+#[allow(non_snake_case)]
+fn KCf() -> usize {
+    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *V.get_or_init(|| tune("KC", KC0))
+}
+#[allow(non_snake_case)]
+fn MCf() -> usize {
+    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *V.get_or_init(|| tune("MC", MC0))
+}
+#[allow(non_snake_case)]
+fn NCf() -> usize {
+    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *V.get_or_init(|| tune("NC", NC0))
+}
 
 /// Whether this CPU can run the kernel (`is_x86_feature_detected!` caches).
 pub(super) fn available() -> bool {
@@ -259,10 +275,15 @@ unsafe fn gemm_block(
                 // SAFETY: rows [ic, ic+mc), columns [pc, pc+kc) lie inside a;
                 // pa holds round_up(mc, MR)·kc f64.
                 unsafe { pack_a(mc, kc, a.add(ic * lda + pc), lda, pa) };
-                for jr in (0..nc).step_by(NR) {
-                    let nr = NR.min(nc - jr);
-                    let bp = pb.add(jr * kc);
-                    for ir in (0..mc).step_by(MR) {
+                let nt = nc.div_ceil(NR);
+                let mt = mc.div_ceil(MR);
+                let swap = std::env::var_os("SWAP").is_some();
+                for outer in 0..if swap { mt } else { nt } {
+                    for inner in 0..if swap { nt } else { mt } {
+                        let (jt, it) = if swap { (inner, outer) } else { (outer, inner) };
+                        let (jr, ir) = (jt * NR, it * MR);
+                        let nr = NR.min(nc - jr);
+                        let bp = pb.add(jr * kc);
                         let mr = MR.min(mc - ir);
                         let ap = pa.add(ir * kc);
                         let cp = c.add((ic + ir) * ldc + jc + jr);
