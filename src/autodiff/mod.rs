@@ -349,7 +349,11 @@ fn inline(
         match s {
             Stmt::Let { dst, rhs, span } => {
                 let rhs = rename_rhs(g, &mut map, func, rhs);
-                let d = slot_for(g, &mut map, func, *dst);
+                // A fresh slot for every assignment (SSA): the reverse sweep reads
+                // each value as it was, even when `varia` reuses the source slot.
+                let info = func.slots[dst.0 as usize].clone();
+                let d = g.slot(&info.name, info.ty);
+                map[dst.0 as usize] = Some(d);
                 match rhs {
                     Rhs::Call(callee, cargs) if !g.p.func(callee).body.stmts.is_empty() => {
                         let r = inline(g, callee, &cargs, *span)?;
