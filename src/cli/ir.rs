@@ -6,9 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{load, modules::FsLoader, print_stdout, Context};
+use super::{print_stdout, Compiled, Context};
 use faber::ir::{print, FuncId};
-use faber::source::SourceMap;
 
 #[derive(Args, Debug)]
 pub struct IrArgs {
@@ -20,15 +19,13 @@ pub struct IrArgs {
 }
 
 pub fn run(args: &IrArgs, ctx: &Context) -> ExitCode {
-    let mut sources = SourceMap::new();
-    let input = match load::load(&args.path, &mut sources) {
-        Ok(input) => input,
-        Err(diags) => return ctx.report(&sources, &diags),
-    };
-    let mut loader = FsLoader::new(ctx.lib_root.clone());
-    let program = match faber::compile(&mut sources, input.entry, &mut loader) {
-        Ok(p) => p,
-        Err(diags) => return ctx.report(&sources, &diags),
+    let Compiled {
+        sources,
+        input,
+        program,
+    } = match ctx.compile(&args.path) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
     let text = match &args.function {
         None => print::print_program(&program),

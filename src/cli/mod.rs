@@ -100,7 +100,33 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
     }
 }
 
+/// A compiled input: its sources (for rendering), what `load` found, the program.
+pub struct Compiled {
+    pub sources: faber::source::SourceMap,
+    pub input: load::Input,
+    pub program: faber::ir::Program,
+}
+
 impl Context {
+    /// Loads a file or package and compiles it with the CLI's module loader; on
+    /// failure the diagnostics are already reported and the exit code is returned.
+    pub fn compile(&self, path: &std::path::Path) -> Result<Compiled, ExitCode> {
+        let mut sources = faber::source::SourceMap::new();
+        let input = match load::load(path, &mut sources) {
+            Ok(input) => input,
+            Err(diags) => return Err(self.report(&sources, &diags)),
+        };
+        let mut loader = modules::FsLoader::new(self.lib_root.clone());
+        match faber::compile(&mut sources, input.entry, &mut loader) {
+            Ok(program) => Ok(Compiled {
+                sources,
+                input,
+                program,
+            }),
+            Err(diags) => Err(self.report(&sources, &diags)),
+        }
+    }
+
     /// Prints the diagnostics this run wants to see on stderr and maps them to an
     /// exit code: 1 when any is an error, else 0. `-q` hides warnings and notes;
     /// notes are shown only with `-v`.
