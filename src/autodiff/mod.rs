@@ -4,11 +4,13 @@
 //! (`rules.rs`), returning `iuncta` of one gradient per parameter. Generated code is
 //! ordinary IR: printed by `faber ir`, verified, and run by the evaluator.
 //!
-//! Supported now: straight-line code over tensors and float scalars, and calls to
-//! functions with straight-line bodies (inlined, also across imports). Control flow,
-//! parameter trees and calls through function values are reported as diagnostics.
+//! Supported: tensor and float-scalar code, calls to other functions (inlined, also
+//! across imports), parameter trees (records, lists, tuples), and one level of `si`
+//! and `itera ab` (see `forward.rs`). Nested control flow, `dum`, mutation, I/O and
+//! calls through function values are reported as diagnostics (SEM024).
 
 pub mod check;
+mod forward;
 mod rules;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -16,6 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::*;
 use crate::source::Span;
+use crate::syntax::ast::BinOp;
 
 /// Fills every requested companion; returns the diagnostics for what cannot be
 /// differentiated (the program is left unchanged for those).
@@ -44,6 +47,18 @@ pub(crate) struct Gen<'p> {
     pub rev: Vec<Stmt>,
     pub span: Span,
     depth: usize,
+    /// Inside a copied `si`/`itera` body (one level is supported).
+    in_region: bool,
+    /// Tapes of every copied `itera ab`, keyed by its loop-variable slot.
+    loops: Vec<LoopTapes>,
+}
+
+/// What the reverse pass of one `itera ab` needs: the tape whose length is the trip
+/// count, and (value slot, tape) pairs to restore at the start of each reverse pass.
+pub(crate) struct LoopTapes {
+    pub var: Slot,
+    pub count_tape: Slot,
+    pub restores: Vec<(Slot, Slot)>,
 }
 
 impl Gen<'_> {
@@ -93,6 +108,8 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
         rev: Vec::new(),
         span: req.span,
         depth: 0,
+        in_region: false,
+        loops: Vec::new(),
     };
     for i in 0..n {
         let info = primal.slots[i].clone();
@@ -102,82 +119,31 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
     let upstream = g.slot("upstream", primal.ret.clone());
     // Forward: F's body inlined, parameters mapped to the companion's.
     let args: Vec<Operand> = (0..n as u32).map(|i| Operand::Slot(Slot(i))).collect();
-    let result = inline(&mut g, req.primal, &args, req.span)?;
+    let result = forward::inline(&mut g, req.primal, &args, req.span)?;
+    let fwd = std::mem::take(&mut g.fwd);
 
-    // Activity: values that depend on a parameter, and that the result depends on.
+    // Activity: values that depend on a parameter (to a fixpoint, for loops).
     let mut active: FxHashSet<Slot> = (0..n as u32).map(Slot).collect();
-    for s in &g.fwd {
-        if let Stmt::Let { dst, rhs, .. } = s {
-            if rules::operands(rhs)
-                .iter()
-                .any(|o| matches!(o, Operand::Slot(x) if active.contains(x)))
-            {
-                active.insert(*dst);
-            }
+    loop {
+        let before = active.len();
+        mark_active(&fwd, &mut active);
+        if active.len() == before {
+            break;
         }
     }
     // Reverse sweep.
-    let mut ct: FxHashMap<Slot, Operand> = FxHashMap::default();
+    let mut st = Rev {
+        ct: FxHashMap::default(),
+        active,
+        runtime: FxHashSet::default(),
+    };
     if let Operand::Slot(r) = &result {
-        if active.contains(r) {
-            ct.insert(*r, Operand::Slot(upstream));
+        if st.active.contains(r) {
+            st.ct.insert(*r, Operand::Slot(upstream));
         }
     }
-    let fwd = std::mem::take(&mut g.fwd);
-    for s in fwd.iter().rev() {
-        let Stmt::Let { dst, rhs, span } = s else {
-            continue;
-        };
-        let Some(gd) = ct.get(dst).cloned() else {
-            continue;
-        };
-        g.span = *span;
-        // Parameter trees: reading a field or element routes the cotangent into the
-        // same place of the container's cotangent; building a container splits it.
-        match rhs {
-            Rhs::Field(o, i) => {
-                tree_read(&mut g, &mut ct, &active, o, PlaceStep::Field(*i), gd);
-                continue;
-            }
-            Rhs::Index(o, idx) => {
-                tree_read(
-                    &mut g,
-                    &mut ct,
-                    &active,
-                    o,
-                    PlaceStep::Index(idx.clone()),
-                    gd,
-                );
-                continue;
-            }
-            Rhs::Tuple(items) | Rhs::List(items) | Rhs::Record(_, items) => {
-                let by_field = matches!(rhs, Rhs::Record(..));
-                for (i, it) in items.iter().enumerate() {
-                    let Operand::Slot(x) = it else { continue };
-                    if !active.contains(x) {
-                        continue;
-                    }
-                    let part = if by_field {
-                        Rhs::Field(gd.clone(), i as u32)
-                    } else {
-                        Rhs::Index(gd.clone(), Operand::Const(Const::Int(i as i64)))
-                    };
-                    let ty = g.slots[x.0 as usize].ty.clone();
-                    let c = Operand::Slot(g.emit(part, ty));
-                    accumulate(&mut g, &mut ct, *x, c);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        for (operand, contribution) in rules::vjp(&mut g, rhs, *dst, gd)? {
-            if let Operand::Slot(x) = operand {
-                if active.contains(&x) {
-                    accumulate(&mut g, &mut ct, x, contribution);
-                }
-            }
-        }
-    }
+    reverse_stmts(&mut g, &fwd, &mut st)?;
+    let ct = st.ct;
     // Result: one gradient per parameter, zeros (same shape) for unused ones.
     g.span = req.span;
     let mut grads = Vec::with_capacity(n);
@@ -209,9 +175,313 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
     ))
 }
 
-/// Drops `Let`s whose value nothing reads (the primal's own result, gradients of
-/// constants). The body is straight-line and every `Rhs` here is pure.
+/// Cotangent state of the reverse sweep. `runtime` holds slots whose cotangent lives in
+/// one accumulator slot updated in place (needed when a region — a branch or a loop
+/// pass — adds to it, since compile-time bookkeeping cannot follow run-time paths).
+struct Rev {
+    ct: FxHashMap<Slot, Operand>,
+    active: FxHashSet<Slot>,
+    runtime: FxHashSet<Slot>,
+}
+
+fn mark_active(stmts: &[Stmt], active: &mut FxHashSet<Slot>) {
+    for s in stmts {
+        match s {
+            Stmt::Let { dst, rhs, .. } => {
+                if rules::operands(rhs)
+                    .iter()
+                    .any(|o| matches!(o, Operand::Slot(x) if active.contains(x)))
+                {
+                    active.insert(*dst);
+                }
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                mark_active(&then.stmts, active);
+                mark_active(&otherwise.stmts, active);
+            }
+            Stmt::ForRange { body, .. } => mark_active(&body.stmts, active),
+            _ => {}
+        }
+    }
+}
+
+/// Reverse of a statement list: `Let`s by their VJP rules (last first); `si` as a `si`
+/// over the reversed branches; `itera ab` as a loop over the passes, last first, that
+/// restores each pass's values from the tapes.
+fn reverse_stmts(g: &mut Gen, stmts: &[Stmt], st: &mut Rev) -> Result<(), Diagnostic> {
+    for s in stmts.iter().rev() {
+        match s {
+            Stmt::Let { dst, rhs, span } => reverse_let(g, *dst, rhs, *span, st)?,
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                make_runtime(g, st, &[then, otherwise]);
+                let ct_before = st.ct.clone();
+                let saved = std::mem::take(&mut g.rev);
+                reverse_stmts(g, &then.stmts, st)?;
+                let t = std::mem::take(&mut g.rev);
+                st.ct = ct_before.clone();
+                reverse_stmts(g, &otherwise.stmts, st)?;
+                let e = std::mem::replace(&mut g.rev, saved);
+                st.ct = ct_before;
+                g.rev.push(Stmt::If {
+                    cond: cond.clone(),
+                    then: Block { stmts: t },
+                    otherwise: Block { stmts: e },
+                });
+            }
+            Stmt::ForRange {
+                var, body, span, ..
+            } => {
+                let Some(pos) = g.loops.iter().position(|l| l.var == *var) else {
+                    return Err(not_differentiable(*span, "a loop without tapes"));
+                };
+                let tapes = g.loops.remove(pos);
+                make_runtime(g, st, &[body]);
+                g.span = *span;
+                let count = g.emit(
+                    Rhs::Method(Method::Longitudo, Operand::Slot(tapes.count_tape), vec![]),
+                    Ty::Int,
+                );
+                let k = g.slot("", Ty::Int);
+                let ct_before = st.ct.clone();
+                let saved = std::mem::take(&mut g.rev);
+                // idx = count − 1 − k: passes in reverse order.
+                let c1 = g.emit(
+                    Rhs::Prim(
+                        Prim::Binary(BinOp::Sub),
+                        vec![Operand::Slot(count), Operand::Const(Const::Int(1))],
+                    ),
+                    Ty::Int,
+                );
+                let idx = g.emit(
+                    Rhs::Prim(
+                        Prim::Binary(BinOp::Sub),
+                        vec![Operand::Slot(c1), Operand::Slot(k)],
+                    ),
+                    Ty::Int,
+                );
+                for &(v, tape) in &tapes.restores {
+                    g.rev.push(Stmt::Let {
+                        dst: v,
+                        rhs: Rhs::Index(Operand::Slot(tape), Operand::Slot(idx)),
+                        span: *span,
+                    });
+                }
+                reverse_stmts(g, &body.stmts, st)?;
+                let rbody = std::mem::replace(&mut g.rev, saved);
+                st.ct = ct_before;
+                g.rev.push(Stmt::ForRange {
+                    var: k,
+                    start: Operand::Const(Const::Int(0)),
+                    end: Operand::Slot(count),
+                    step: Operand::Const(Const::Int(1)),
+                    inclusive: false,
+                    body: Block { stmts: rbody },
+                    span: *span,
+                });
+            }
+            // Tape appends and anything else carry no derivative.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Gives every active slot that a region reads or that reaches it from outside an
+/// accumulator slot updated in place (zeros when it has no cotangent yet).
+fn make_runtime(g: &mut Gen, st: &mut Rev, blocks: &[&Block]) {
+    let mut defined: FxHashSet<Slot> = FxHashSet::default();
+    let mut read: Vec<Slot> = Vec::new();
+    for b in blocks {
+        for s in &b.stmts {
+            if let Stmt::Let { dst, rhs, .. } = s {
+                for o in rules::operands(rhs) {
+                    if let Operand::Slot(x) = o {
+                        if !defined.contains(&x) {
+                            read.push(x);
+                        }
+                    }
+                }
+                defined.insert(*dst);
+            }
+        }
+    }
+    // Pinned slots (written by the end-of-region copies) also carry cotangents
+    // from after the region into it.
+    let mut wanted: Vec<Slot> = read;
+    for b in blocks {
+        for s in &b.stmts {
+            if let Stmt::Let {
+                dst,
+                rhs: Rhs::Use(_),
+                ..
+            } = s
+            {
+                if st.ct.contains_key(dst) {
+                    wanted.push(*dst);
+                }
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    for x in wanted {
+        if !st.active.contains(&x) || st.runtime.contains(&x) {
+            continue;
+        }
+        let ty = g.slots[x.0 as usize].ty.clone();
+        let init = match st.ct.get(&x).cloned() {
+            Some(acc) => Rhs::Use(acc),
+            None => zero_rhs(&ty, x),
+        };
+        let a = g.emit(init, ty);
+        st.ct.insert(x, Operand::Slot(a));
+        st.runtime.insert(x);
+    }
+}
+
+fn zero_rhs(ty: &Ty, like: Slot) -> Rhs {
+    match ty {
+        Ty::Float => Rhs::Use(Operand::Const(Const::Float(0.0))),
+        _ => Rhs::Op(ops::Op::RetroNihil, vec![Operand::Slot(like)]),
+    }
+}
+
+fn reverse_let(
+    g: &mut Gen,
+    dst: Slot,
+    rhs: &Rhs,
+    span: Span,
+    st: &mut Rev,
+) -> Result<(), Diagnostic> {
+    let gd = if st.runtime.contains(&dst) {
+        // Read the accumulator, then reset it: this definition consumes it.
+        let Some(Operand::Slot(acc)) = st.ct.get(&dst).cloned() else {
+            return Ok(());
+        };
+        g.span = span;
+        let ty = g.slots[dst.0 as usize].ty.clone();
+        let t = g.emit(Rhs::Use(Operand::Slot(acc)), ty.clone());
+        g.rev.push(Stmt::Let {
+            dst: acc,
+            rhs: zero_rhs(&ty, dst),
+            span,
+        });
+        Operand::Slot(t)
+    } else {
+        match st.ct.remove(&dst) {
+            Some(gd) => gd,
+            None => return Ok(()),
+        }
+    };
+    g.span = span;
+    // Parameter trees: reading a field or element routes the cotangent into the same
+    // place of the container's cotangent; building a container splits it.
+    match rhs {
+        Rhs::Field(o, i) => {
+            tree_read(g, st, o, PlaceStep::Field(*i), gd);
+            return Ok(());
+        }
+        Rhs::Index(o, idx) => {
+            tree_read(g, st, o, PlaceStep::Index(idx.clone()), gd);
+            return Ok(());
+        }
+        Rhs::Tuple(items) | Rhs::List(items) | Rhs::Record(_, items) => {
+            let by_field = matches!(rhs, Rhs::Record(..));
+            for (i, it) in items.iter().enumerate() {
+                let Operand::Slot(x) = it else { continue };
+                if !st.active.contains(x) {
+                    continue;
+                }
+                let part = if by_field {
+                    Rhs::Field(gd.clone(), i as u32)
+                } else {
+                    Rhs::Index(gd.clone(), Operand::Const(Const::Int(i as i64)))
+                };
+                let ty = g.slots[x.0 as usize].ty.clone();
+                let c = Operand::Slot(g.emit(part, ty));
+                accumulate(g, st, *x, c);
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    for (operand, contribution) in rules::vjp(g, rhs, dst, gd)? {
+        if let Operand::Slot(x) = operand {
+            if st.active.contains(&x) {
+                accumulate(g, st, x, contribution);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Drops top-level `Let`s whose value nothing reads (the primal's own result,
+/// gradients of constants). Statements inside regions are kept, and count as reads.
 fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    fn reads_in(stmts: &[Stmt], used: &mut FxHashSet<Slot>) {
+        for s in stmts {
+            match s {
+                Stmt::Let { dst, rhs, .. } => {
+                    used.insert(*dst);
+                    for o in rules::operands(rhs) {
+                        if let Operand::Slot(x) = o {
+                            used.insert(x);
+                        }
+                    }
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    if let Operand::Slot(x) = cond {
+                        used.insert(*x);
+                    }
+                    reads_in(&then.stmts, used);
+                    reads_in(&otherwise.stmts, used);
+                }
+                Stmt::ForRange {
+                    start,
+                    end,
+                    step,
+                    body,
+                    ..
+                } => {
+                    for o in [start, end, step] {
+                        if let Operand::Slot(x) = o {
+                            used.insert(*x);
+                        }
+                    }
+                    reads_in(&body.stmts, used);
+                }
+                Stmt::MethodInPlace { place, args, .. } => {
+                    if let PlaceRoot::Slot(r) = place.root {
+                        used.insert(r);
+                    }
+                    for o in args {
+                        if let Operand::Slot(x) = o {
+                            used.insert(*x);
+                        }
+                    }
+                }
+                Stmt::Store { place, value, .. } => {
+                    if let PlaceRoot::Slot(r) = place.root {
+                        used.insert(r);
+                    }
+                    if let Operand::Slot(x) = value {
+                        used.insert(*x);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     let mut used: FxHashSet<Slot> = FxHashSet::default();
     let mut keep = vec![true; stmts.len()];
     for (i, st) in stmts.iter().enumerate().rev() {
@@ -237,8 +507,8 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
                         if let Operand::Slot(v) = value {
                             used.insert(*v);
                         }
-                        for st in &place.path {
-                            if let PlaceStep::Index(Operand::Slot(k)) = st {
+                        for step in &place.path {
+                            if let PlaceStep::Index(Operand::Slot(k)) = step {
                                 used.insert(*k);
                             }
                         }
@@ -246,6 +516,9 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
                         keep[i] = false;
                     }
                 }
+            }
+            region @ (Stmt::If { .. } | Stmt::ForRange { .. } | Stmt::MethodInPlace { .. }) => {
+                reads_in(std::slice::from_ref(region), &mut used);
             }
             _ => {}
         }
@@ -259,23 +532,17 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
 
 /// `container.step` was read with cotangent `gd`: add `gd` into that place of the
 /// container's cotangent (created as zeros of the container's structure when absent).
-fn tree_read(
-    g: &mut Gen,
-    ct: &mut FxHashMap<Slot, Operand>,
-    active: &FxHashSet<Slot>,
-    container: &Operand,
-    step: PlaceStep,
-    gd: Operand,
-) {
+fn tree_read(g: &mut Gen, st: &mut Rev, container: &Operand, step: PlaceStep, gd: Operand) {
     let Operand::Slot(x) = container else { return };
-    if !active.contains(x) {
+    if !st.active.contains(x) {
         return;
     }
     let ty = g.slots[x.0 as usize].ty.clone();
-    // A slot of our own to mutate (cotangent operands may be shared).
-    let z = match ct.get(x).cloned() {
-        None => g.emit(Rhs::Op(ops::Op::RetroNihil, vec![container.clone()]), ty),
-        Some(acc) => g.emit(Rhs::Use(acc), ty),
+    let z = match (st.runtime.contains(x), st.ct.get(x).cloned()) {
+        (true, Some(Operand::Slot(acc))) => acc,
+        // A slot of our own to mutate (cotangent operands may be shared).
+        (_, Some(acc)) => g.emit(Rhs::Use(acc), ty),
+        (_, None) => g.emit(Rhs::Op(ops::Op::RetroNihil, vec![container.clone()]), ty),
     };
     let read = match &step {
         PlaceStep::Field(i) => Rhs::Field(Operand::Slot(z), *i),
@@ -295,171 +562,34 @@ fn tree_read(
         value: Operand::Slot(sum),
         span,
     });
-    ct.insert(*x, Operand::Slot(z));
+    st.ct.insert(*x, Operand::Slot(z));
 }
 
 /// `ct[x] ← ct[x] + contribution` (the first contribution initialises it), so uses in
-/// source order q, k, v sum as `(g_v + g_k) + g_q` (AUTODIFF.md §1).
-fn accumulate(g: &mut Gen, ct: &mut FxHashMap<Slot, Operand>, x: Slot, contribution: Operand) {
-    let next = match ct.get(&x).cloned() {
-        None => contribution,
-        Some(acc) => {
-            let ty = g.slots[x.0 as usize].ty.clone();
-            let rhs = match ty {
-                Ty::Tensor { .. } => Rhs::Op(ops::Op::Addita, vec![acc, contribution]),
-                Ty::Float | Ty::Int => Rhs::Prim(
-                    Prim::Binary(crate::syntax::ast::BinOp::Add),
-                    vec![acc, contribution],
-                ),
-                _ => Rhs::Op(ops::Op::RetroAdde, vec![acc, contribution]),
-            };
-            Operand::Slot(g.emit(rhs, ty))
-        }
+/// source order q, k, v sum as `(g_v + g_k) + g_q` (AUTODIFF.md §1). Accumulators of
+/// `runtime` slots are updated in place.
+fn accumulate(g: &mut Gen, st: &mut Rev, x: Slot, contribution: Operand) {
+    let ty = g.slots[x.0 as usize].ty.clone();
+    let add = |acc: Operand| match ty {
+        Ty::Tensor { .. } => Rhs::Op(ops::Op::Addita, vec![acc, contribution.clone()]),
+        Ty::Float | Ty::Int => Rhs::Prim(Prim::Binary(BinOp::Add), vec![acc, contribution.clone()]),
+        _ => Rhs::Op(ops::Op::RetroAdde, vec![acc, contribution.clone()]),
     };
-    ct.insert(x, next);
-}
-
-/// Copies `f`'s body into the forward sweep with fresh slots (parameters bound to
-/// `args`), inlining its calls; returns the operand holding its result.
-fn inline(
-    g: &mut Gen,
-    f: FuncId,
-    args: &[Operand],
-    call_span: Span,
-) -> Result<Operand, Diagnostic> {
-    g.depth += 1;
-    if g.depth > 64 {
-        return Err(not_differentiable(call_span, "recursive calls"));
-    }
-    let func = g.p.func(f);
-    let mut map: Vec<Option<Slot>> = vec![None; func.slots.len()];
-    for (i, a) in args.iter().enumerate() {
-        let info = func.slots[i].clone();
-        let s = g.slot(&info.name, info.ty);
-        g.fwd.push(Stmt::Let {
-            dst: s,
-            rhs: Rhs::Use(a.clone()),
-            span: call_span,
-        });
-        map[i] = Some(s);
-    }
-    let mut result = None;
-    let stmts = &func.body.stmts;
-    for (idx, s) in stmts.iter().enumerate() {
-        match s {
-            Stmt::Let { dst, rhs, span } => {
-                let rhs = rename_rhs(g, &mut map, func, rhs);
-                // A fresh slot for every assignment (SSA): the reverse sweep reads
-                // each value as it was, even when `varia` reuses the source slot.
-                let info = func.slots[dst.0 as usize].clone();
-                let d = g.slot(&info.name, info.ty);
-                map[dst.0 as usize] = Some(d);
-                match rhs {
-                    Rhs::Call(callee, cargs) if !g.p.func(callee).body.stmts.is_empty() => {
-                        let r = inline(g, callee, &cargs, *span)?;
-                        g.fwd.push(Stmt::Let {
-                            dst: d,
-                            rhs: Rhs::Use(r),
-                            span: *span,
-                        });
-                    }
-                    Rhs::Call(..) | Rhs::CallValue(..) | Rhs::Closure(..) => {
-                        return Err(not_differentiable(*span, "a call through a function value"));
-                    }
-                    rhs => g.fwd.push(Stmt::Let {
-                        dst: d,
-                        rhs,
-                        span: *span,
-                    }),
-                }
-            }
-            Stmt::Return(Some(o)) if idx + 1 == stmts.len() => {
-                result = Some(rename(g, &mut map, func, o));
-            }
-            Stmt::Return(_) => return Err(not_differentiable(func.span, "an early `redde`")),
-            Stmt::If { .. } => {
-                return Err(not_differentiable(
-                    func.span,
-                    "`si` (control flow is not supported yet)",
-                ))
-            }
-            Stmt::Loop { .. } | Stmt::ForRange { .. } | Stmt::ForEach { .. } => {
-                return Err(not_differentiable(func.span, "a loop (not supported yet)"))
-            }
-            Stmt::Out { .. } => {
-                return Err(not_differentiable(
-                    func.span,
-                    "output (`nota`, `scribe`, …)",
-                ))
-            }
-            Stmt::Store { span, .. }
-            | Stmt::MethodInPlace { span, .. }
-            | Stmt::CallInPlace { span, .. } => {
-                return Err(not_differentiable(*span, "a mutation"))
-            }
-            Stmt::SetGlobal { .. } => {
-                return Err(not_differentiable(func.span, "a change of module state"))
-            }
-            Stmt::Throw { span, .. } | Stmt::Fatal { span, .. } | Stmt::Assert { span, .. } => {
-                return Err(not_differentiable(*span, "`iace`, `mori` or `adfirma`"))
-            }
-            Stmt::Try { .. } => return Err(not_differentiable(func.span, "`fac … cape`")),
-            Stmt::Break | Stmt::Continue => {
-                return Err(not_differentiable(func.span, "`rumpe`/`perge`"))
-            }
+    match st.ct.get(&x).cloned() {
+        Some(Operand::Slot(acc)) if st.runtime.contains(&x) => {
+            let span = g.span;
+            g.rev.push(Stmt::Let {
+                dst: acc,
+                rhs: add(Operand::Slot(acc)),
+                span,
+            });
         }
-    }
-    g.depth -= 1;
-    result.ok_or_else(|| not_differentiable(func.span, "a function without a result"))
-}
-
-fn slot_for(g: &mut Gen, map: &mut [Option<Slot>], func: &Function, s: Slot) -> Slot {
-    if let Some(x) = map[s.0 as usize] {
-        return x;
-    }
-    let info = func.slots[s.0 as usize].clone();
-    let x = g.slot(&info.name, info.ty);
-    map[s.0 as usize] = Some(x);
-    x
-}
-
-fn rename(g: &mut Gen, map: &mut [Option<Slot>], func: &Function, o: &Operand) -> Operand {
-    match o {
-        Operand::Slot(s) => Operand::Slot(slot_for(g, map, func, *s)),
-        other => other.clone(),
-    }
-}
-
-fn rename_rhs(g: &mut Gen, map: &mut [Option<Slot>], func: &Function, rhs: &Rhs) -> Rhs {
-    let mut r = |o: &Operand| rename(g, map, func, o);
-    match rhs {
-        Rhs::Use(o) => Rhs::Use(r(o)),
-        Rhs::Prim(p, a) => Rhs::Prim(*p, a.iter().map(&mut r).collect()),
-        Rhs::Call(f, a) => Rhs::Call(*f, a.iter().map(&mut r).collect()),
-        Rhs::CallValue(f, a) => Rhs::CallValue(r(f), a.iter().map(&mut r).collect()),
-        Rhs::Closure(f, a) => Rhs::Closure(*f, a.iter().map(&mut r).collect()),
-        Rhs::Method(m, recv, a) => Rhs::Method(*m, r(recv), a.iter().map(&mut r).collect()),
-        Rhs::List(a) => Rhs::List(a.iter().map(&mut r).collect()),
-        Rhs::Map(e) => Rhs::Map(e.iter().map(|(k, v)| (k.clone(), r(v))).collect()),
-        Rhs::Tuple(a) => Rhs::Tuple(a.iter().map(&mut r).collect()),
-        Rhs::Record(gn, a) => Rhs::Record(*gn, a.iter().map(&mut r).collect()),
-        Rhs::Field(o, i) => Rhs::Field(r(o), *i),
-        Rhs::Index(a, b) => Rhs::Index(r(a), r(b)),
-        Rhs::Convert(o, t) => Rhs::Convert(r(o), t.clone()),
-        Rhs::Coerce(o, t) => Rhs::Coerce(r(o), t.clone()),
-        Rhs::Is(o, t, n) => Rhs::Is(r(o), t.clone(), *n),
-        Rhs::Template(p, a) => Rhs::Template(p.clone(), a.iter().map(&mut r).collect()),
-        Rhs::Op(op, a) => Rhs::Op(*op, a.iter().map(&mut r).collect()),
-        Rhs::Range {
-            start,
-            end,
-            step,
-            inclusive,
-        } => Rhs::Range {
-            start: r(start),
-            end: r(end),
-            step: r(step),
-            inclusive: *inclusive,
-        },
+        None => {
+            st.ct.insert(x, contribution);
+        }
+        Some(acc) => {
+            let next = g.emit(add(acc), ty.clone());
+            st.ct.insert(x, Operand::Slot(next));
+        }
     }
 }
