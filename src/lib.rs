@@ -18,24 +18,41 @@ use diag::Diagnostic;
 use source::{FileId, SourceMap};
 
 /// Front half of the pipeline: loads `entry` and its imports through `loader`,
-/// parses, resolves and lowers them to one IR program.
+/// parses, resolves and lowers them to one IR program, then generates the
+/// `@ radix backward` companions.
 pub fn compile(
     sources: &mut SourceMap,
     entry: FileId,
     loader: &mut dyn resolve::Loader,
 ) -> Result<ir::Program, Vec<Diagnostic>> {
+    compile_to(sources, entry, loader, Stage::Grad)
+}
+
+/// How far [`compile_to`] goes: `Lowered` stops before the autodiff pass (companions
+/// are declared but empty), `Grad` runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Lowered,
+    Grad,
+}
+
+pub fn compile_to(
+    sources: &mut SourceMap,
+    entry: FileId,
+    loader: &mut dyn resolve::Loader,
+    stage: Stage,
+) -> Result<ir::Program, Vec<Diagnostic>> {
     let graph = resolve::load_graph(sources, entry, loader)?;
     let mut program = ir::lower::lower(sources, &graph)?;
-    let diags = autodiff::differentiate(&mut program);
-    if !diags.is_empty() {
-        return Err(diags);
+    if stage == Stage::Grad {
+        let diags = autodiff::differentiate(&mut program);
+        if !diags.is_empty() {
+            return Err(diags);
+        }
     }
     if let Err(errors) = ir::verify::verify(&program) {
-        // A lowering bug, not a user error: fail loudly with what broke.
-        panic!(
-            "IR verification failed after lowering:\n{}",
-            errors.join("\n")
-        );
+        // A compiler bug, not a user error: fail loudly with what broke.
+        panic!("IR verification failed:\n{}", errors.join("\n"));
     }
     Ok(program)
 }

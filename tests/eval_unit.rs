@@ -55,6 +55,7 @@ fn nota(args: Vec<Operand>) -> Stmt {
     Stmt::Out {
         kind: OutKind::Nota,
         args,
+        span: Span::default(),
     }
 }
 
@@ -247,6 +248,7 @@ fn display_format() {
             Stmt::Out {
                 kind: OutKind::Mone,
                 args: vec![text("to stderr")],
+                span: Span::default(),
             },
         ],
     )]);
@@ -721,6 +723,7 @@ fn loop_break_continue() {
                     },
                     let_(1, bin(BinOp::Add, s(1), s(0))),
                 ]),
+                span: Span::default(),
             },
             nota(vec![s(1)]),
         ],

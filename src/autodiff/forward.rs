@@ -89,15 +89,15 @@ fn inline_simple(g: &mut Gen, fr: &mut Frame, s: &Stmt) -> Result<(), Diagnostic
             span,
             "nested control flow (a `si` or `itera` inside another one)",
         )),
-        Stmt::Loop { .. } => Err(not_differentiable(
-            span,
+        Stmt::Loop { span, .. } => Err(not_differentiable(
+            *span,
             "a `dum` loop (its trip count is not fixed on entry)",
         )),
         Stmt::ForEach { span, .. } => Err(not_differentiable(
             *span,
             "`itera ex`/`itera de` (use `itera ab`)",
         )),
-        Stmt::Out { .. } => Err(not_differentiable(span, "output (`nota`, `scribe`, …)")),
+        Stmt::Out { span, .. } => Err(not_differentiable(*span, "output (`nota`, `scribe`, …)")),
         Stmt::Store { span, .. }
         | Stmt::MethodInPlace { span, .. }
         | Stmt::CallInPlace { span, .. } => Err(not_differentiable(*span, "a mutation")),

@@ -329,10 +329,24 @@ fn op_rule(
         Op::Crea | Op::Strue | Op::Argmax | Op::Magnitudines | Op::Numerus | Op::Positiva => vec![],
         Op::Normalis | Op::Uniformis | Op::Multinomialis | Op::RetroNihil => vec![],
         // ---- not differentiable (yet) ----
-        Op::Permute | Op::Concatena | Op::Planata => {
+        Op::Permute => vec![(x(), gen.op(Op::RetroPermute, vec![g, a[1].clone()]))],
+        Op::Concatena => {
+            let part = |gen: &mut Gen, which: i64| {
+                let w = Operand::Const(Const::Int(which));
+                gen.op(
+                    Op::RetroPars,
+                    vec![g.clone(), a[0].clone(), a[1].clone(), a[2].clone(), w],
+                )
+            };
+            let gx = part(gen, 0);
+            let gy = part(gen, 1);
+            vec![(x(), gx), (a[1].clone(), gy)]
+        }
+        // A list of numbers leaves the tensor world: no gradient flows back through it.
+        Op::Planata => {
             return Err(not_differentiable(
                 span,
-                &format!("`{}` (no rule yet)", op.name()),
+                "`planata` (its result is a list, not a tensor)",
             ))
         }
         Op::RetroImple
@@ -348,7 +362,9 @@ fn op_rule(
         | Op::RetroGeluPerExp
         | Op::RetroCruxEntropia
         | Op::RetroCruxIndices
-        | Op::RetroCollige => {
+        | Op::RetroCollige
+        | Op::RetroPermute
+        | Op::RetroPars => {
             return Err(not_differentiable(
                 span,
                 &format!("the backward helper `{}` (second derivatives)", op.name()),

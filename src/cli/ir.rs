@@ -16,6 +16,15 @@ pub struct IrArgs {
     /// Print only the functions whose qualified name ends with this (e.g. `main` or `Genus.method`).
     #[arg(long, short = 'f', value_name = "NAME")]
     pub function: Option<String>,
+    /// `lowered`: the IR before the autodiff pass (companions empty); `grad`: after it.
+    #[arg(long, value_enum, default_value_t = StageArg::Grad)]
+    pub stage: StageArg,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StageArg {
+    Lowered,
+    Grad,
 }
 
 pub fn run(args: &IrArgs, ctx: &Context) -> ExitCode {
@@ -23,7 +32,13 @@ pub fn run(args: &IrArgs, ctx: &Context) -> ExitCode {
         sources,
         input,
         program,
-    } = match ctx.compile(&args.path) {
+    } = match ctx.compile_to(
+        &args.path,
+        match args.stage {
+            StageArg::Lowered => faber::Stage::Lowered,
+            StageArg::Grad => faber::Stage::Grad,
+        },
+    ) {
         Ok(c) => c,
         Err(code) => return code,
     };

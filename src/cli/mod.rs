@@ -111,13 +111,22 @@ impl Context {
     /// Loads a file or package and compiles it with the CLI's module loader; on
     /// failure the diagnostics are already reported and the exit code is returned.
     pub fn compile(&self, path: &std::path::Path) -> Result<Compiled, ExitCode> {
+        self.compile_to(path, faber::Stage::Grad)
+    }
+
+    /// [`Context::compile`], stopping at `stage`.
+    pub fn compile_to(
+        &self,
+        path: &std::path::Path,
+        stage: faber::Stage,
+    ) -> Result<Compiled, ExitCode> {
         let mut sources = faber::source::SourceMap::new();
         let input = match load::load(path, &mut sources) {
             Ok(input) => input,
             Err(diags) => return Err(self.report(&sources, &diags)),
         };
         let mut loader = modules::FsLoader::new(self.lib_root.clone());
-        match faber::compile(&mut sources, input.entry, &mut loader) {
+        match faber::compile_to(&mut sources, input.entry, &mut loader, stage) {
             Ok(program) => Ok(Compiled {
                 sources,
                 input,

@@ -697,7 +697,7 @@ impl<'p> Compiler<'p> {
                 };
                 self.branches(jf, then, otherwise);
             }
-            Stmt::Loop { body } => {
+            Stmt::Loop { body, .. } => {
                 let t = self.new_target();
                 let outer = std::mem::replace(&mut self.cur_loop, t);
                 let start = self.pc();

@@ -411,7 +411,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 };
                 return self.exec_block(if c { then } else { otherwise });
             }
-            Stmt::Loop { body } => loop {
+            Stmt::Loop { body, .. } => loop {
                 loop_body!(self, body);
             },
             Stmt::Return(op) => {
@@ -590,7 +590,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                     return Err(self.error(codes::RUN_ASSERT, msg, *span));
                 }
             }
-            Stmt::Out { kind, args } => {
+            Stmt::Out { kind, args, .. } => {
                 let mut s = String::new();
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {

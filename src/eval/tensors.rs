@@ -286,6 +286,35 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, &a[0])?, t(1)?, t(2)?))?,
         Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, &a[0])?, t(1)?, t(2)?))?,
+        Op::RetroPermute => {
+            // The inverse permutation: output axis axes[i] takes input axis i.
+            let axes = dims(&a[1])?;
+            let mut inv = vec![0; axes.len()];
+            for (i, &ax) in axes.iter().enumerate() {
+                match inv.get_mut(ax) {
+                    Some(slot) => *slot = i,
+                    None => {
+                        return fault(
+                            codes::RUN_SHAPE,
+                            format!("`permute`: axis {ax} out of range"),
+                        )
+                    }
+                }
+            }
+            kr(k::permute(t(0)?, &inv))?
+        }
+        Op::RetroPars => {
+            // The part of g that came from operand `which` (0: x, 1: y) of a concatenation.
+            let ax = axis(op, &a[3])?;
+            let nx = t(1)?.shape().get(ax).copied().unwrap_or(0);
+            let ny = t(2)?.shape().get(ax).copied().unwrap_or(0);
+            let (s, e) = if int(op, &a[4])? == 0 {
+                (0, nx)
+            } else {
+                (nx, nx + ny)
+            };
+            kr(k::narrow(t(0)?, ax, s, e))?
+        }
         Op::RetroCollige => {
             let vocab = t(2)?.shape().first().copied().unwrap_or(0);
             kr(k::embedding_backward(t(1)?, t(0)?, vocab))?

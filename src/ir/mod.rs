@@ -334,6 +334,7 @@ pub enum Stmt {
     /// Runs until `Break` or `Return`; `dum` lowers to a loop with a test at the top.
     Loop {
         body: Block,
+        span: Span,
     },
     /// `itera ab`: bounds and step evaluated once; `var` is fresh each pass.
     ForRange {
@@ -382,6 +383,7 @@ pub enum Stmt {
     Out {
         kind: OutKind,
         args: Vec<Operand>,
+        span: Span,
     },
 }
 

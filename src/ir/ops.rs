@@ -108,6 +108,8 @@ ops! {
     RetroCruxEntropia = "retro_crux_entropia", 3;
     RetroCruxIndices = "retro_crux_indices", 3;
     RetroCollige = "retro_collige", 3;
+    RetroPermute = "retro_permute", 2;
+    RetroPars = "retro_pars", 5;
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a

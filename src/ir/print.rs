@@ -305,7 +305,7 @@ impl Printer<'_> {
                     self.nested(ind, "else", otherwise);
                 }
             }
-            Stmt::Loop { body } => self.nested(ind, "loop", body),
+            Stmt::Loop { body, .. } => self.nested(ind, "loop", body),
             Stmt::ForRange {
                 var,
                 start,
@@ -382,7 +382,7 @@ impl Printer<'_> {
                 let line = format!("assert {}{m} ; {source:?}", self.op(cond));
                 self.line(ind, &line);
             }
-            Stmt::Out { kind, args } => {
+            Stmt::Out { kind, args, .. } => {
                 let k = match kind {
                     OutKind::Nota => "nota",
                     OutKind::Scribe => "scribe",

@@ -240,7 +240,7 @@ impl Verifier<'_> {
                 self.block(then);
                 self.block(otherwise);
             }
-            Stmt::Loop { body } => {
+            Stmt::Loop { body, .. } => {
                 self.loops += 1;
                 self.block(body);
                 self.loops -= 1;

@@ -46,7 +46,7 @@ fn writes_slot0(b: &Block, mutating: &FxHashSet<FuncId>) -> bool {
         Stmt::If {
             then, otherwise, ..
         } => writes_slot0(then, mutating) || writes_slot0(otherwise, mutating),
-        Stmt::Loop { body } => writes_slot0(body, mutating),
+        Stmt::Loop { body, .. } => writes_slot0(body, mutating),
         Stmt::ForRange { var, body, .. } | Stmt::ForEach { var, body, .. } => {
             *var == Slot(0) || writes_slot0(body, mutating)
         }
@@ -97,7 +97,7 @@ fn rewrite_block(b: &mut Block, mutating: &FxHashSet<FuncId>, slots: &mut Vec<Sl
                 rewrite_block(then, mutating, slots);
                 rewrite_block(otherwise, mutating, slots);
             }
-            Stmt::Loop { body } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
+            Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
                 rewrite_block(body, mutating, slots)
             }
             Stmt::Try { body, handler, .. } => {

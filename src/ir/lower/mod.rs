@@ -97,6 +97,20 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         return Err(l.diags);
     }
     inplace::demote_pure_method_calls(&mut l.program);
+    // Companions get their parameter slots now; the autodiff pass fills their bodies.
+    for b in l.program.backward.clone() {
+        let primal = l.program.func(b.primal);
+        let mut slots: Vec<SlotInfo> = primal.slots[..primal.params as usize].to_vec();
+        slots.push(SlotInfo {
+            name: "residual".into(),
+            ty: Ty::Any,
+        });
+        slots.push(SlotInfo {
+            name: "upstream".into(),
+            ty: primal.ret.clone(),
+        });
+        l.program.functions[b.companion.0 as usize].slots = slots;
+    }
     Ok(l.program)
 }
 

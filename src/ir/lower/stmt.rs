@@ -85,7 +85,7 @@ impl Lowerer<'_> {
                     .expect("open block")
                     .extend(inner.stmts);
                 let body = self.pop_block();
-                self.emit(Stmt::Loop { body });
+                self.emit(Stmt::Loop { body, span: s.span });
             }
             StmtKind::Iterate {
                 kind,
@@ -218,6 +218,7 @@ impl Lowerer<'_> {
                 self.emit(Stmt::Out {
                     kind: *kind,
                     args: ops,
+                    span: s.span,
                 });
             }
             StmtKind::Error => {}
