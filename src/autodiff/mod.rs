@@ -184,16 +184,17 @@ struct Rev {
     runtime: FxHashSet<Slot>,
 }
 
+fn reads_active(rhs: &Rhs, active: &FxHashSet<Slot>) -> bool {
+    rules::operands(rhs)
+        .iter()
+        .any(|o| matches!(o, Operand::Slot(x) if active.contains(x)))
+}
+
 fn mark_active(stmts: &[Stmt], active: &mut FxHashSet<Slot>) {
     for s in stmts {
         match s {
-            Stmt::Let { dst, rhs, .. } => {
-                if rules::operands(rhs)
-                    .iter()
-                    .any(|o| matches!(o, Operand::Slot(x) if active.contains(x)))
-                {
-                    active.insert(*dst);
-                }
+            Stmt::Let { dst, rhs, .. } if reads_active(rhs, active) => {
+                active.insert(*dst);
             }
             Stmt::If {
                 then, otherwise, ..

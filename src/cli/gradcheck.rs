@@ -32,7 +32,7 @@ pub struct GradCheckArgs {
 pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
     let Compiled {
         sources,
-        input,
+        input: _,
         program,
     } = match ctx.compile(&args.path) {
         Ok(c) => c,

@@ -2,14 +2,19 @@
 //! chosen at run time when the CPU has `avx512f`).
 //!
 //! `c[m×n] = a[m×k]·b[k×n]`, all row-major with unit column stride and row
-//! strides `lda`, `ldb`, `ldc`. The structure is BLIS's:
+//! strides `lda`, `ldb`, `ldc`. The structure is BLIS's, with the two
+//! innermost loops swapped (the small A micro-panel stays in the 48 KiB L1d,
+//! B micro-panels stream from the 2 MiB L2; this measured at least as fast as
+//! BLIS's order here):
 //!
 //! ```text
-//! for jc in 0..n step NC                      (B block: KC×NC, in L2/L3)
-//!   for pc in 0..k step KC                    pack b[pc.., jc..] into NR-wide strips
-//!     for ic in 0..m step MC                  pack a[ic.., pc..] into MR-tall strips (L2)
-//!       for jr in NR strips                   (B micro-panel: KC×NR)
-//!         for ir in MR strips                 (A micro-panel: KC×MR)
+//! for jc in 0..n step NC                   NC = 504 columns
+//!   for pc in 0..k step KC                 KC = 256; pack b[pc.., jc..] into
+//!                                          NR-wide strips (KC·NC·8 B = 1 MiB, L2)
+//!     for ic in 0..m step MC               MC = 192; pack a[ic.., pc..] into
+//!                                          MR-tall strips (384 KiB)
+//!       for ir in MR strips                A micro-panel KC×MR = 16 KiB, stays in L1
+//!         for jr in NR strips              B micro-panel KC×NR streams from L2
 //!           8×24 register tile: 24 zmm accumulators, KC rank-1 updates (FMA)
 //! ```
 //!
@@ -31,37 +36,18 @@ use std::arch::x86_64::{
 const MR: usize = 8;
 /// Columns of the register tile (three zmm vectors of packed B).
 const NR: usize = 24;
-/// k-block: the packed A micro-panel (KC·MR·8 B = 16 KiB) stays in L1.
-const KC0: usize = 256;
+/// k-block: the packed A micro-panel (KC·MR·8 B = 16 KiB) stays in L1. It
+/// fixes where each `c[i,j]`'s sum is split, so it must not depend on the
+/// thread count or the shape.
+const KC: usize = 256;
 /// Rows of packed A per block (MC·KC·8 B = 384 KiB, in L2).
-const MC0: usize = 192;
-/// Columns of packed B per block (KC·NC·8 B = 2 MiB at most).
-const NC0: usize = 1032;
-fn tune(name: &str, d: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(d)
-}
-#[allow(non_snake_case)]
-fn KCf() -> usize {
-    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *V.get_or_init(|| tune("KC", KC0))
-}
-#[allow(non_snake_case)]
-fn MCf() -> usize {
-    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *V.get_or_init(|| tune("MC", MC0))
-}
-#[allow(non_snake_case)]
-fn NCf() -> usize {
-    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *V.get_or_init(|| tune("NC", NC0))
-}
+const MC: usize = 192;
+/// Columns of packed B per block (KC·NC·8 B = 1 MiB, in L2; a multiple of NR).
+const NC: usize = 504;
 
 /// Whether this CPU can run the kernel (`is_x86_feature_detected!` caches).
 pub(super) fn available() -> bool {
-    std::env::var_os("FALLBACK").is_none() && std::arch::is_x86_feature_detected!("avx512f")
+    std::arch::is_x86_feature_detected!("avx512f")
 }
 
 /// One 64-byte-aligned line of eight f64, the unit of the packing buffers.
@@ -72,15 +58,15 @@ struct Line([f64; 8]);
 /// An uninitialised, 64-byte-aligned buffer of at least `n` f64. It is only
 /// ever accessed through raw pointers, each element written (by packing)
 /// before it is read.
+#[derive(Default)]
 struct PackBuf {
     v: Vec<Line>,
 }
 
 impl PackBuf {
-    fn new(n: usize) -> Option<PackBuf> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(n.div_ceil(8)).ok()?;
-        Some(PackBuf { v })
+    /// Makes room for at least `n` f64; false if the system refuses.
+    fn reserve(&mut self, n: usize) -> bool {
+        self.v.try_reserve_exact(n.div_ceil(8)).is_ok()
     }
     fn ptr(&mut self) -> *mut f64 {
         self.v.as_mut_ptr().cast()
@@ -108,8 +94,8 @@ unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
 
 /// `c = a·b` for contiguous row-major `a` (`m×k`), `b` (`k×n`) and `c`
-/// (`m×n`, overwritten), on up to `threads` threads when `m·n·k ≥
-/// par_min_work`. Returns `false` (leaving `c` untouched) when the CPU lacks
+/// (`m×n`, overwritten), on up to `threads` threads (rows or columns of `c`
+/// split into blocks of whole tiles). Returns `false` (leaving `c` untouched) when the CPU lacks
 /// AVX-512F or a packing buffer cannot be allocated; the caller then uses
 /// another kernel. The result does not depend on `threads`.
 pub(super) fn gemm(
@@ -120,7 +106,6 @@ pub(super) fn gemm(
     b: &[f64],
     c: &mut [f64],
     threads: usize,
-    par_min_work: usize,
 ) -> bool {
     assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
     if !available() {
@@ -133,27 +118,27 @@ pub(super) fn gemm(
         c[..m * n].fill(0.0);
         return true;
     }
-    let t = if m.saturating_mul(n).saturating_mul(k) < par_min_work {
-        1
-    } else {
-        threads.max(1)
-    };
+    let t = threads.max(1);
     let (by_rows, per) = split(m, n, t);
     let total = if by_rows { m } else { n };
     let blocks = total.div_ceil(per);
     // Every thread's packing buffers, allocated up front so a refusal can
     // fall back before anything is written.
-    let mut bufs = Vec::new();
-    for _ in 0..blocks {
-        let (mm, nn) = if by_rows {
-            (per.min(m), n)
-        } else {
-            (m, per.min(n))
-        };
-        match Buffers::new(mm, nn, k) {
-            Some(b) => bufs.push(b),
-            None => return false,
-        }
+    // Every thread's packing buffers, reserved up front (so a refusal can
+    // fall back before anything is written) and kept on this thread between
+    // calls: fresh multi-100-KiB buffers per call cost page faults that
+    // halved the speed at 256×256 in some runs.
+    let mut bufs = POOL.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if bufs.len() < blocks {
+        bufs.resize_with(blocks, Buffers::default);
+    }
+    let (mm, nn) = if by_rows {
+        (per.min(m), n)
+    } else {
+        (m, per.min(n))
+    };
+    if !bufs[..blocks].iter_mut().all(|b| b.reserve(mm, nn, k)) {
+        return false;
     }
     let cp = SendPtr(c.as_mut_ptr());
     let (ap, bp) = (
@@ -170,7 +155,7 @@ pub(super) fn gemm(
         // row stride n (lengths asserted above), and the sub-matrices
         // addressed stay inside them. a and b are only read; c does not
         // alias them (it is a distinct &mut slice). The buffers were sized
-        // for this block by Buffers::new.
+        // for this block by Buffers::reserve.
         unsafe {
             if by_rows {
                 gemm_block(
@@ -190,48 +175,53 @@ pub(super) fn gemm(
             }
         }
     };
-    let mut it = bufs.into_iter().enumerate();
-    let (_, mut first) = it.next().expect("at least one block");
-    if blocks == 1 {
-        run(0, &mut first);
-        return true;
-    }
-    std::thread::scope(|s| {
-        let mut refused = Vec::new();
-        for (i, mut buf) in it {
-            // A thread the system refuses runs its block here instead, with
-            // this thread's buffers (every block fits them).
-            if std::thread::Builder::new()
-                .spawn_scoped(s, move || run(i, &mut buf))
-                .is_err()
-            {
-                refused.push(i);
+    let (first, rest) = bufs[..blocks].split_first_mut().expect("blocks ≥ 1");
+    if rest.is_empty() {
+        run(0, first);
+    } else {
+        std::thread::scope(|s| {
+            let mut refused = Vec::new();
+            for (i, buf) in rest.iter_mut().enumerate() {
+                // A thread the system refuses runs its block here instead,
+                // with this thread's buffers (every block fits them).
+                if std::thread::Builder::new()
+                    .spawn_scoped(s, move || run(i + 1, buf))
+                    .is_err()
+                {
+                    refused.push(i + 1);
+                }
             }
-        }
-        run(0, &mut first);
-        for i in refused {
-            run(i, &mut first);
-        }
-    });
+            run(0, first);
+            for i in refused {
+                run(i, first);
+            }
+        });
+    }
+    POOL.with(|p| *p.borrow_mut() = bufs);
     true
 }
 
+thread_local! {
+    /// Packing buffers kept between calls on this thread (one set per block
+    /// of the last call: at most (384 KiB + 1 MiB) per thread used).
+    static POOL: std::cell::RefCell<Vec<Buffers>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Packing buffers for one thread's block.
+#[derive(Default)]
 struct Buffers {
     a: PackBuf,
     b: PackBuf,
 }
 
 impl Buffers {
-    fn new(m: usize, n: usize, k: usize) -> Option<Buffers> {
-        let (KC, MC, NC) = (KCf(), MCf(), NCf());
+    /// Makes room for a block of `m×n` with inner size `k`; false if the
+    /// system refuses.
+    fn reserve(&mut self, m: usize, n: usize, k: usize) -> bool {
         let kc = k.min(KC);
         let mc = m.min(MC).div_ceil(MR) * MR;
         let nc = n.min(NC).div_ceil(NR) * NR;
-        Some(Buffers {
-            a: PackBuf::new(mc * kc)?,
-            b: PackBuf::new(kc * nc)?,
-        })
+        self.a.reserve(mc * kc) && self.b.reserve(kc * nc)
     }
 }
 
@@ -241,11 +231,8 @@ impl Buffers {
 /// AVX-512F must be available. `a` addresses an `m×k` matrix with row stride
 /// `lda`, `b` a `k×n` one with stride `ldb`, `c` an `m×n` one with stride
 /// `ldc`, none written by anyone else during the call, `c` not overlapping
-/// `a` or `b`; `buf` was made by `Buffers::new(m', n', k)` with `m' ≥ m`,
+/// `a` or `b`; `buf` was reserved by `Buffers::reserve(m', n', k)` with `m' ≥ m`,
 /// `n' ≥ n`. `k ≥ 1`.
-#[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx512f")]
-unsafe fn gemm_block_UNUSED() {}
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f")]
 unsafe fn gemm_block(
@@ -261,7 +248,6 @@ unsafe fn gemm_block(
     buf: &mut Buffers,
 ) {
     let (pa, pb) = (buf.a.ptr(), buf.b.ptr());
-    let (KC, MC, NC) = (KCf(), MCf(), NCf());
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
@@ -275,17 +261,12 @@ unsafe fn gemm_block(
                 // SAFETY: rows [ic, ic+mc), columns [pc, pc+kc) lie inside a;
                 // pa holds round_up(mc, MR)·kc f64.
                 unsafe { pack_a(mc, kc, a.add(ic * lda + pc), lda, pa) };
-                let nt = nc.div_ceil(NR);
-                let mt = mc.div_ceil(MR);
-                let swap = std::env::var_os("SWAP").is_some();
-                for outer in 0..if swap { mt } else { nt } {
-                    for inner in 0..if swap { nt } else { mt } {
-                        let (jt, it) = if swap { (inner, outer) } else { (outer, inner) };
-                        let (jr, ir) = (jt * NR, it * MR);
+                for ir in (0..mc).step_by(MR) {
+                    let mr = MR.min(mc - ir);
+                    let ap = pa.add(ir * kc);
+                    for jr in (0..nc).step_by(NR) {
                         let nr = NR.min(nc - jr);
                         let bp = pb.add(jr * kc);
-                        let mr = MR.min(mc - ir);
-                        let ap = pa.add(ir * kc);
                         let cp = c.add((ic + ir) * ldc + jc + jr);
                         // SAFETY: ap/bp point at packed, fully written,
                         // 64-byte-aligned micro-panels of kc·MR and kc·NR
@@ -478,7 +459,7 @@ mod tests {
         let want = reference(m, n, k, &a, &b);
         for t in [1, 2, 3] {
             let mut c = vec![f64::NAN; m * n];
-            assert!(gemm(m, n, k, &a, &b, &mut c, t, 0), "avx512f missing");
+            assert!(gemm(m, n, k, &a, &b, &mut c, t), "avx512f missing");
             for (idx, (x, y)) in c.iter().zip(&want).enumerate() {
                 assert!(
                     (x - y).abs() <= 1e-12 * y.abs().max(1.0),
@@ -518,10 +499,10 @@ mod tests {
             let a = lcg(1, m * k);
             let b = lcg(2, k * n);
             let mut one = vec![0.0; m * n];
-            assert!(gemm(m, n, k, &a, &b, &mut one, 1, 0));
+            assert!(gemm(m, n, k, &a, &b, &mut one, 1));
             for t in [2, 3, 4, 7] {
                 let mut c = vec![0.0; m * n];
-                assert!(gemm(m, n, k, &a, &b, &mut c, t, 0));
+                assert!(gemm(m, n, k, &a, &b, &mut c, t));
                 assert!(
                     one.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
                     "{m}×{n}×{k}: {t} threads differ from 1"

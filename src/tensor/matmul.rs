@@ -5,8 +5,10 @@
 //! * **exact** — the AUTODIFF.md §1 recipe, bit-exact with the oracle
 //!   captures: `acc = a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for
 //!   p = 1, 2, … in order (no FMA; k = 0 gives 0.0);
-//! * **fast** — `matrixmultiply::dgemm` (blocked, SIMD, FMA), whose rounding
-//!   differs from the exact order by a few ulps.
+//! * **fast** — on x86-64 CPUs with AVX-512F our packed, cache-blocked GEMM
+//!   with an 8×24 AVX-512 FMA microkernel (`gemm_avx512.rs`), elsewhere
+//!   `matrixmultiply::dgemm` (blocked, SIMD, FMA); either's rounding differs
+//!   from the exact order by a few ulps.
 //!
 //! [`matmul`] uses the exact kernel when `m·n·k ≤ EXACT_MATMUL_MAX_WORK` for
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
@@ -206,16 +208,26 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
     }
 }
 
-/// Tuned GEMM, `c` pre-zeroed: above `PAR_MIN_WORK` the rows of `c` are
-/// split into one block per thread (multiples of 8 rows), each computed by
-/// `matrixmultiply::dgemm`. Every `c[i,j]` is accumulated by the same kernel
-/// in the same k-blocking whatever the split, so results do not depend on
-/// the thread count (tests/tensor_errors.rs checks this).
+/// Tuned GEMM, `c` pre-zeroed. With AVX-512F: `gemm_avx512::gemm`, which
+/// above `PAR_MIN_WORK` splits the rows (or columns) of `c` between threads.
+/// Otherwise (or if its packing buffers cannot be allocated): above
+/// `PAR_MIN_WORK` the columns of `c` are split into one block per thread
+/// (multiples of 8 columns), each computed by `matrixmultiply::dgemm`. Either
+/// way every `c[i,j]` is accumulated by the same kernel in the same
+/// k-blocking whatever the split, so results do not depend on the thread
+/// count (tests/tensor_errors.rs and the gemm_avx512 unit tests check this).
 fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
     const PAR_MIN_WORK: usize = 1 << 21;
     #[cfg(target_arch = "x86_64")]
-    if super::gemm_avx512::gemm(m, n, k, a, b, c, super::threads(), PAR_MIN_WORK) {
-        return;
+    {
+        let t = if m * n * k < PAR_MIN_WORK {
+            1
+        } else {
+            super::threads()
+        };
+        if super::gemm_avx512::gemm(m, n, k, a, b, c, t) {
+            return;
+        }
     }
     let t = super::threads().min(n / 8);
     if t <= 1 || m * n * k < PAR_MIN_WORK {
