@@ -45,6 +45,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub lib_root: Option<std::path::PathBuf>,
 
+    /// Largest tensor a program may allocate, in GiB of f64 elements (default 4).
+    /// A larger allocation is a RUN012 diagnostic, not an abort.
+    #[arg(long, global = true, value_name = "GIB", default_value_t = 4.0)]
+    pub max_tensor_gib: f64,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -84,6 +89,14 @@ pub struct Context {
 
 /// Runs the chosen verb. Called on the worker thread.
 pub fn run(cli: Cli, color: bool) -> ExitCode {
+    let gib = if cli.max_tensor_gib.is_finite() && cli.max_tensor_gib >= 0.0 {
+        cli.max_tensor_gib
+    } else {
+        4.0
+    };
+    faber::tensor::Limits::set_current(faber::tensor::Limits {
+        max_elements: (gib * (1u64 << 30) as f64 / 8.0) as usize,
+    });
     let ctx = Context {
         color,
         quiet: cli.quiet,

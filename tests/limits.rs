@@ -1,0 +1,34 @@
+//! Resource limits are configurable and end in diagnostics, not aborts.
+
+use std::process::Command;
+
+#[test]
+fn tensor_allocation_limit_is_configurable() {
+    let dir = std::env::temp_dir().join(format!("faber-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.fab");
+    std::fs::write(
+        &file,
+        "incipit {\n    fixum tf32[] semen ← vacua\n    fixum tf32 t ← semen.crea(0.0, [1000, 1000])\n    nota t.magnitudines()\n}\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&str> = extra.to_vec();
+        args.extend(["run", file.to_str().unwrap()]);
+        Command::new(env!("CARGO_BIN_EXE_faber"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let ok = run(&[]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "[1000, 1000]\n");
+    // 0.001 GiB = 134,217 f64 elements < 1,000,000.
+    let limited = run(&["--max-tensor-gib", "0.001"]);
+    assert_eq!(limited.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&limited.stderr);
+    assert!(err.starts_with("error[RUN012]"), "{err}");
+    assert!(err.contains(":3:20"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
