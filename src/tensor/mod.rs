@@ -84,10 +84,15 @@ pub fn set_threads(n: usize) -> usize {
 }
 
 pub(crate) fn threads() -> usize {
+    // `available_parallelism` reads the system's CPU and cgroup files (tens of µs),
+    // so it is asked once per process.
+    static AVAILABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     match THREADS.with(|t| t.get()) {
-        0 => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        0 => *AVAILABLE.get_or_init(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }),
         n => n,
     }
 }
@@ -292,9 +297,13 @@ pub(crate) fn par_rows<F>(
 ) where
     F: Fn(&[f64], &mut [f64]) + Sync,
 {
+    if input.len() < min_elements || out_row == 0 {
+        f(input, out);
+        return;
+    }
     let rows = input.len().checked_div(in_row).unwrap_or(0);
     let t = threads().min(rows.max(1));
-    if t <= 1 || input.len() < min_elements || out_row == 0 {
+    if t <= 1 {
         f(input, out);
         return;
     }
