@@ -448,15 +448,7 @@ impl Lowerer<'_> {
                 Some(x) => self.expr_to(x, &Ty::Int),
                 None => Operand::Const(Const::Int(1)),
             };
-            self.push_block();
-            let slot = self.new_slot(&var.name, Ty::Int);
-            self.bind(var, slot, binding == BindKind::Varia, true);
-            self.cx().loops += 1;
-            for st in &body.stmts {
-                self.stmt(st);
-            }
-            self.cx().loops -= 1;
-            let blk = self.pop_block();
+            let (slot, blk) = self.loop_body(var, Ty::Int, binding, body);
             self.emit(Stmt::ForRange {
                 var: slot,
                 start: a,
@@ -483,15 +475,7 @@ impl Lowerer<'_> {
             (Ty::Text, EachKind::Keys) => Ty::Int,
             _ => Ty::Any,
         };
-        self.push_block();
-        let slot = self.new_slot(&var.name, vty);
-        self.bind(var, slot, binding == BindKind::Varia, true);
-        self.cx().loops += 1;
-        for st in &body.stmts {
-            self.stmt(st);
-        }
-        self.cx().loops -= 1;
-        let blk = self.pop_block();
+        let (slot, blk) = self.loop_body(var, vty, binding, body);
         self.emit(Stmt::ForEach {
             var: slot,
             kind: each,
@@ -499,5 +483,24 @@ impl Lowerer<'_> {
             body: blk,
             span: s.span,
         });
+    }
+
+    /// A loop's body in its own scope, with the loop variable bound to a fresh slot.
+    fn loop_body(
+        &mut self,
+        var: &ast::Ident,
+        ty: Ty,
+        binding: BindKind,
+        body: &ast::Block,
+    ) -> (Slot, Block) {
+        self.push_block();
+        let slot = self.new_slot(&var.name, ty);
+        self.bind(var, slot, binding == BindKind::Varia, true);
+        self.cx().loops += 1;
+        for st in &body.stmts {
+            self.stmt(st);
+        }
+        self.cx().loops -= 1;
+        (slot, self.pop_block())
     }
 }
