@@ -85,3 +85,10 @@ fn norma_suites_pass() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(" 0 failed, 0 blocked"), "{out}");
 }
+
+#[test]
+fn gradus_suites_pass() {
+    let (out, code) = faber(&["test", "gradus-fab"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(" 0 failed, 0 blocked"), "{out}");
+}
