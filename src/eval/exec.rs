@@ -357,16 +357,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                     then,
                     otherwise,
                 } => {
-                    let c = match cond {
-                        Operand::Slot(x) => match self.stack[self.base + x.0 as usize] {
-                            Value::Bool(b) => b,
-                            _ => return Err(self.bad_cond(cond)),
-                        },
-                        _ => match &*self.get(cond) {
-                            Value::Bool(b) => *b,
-                            _ => return Err(self.bad_cond(cond)),
-                        },
-                    };
+                    let c = self.cond_value(cond)?;
                     match self.exec_block(if c { then } else { otherwise })? {
                         Flow::Normal => {}
                         f => return Ok(f),
@@ -388,6 +379,22 @@ impl<'p, 'io> Machine<'p, 'io> {
         Ok(Flow::Normal)
     }
 
+    /// The value of an `If` condition, which must be a `bivalens`.
+    #[inline]
+    fn cond_value(&self, cond: &Operand) -> Res<bool> {
+        let b = match cond {
+            Operand::Slot(x) => match self.stack[self.base + x.0 as usize] {
+                Value::Bool(b) => Some(b),
+                _ => None,
+            },
+            _ => match &*self.get(cond) {
+                Value::Bool(b) => Some(*b),
+                _ => None,
+            },
+        };
+        b.ok_or_else(|| self.bad_cond(cond))
+    }
+
     pub(super) fn exec_stmt(&mut self, s: &'p Stmt) -> Res<Flow> {
         match s {
             Stmt::Let { dst, rhs, span } => {
@@ -399,16 +406,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 then,
                 otherwise,
             } => {
-                let c = match cond {
-                    Operand::Slot(x) => match self.stack[self.base + x.0 as usize] {
-                        Value::Bool(b) => b,
-                        _ => return Err(self.bad_cond(cond)),
-                    },
-                    _ => match &*self.get(cond) {
-                        Value::Bool(b) => *b,
-                        _ => return Err(self.bad_cond(cond)),
-                    },
-                };
+                let c = self.cond_value(cond)?;
                 return self.exec_block(if c { then } else { otherwise });
             }
             Stmt::Loop { body, .. } => loop {
