@@ -126,7 +126,7 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
     let mut active: FxHashSet<Slot> = (0..n as u32).map(Slot).collect();
     loop {
         let before = active.len();
-        mark_active(&fwd, &mut active);
+        mark_active(&fwd, &g.slots, &mut active);
         if active.len() == before {
             break;
         }
@@ -190,19 +190,31 @@ fn reads_active(rhs: &Rhs, active: &FxHashSet<Slot>) -> bool {
         .any(|o| matches!(o, Operand::Slot(x) if active.contains(x)))
 }
 
-fn mark_active(stmts: &[Stmt], active: &mut FxHashSet<Slot>) {
+/// Whether a value of this type can carry a cotangent: integers, truth values, texts
+/// and shapes (`lista<numerus>`) are data, never functions of a parameter's value.
+fn carries_gradient(ty: &Ty) -> bool {
+    match ty {
+        Ty::Int | Ty::Bool | Ty::Text | Ty::Bytes | Ty::Nihil | Ty::Vacuum => false,
+        Ty::List(t) => carries_gradient(t),
+        _ => true,
+    }
+}
+
+fn mark_active(stmts: &[Stmt], slots: &[SlotInfo], active: &mut FxHashSet<Slot>) {
     for s in stmts {
         match s {
             Stmt::Let { dst, rhs, .. } if reads_active(rhs, active) => {
-                active.insert(*dst);
+                if carries_gradient(&slots[dst.0 as usize].ty) {
+                    active.insert(*dst);
+                }
             }
             Stmt::If {
                 then, otherwise, ..
             } => {
-                mark_active(&then.stmts, active);
-                mark_active(&otherwise.stmts, active);
+                mark_active(&then.stmts, slots, active);
+                mark_active(&otherwise.stmts, slots, active);
             }
-            Stmt::ForRange { body, .. } => mark_active(&body.stmts, active),
+            Stmt::ForRange { body, .. } => mark_active(&body.stmts, slots, active),
             _ => {}
         }
     }

@@ -364,7 +364,8 @@ fn op_rule(
         | Op::RetroCruxIndices
         | Op::RetroCollige
         | Op::RetroPermute
-        | Op::RetroPars => {
+        | Op::RetroPars
+        | Op::RetroMatMul => {
             return Err(not_differentiable(
                 span,
                 &format!("the backward helper `{}` (second derivatives)", op.name()),
@@ -420,10 +421,22 @@ fn matmul_rule(
             vec![(a.clone(), ga), (b.clone(), gb)]
         }
         _ => {
-            return Err(not_differentiable(
-                span,
-                "`·` on operands whose ranks are not known statically (declare the tensor shapes)",
-            ))
+            // Ranks known only at run time (shape-generic code): one helper picks the
+            // same products as the arms above once it sees the operands.
+            let _ = span;
+            let pair = s(gen.emit(
+                Rhs::Op(Op::RetroMatMul, vec![a.clone(), b.clone(), g]),
+                Ty::Tuple(vec![tensor(); 2]),
+            ));
+            let pick = |gen: &mut Gen, i: i64| {
+                s(gen.emit(
+                    Rhs::Index(pair.clone(), Operand::Const(Const::Int(i))),
+                    tensor(),
+                ))
+            };
+            let ga = pick(gen, 0);
+            let gb = pick(gen, 1);
+            vec![(a.clone(), ga), (b.clone(), gb)]
         }
     })
 }

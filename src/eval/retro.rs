@@ -291,3 +291,40 @@ pub fn positive(x: &Tensor) -> TResult<Tensor> {
         .collect();
     Tensor::from_flat(out, x.shape())
 }
+
+/// Both cotangents of `a · b` for operands whose ranks are known only at run time:
+/// the products the static rule uses (`g · bᵀ`, `aᵀ · g`, outer products for the
+/// vector cases), reduced over broadcast batch axes.
+pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
+    match (a.rank(), b.rank()) {
+        (1, 1) => {
+            let gs = Tensor::scalar(g.item()?);
+            Ok((k::mul(b, &gs)?, k::mul(a, &gs)?))
+        }
+        (2, 1) => {
+            let gcol = k::reshape(g, &[g.numel(), 1])?;
+            let brow = k::reshape(b, &[1, b.numel()])?;
+            Ok((k::matmul(&gcol, &brow)?, k::matmul(&k::transpose(a)?, g)?))
+        }
+        (1, 2) => {
+            let acol = k::reshape(a, &[a.numel(), 1])?;
+            let grow = k::reshape(g, &[1, g.numel()])?;
+            Ok((k::matmul(b, g)?, k::matmul(&acol, &grow)?))
+        }
+        (ra, rb) if ra >= 2 && rb >= 2 => {
+            let ga = k::matmul(g, &transpose_last(b)?)?;
+            let gb = k::matmul(&transpose_last(a)?, g)?;
+            if ra == 2 && rb == 2 {
+                Ok((ga, gb))
+            } else {
+                Ok((
+                    k::sum_to_shape(&ga, a.shape())?,
+                    k::sum_to_shape(&gb, b.shape())?,
+                ))
+            }
+        }
+        (ra, rb) => Err(TensorError::shape(format!(
+            "retro_matmul: ranks {ra} and {rb}"
+        ))),
+    }
+}

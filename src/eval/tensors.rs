@@ -282,6 +282,13 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
                 Value::tensor(gb),
             ])));
         }
+        Op::RetroMatMul => {
+            let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(ga),
+                Value::tensor(gb),
+            ])));
+        }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, &a[0])?, t(1)?, t(2)?))?,

@@ -110,6 +110,7 @@ ops! {
     RetroCollige = "retro_collige", 3;
     RetroPermute = "retro_permute", 2;
     RetroPars = "retro_pars", 5;
+    RetroMatMul = "retro_matmul", 3;
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a
@@ -127,6 +128,8 @@ pub enum OpResult {
     Int,
     /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β).
     Triple,
+    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b).
+    Pair,
 }
 
 impl Op {
@@ -137,6 +140,7 @@ impl Op {
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
             Op::RetroLaminatio => OpResult::Triple,
+            Op::RetroMatMul => OpResult::Pair,
             _ => OpResult::Tensor,
         }
     }

@@ -82,6 +82,7 @@ impl Lowerer<'_> {
             OpResult::FloatList => Ty::List(Box::new(Ty::Float)),
             OpResult::Int => Ty::Int,
             OpResult::Triple => Ty::Tuple(vec![Ty::Tensor { shape: None }; 3]),
+            OpResult::Pair => Ty::Tuple(vec![Ty::Tensor { shape: None }; 2]),
         };
         let ops = operands.into_iter().map(|(o, _)| o).collect();
         (self.temp(Rhs::Op(op, ops), ty.clone(), span), ty)
