@@ -135,6 +135,12 @@ fn inline_let(
         Rhs::Call(..) | Rhs::CallValue(..) | Rhs::Closure(..) => {
             return Err(not_differentiable(span, "a call through a function value"));
         }
+        Rhs::Host(h, _) => {
+            return Err(not_differentiable(
+                span,
+                &format!("I/O or a host function (`hospes.{}`)", h.name()),
+            ));
+        }
         rhs => g.fwd.push(Stmt::Let { dst: d, rhs, span }),
     }
     Ok(())
@@ -383,6 +389,7 @@ fn rename_rhs(g: &mut Gen, fr: &mut Frame, rhs: &Rhs) -> Rhs {
         Rhs::Prim(p, a) => Rhs::Prim(*p, a.iter().map(&mut r).collect()),
         Rhs::Call(f, a) => Rhs::Call(*f, a.iter().map(&mut r).collect()),
         Rhs::CallValue(f, a) => Rhs::CallValue(r(f), a.iter().map(&mut r).collect()),
+        Rhs::Host(h, a) => Rhs::Host(*h, a.iter().map(&mut r).collect()),
         Rhs::Closure(f, a) => Rhs::Closure(*f, a.iter().map(&mut r).collect()),
         Rhs::Method(m, recv, a) => Rhs::Method(*m, r(recv), a.iter().map(&mut r).collect()),
         Rhs::List(a) => Rhs::List(a.iter().map(&mut r).collect()),

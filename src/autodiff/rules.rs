@@ -28,6 +28,7 @@ pub fn operands(rhs: &Rhs) -> Vec<Operand> {
         | Rhs::Tuple(a)
         | Rhs::Record(_, a)
         | Rhs::Template(_, a)
+        | Rhs::Host(_, a)
         | Rhs::Op(_, a) => a.clone(),
         Rhs::CallValue(f, a) | Rhs::Method(_, f, a) => {
             let mut v = vec![f.clone()];
@@ -110,6 +111,12 @@ pub fn vjp(gen: &mut Gen, rhs: &Rhs, dst: Slot, g: Operand) -> Result<Contribs, 
         }
         Rhs::Method(m, ..) => {
             return Err(not_differentiable(span, &format!("the built-in method `{}`", m.name())))
+        }
+        Rhs::Host(h, _) => {
+            return Err(not_differentiable(
+                span,
+                &format!("the host function `hospes.{}`", h.name()),
+            ))
         }
         Rhs::List(_) | Rhs::Map(_) | Rhs::Tuple(_) | Rhs::Record(..) | Rhs::Field(..) | Rhs::Index(..) => {
             return Err(not_differentiable(

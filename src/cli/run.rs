@@ -35,12 +35,32 @@ pub struct RunArgs {
 /// closed pipe) are ignored, as for any filter program.
 pub struct ProcessIo {
     out: std::io::BufWriter<std::io::Stdout>,
+    /// Program arguments (`hospes.argumenta`).
+    args: Vec<String>,
+    /// Whether stdout / stderr are terminals: stdout is then flushed per write, and
+    /// `hospes.progressus` lines are shown on stderr.
+    out_tty: bool,
+    err_tty: bool,
+    /// A progress line is on screen and must be cleared before other stderr output.
+    progress_shown: bool,
 }
 
 impl ProcessIo {
-    pub fn new() -> ProcessIo {
+    pub fn with_args(args: Vec<String>) -> ProcessIo {
+        use std::io::IsTerminal;
         ProcessIo {
             out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            args,
+            out_tty: std::io::stdout().is_terminal(),
+            err_tty: std::io::stderr().is_terminal(),
+            progress_shown: false,
+        }
+    }
+
+    fn clear_progress(&mut self) {
+        if self.progress_shown {
+            let _ = std::io::stderr().lock().write_all(b"\r\x1b[2K");
+            self.progress_shown = false;
         }
     }
 
@@ -51,10 +71,32 @@ impl ProcessIo {
 
 impl faber::eval::Io for ProcessIo {
     fn stdout(&mut self, s: &str) {
+        if self.out_tty {
+            self.clear_progress();
+        }
         let _ = self.out.write_all(s.as_bytes());
+        if self.out_tty {
+            self.flush();
+        }
+    }
+
+    fn args(&self) -> Vec<String> {
+        self.args.clone()
+    }
+
+    fn progress(&mut self, line: &str) {
+        if !self.err_tty {
+            return;
+        }
+        self.flush();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{line}");
+        let _ = err.flush();
+        self.progress_shown = true;
     }
 
     fn stderr(&mut self, s: &str) {
+        self.clear_progress();
         self.flush();
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(s.as_bytes());
@@ -96,8 +138,9 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         return ctx.report(&sources, &[d]);
     }
     let _ = ctx.report(&sources, &input.notes);
-    let mut io = ProcessIo::new();
+    let mut io = ProcessIo::with_args(args.args.clone());
     let result = faber::eval::run_entry(&program, &mut io);
+    io.clear_progress();
     io.flush();
     match result {
         Ok(code) => ExitCode::from((code & 0xff) as u8),

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use super::compile::{self, compile_program};
 use super::convert;
 use super::display::{display, display_into};
+use super::host;
 use super::methods;
 use super::ops;
 use super::place::range_list;
@@ -695,6 +696,10 @@ impl<'p, 'io> Machine<'p, 'io> {
                     *b = self.val(a);
                 }
                 methods::call(*m, &self.get(recv), &mut buf[..args.len()])
+            }
+            Rhs::Host(h, args) => {
+                let vals: Vec<Value> = args.iter().map(|a| self.val(a)).collect();
+                host::call(*h, &vals, prog, &mut *self.io)
             }
             Rhs::Op(op, args) => {
                 // Operands on the native stack: no allocation per op (arity ≤ 5).

@@ -28,6 +28,7 @@ mod compile;
 mod convert;
 pub mod display;
 mod exec;
+mod host;
 mod loops;
 mod methods;
 mod ops;
@@ -55,6 +56,24 @@ pub const TRACE_LIMIT: usize = 10;
 pub trait Io {
     fn stdout(&mut self, s: &str);
     fn stderr(&mut self, s: &str);
+
+    /// `hospes.lege_textum`: a whole file as UTF-8 text.
+    fn read_file(&mut self, path: &str) -> Result<String, String> {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    }
+
+    /// `hospes.scribe_textum`: creates or replaces a file.
+    fn write_file(&mut self, path: &str, contents: &str) -> Result<(), String> {
+        std::fs::write(path, contents).map_err(|e| e.to_string())
+    }
+
+    /// `hospes.argumenta`: the program's arguments (after `--` on the command line).
+    fn args(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// `hospes.progressus`: a transient status line (shown only on a terminal).
+    fn progress(&mut self, _line: &str) {}
 }
 
 /// An [`Io`] that collects output in memory (tests, `faber test`).

@@ -13,6 +13,7 @@
 //! `print.rs` renders a program as stable text (`faber ir`); `verify.rs` checks
 //! slot invariants after each pass.
 
+pub mod host;
 pub mod lower;
 pub mod ops;
 pub mod print;
@@ -246,6 +247,8 @@ pub enum Rhs {
     Template(Vec<TemplatePiece>, Vec<Operand>),
     /// A tensor operation (`src/ir/ops.rs`); operand 0 is the receiver.
     Op(ops::Op, Vec<Operand>),
+    /// A host function (`hospes.name(…)`, `src/ir/host.rs`).
+    Host(host::Host, Vec<Operand>),
     /// A range value `a ‥ b per s` used outside `itera ab` (a list of ints).
     Range {
         start: Operand,

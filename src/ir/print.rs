@@ -166,6 +166,7 @@ impl Printer<'_> {
             }
             Rhs::Call(f, args) => format!("call {}({})", self.fname(*f), self.ops(args)),
             Rhs::CallValue(f, args) => format!("call_value {}({})", self.op(f), self.ops(args)),
+            Rhs::Host(h, args) => format!("hospes.{}({})", h.name(), self.ops(args)),
             Rhs::Closure(f, caps) => format!("closure {} [{}]", self.fname(*f), self.ops(caps)),
             Rhs::Method(m, recv, args) => {
                 format!("method {}.{}({})", self.op(recv), m.name(), self.ops(args))

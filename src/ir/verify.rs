@@ -130,6 +130,12 @@ impl Verifier<'_> {
                 self.op(f);
                 self.ops(args);
             }
+            Rhs::Host(h, args) => {
+                if args.len() != h.arity() {
+                    self.fail(format!("hospes.{} with {} operands", h.name(), args.len()));
+                }
+                self.ops(args);
+            }
             Rhs::Closure(f, caps) => {
                 if f.0 as usize >= self.p.functions.len() {
                     self.fail(format!("closure of missing function #{}", f.0));

@@ -7,6 +7,7 @@ use rustc_hash::FxHashSet;
 use super::types::{incompatible, needs_coercion, TypeName};
 use super::{Lowerer, ModItem};
 use crate::diag::{codes, Diagnostic};
+use crate::ir::host::Host;
 use crate::ir::ops::Op;
 use crate::ir::*;
 use crate::source::Span;
@@ -824,6 +825,9 @@ impl Lowerer<'_> {
                 if let ExprKind::Name(alias) = &base.kind {
                     if self.local(&alias.name).is_none() {
                         let m = self.cur_module();
+                        if alias.name == "hospes" && self.module_alias(m, "hospes").is_none() {
+                            return self.host_call(name, args, span);
+                        }
                         if let Some(target) = self.module_alias(m, &alias.name) {
                             let f = match self.modules[target].values.get(&name.name).copied() {
                                 Some(ModItem::Func(f))
@@ -858,6 +862,49 @@ impl Lowerer<'_> {
         };
         let ops = args.iter().map(|a| self.expr(a, None).0).collect();
         (self.temp(Rhs::CallValue(f, ops), ret.clone(), span), ret)
+    }
+
+    /// `hospes.name(args)`: a host function (src/ir/host.rs).
+    fn host_call(&mut self, name: &ast::Ident, args: &[ast::Expr], span: Span) -> Lowered {
+        let Some(h) = Host::from_name(&name.name) else {
+            self.error(
+                codes::SEM_UNKNOWN_FUNCTION,
+                format!("there is no host function `hospes.{}`", name.name),
+                name.span,
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return (konst(Const::Nihil), Ty::Any);
+        };
+        if args.len() != h.arity() {
+            self.error(
+                codes::SEM_ARITY,
+                format!(
+                    "`hospes.{}` takes {} argument(s) but {} were given",
+                    h.name(),
+                    h.arity(),
+                    args.len()
+                ),
+                name.span,
+            );
+            return (konst(Const::Nihil), Ty::Any);
+        }
+        let params = h.params();
+        let mut ops = Vec::with_capacity(args.len());
+        let mut tys = Vec::with_capacity(args.len());
+        for (a, want) in args.iter().zip(&params) {
+            if matches!(want, Ty::Any) {
+                let (o, t) = self.expr(a, None);
+                ops.push(o);
+                tys.push(t);
+            } else {
+                ops.push(self.expr_to(a, want));
+                tys.push(want.clone());
+            }
+        }
+        let ret = h.result(&tys);
+        (self.temp(Rhs::Host(h, ops), ret.clone(), span), ret)
     }
 
     fn direct_call(

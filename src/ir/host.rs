@@ -1,0 +1,76 @@
+//! Host functions: the evaluator's small built-in surface for what Faber code cannot
+//! express itself — files, the clock, program arguments, progress output, and generic
+//! walks over parameter trees (the JAX `tree_flatten`/`tree_unflatten` pair).
+//!
+//! They are called as `hospes.<name>(…)`; `hospes` is an implicit module that a local
+//! or an import alias of the same name shades. Libraries (`gradus:`, `norma:`) wrap
+//! them in documented functions; docs/host.md lists them.
+
+use super::Ty;
+
+macro_rules! hosts {
+    ($($variant:ident = $name:literal, $arity:expr;)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Host { $($variant),* }
+
+        impl Host {
+            pub fn name(self) -> &'static str {
+                match self { $(Host::$variant => $name),* }
+            }
+
+            pub fn arity(self) -> usize {
+                match self { $(Host::$variant => $arity),* }
+            }
+
+            pub fn from_name(name: &str) -> Option<Host> {
+                match name { $($name => Some(Host::$variant),)* _ => None }
+            }
+
+            pub const ALL: &'static [Host] = &[$(Host::$variant),*];
+        }
+    };
+}
+
+hosts! {
+    // files (UTF-8 text)
+    LegeTextum = "lege_textum", 1;
+    ScribeTextum = "scribe_textum", 2;
+    // process
+    Hora = "hora", 0;
+    Argumenta = "argumenta", 0;
+    Progressus = "progressus", 1;
+    // parameter trees: tensors of a genus / lista / iuncta tree, depth first
+    Folia = "folia", 1;
+    ExFoliis = "ex_foliis", 2;
+    NominaFoliorum = "nomina_foliorum", 1;
+}
+
+impl Host {
+    /// Declared parameter types (`Any` = any value; checked at run time).
+    pub fn params(self) -> Vec<Ty> {
+        match self {
+            Host::LegeTextum | Host::Progressus => vec![Ty::Text],
+            Host::ScribeTextum => vec![Ty::Text, Ty::Text],
+            Host::Hora | Host::Argumenta => vec![],
+            Host::Folia | Host::NominaFoliorum => vec![Ty::Any],
+            Host::ExFoliis => vec![Ty::Any, Ty::List(Box::new(tensor()))],
+        }
+    }
+
+    /// The result type, given the static types of the arguments: `ex_foliis` and
+    /// `carga_tensores` return a tree of the same type as their tree argument.
+    pub fn result(self, args: &[Ty]) -> Ty {
+        match self {
+            Host::LegeTextum => Ty::Text,
+            Host::ScribeTextum | Host::Progressus => Ty::Vacuum,
+            Host::Hora => Ty::Float,
+            Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
+            Host::Folia => Ty::List(Box::new(tensor())),
+            Host::ExFoliis => args.first().cloned().unwrap_or(Ty::Any),
+        }
+    }
+}
+
+fn tensor() -> Ty {
+    Ty::Tensor { shape: None }
+}
