@@ -203,10 +203,10 @@ fn carries_gradient(ty: &Ty) -> bool {
 fn mark_active(stmts: &[Stmt], slots: &[SlotInfo], active: &mut FxHashSet<Slot>) {
     for s in stmts {
         match s {
-            Stmt::Let { dst, rhs, .. } if reads_active(rhs, active) => {
-                if carries_gradient(&slots[dst.0 as usize].ty) {
-                    active.insert(*dst);
-                }
+            Stmt::Let { dst, rhs, .. }
+                if reads_active(rhs, active) && carries_gradient(&slots[dst.0 as usize].ty) =>
+            {
+                active.insert(*dst);
             }
             Stmt::If {
                 then, otherwise, ..

@@ -75,7 +75,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
     }
 }
 
-fn text<'a>(h: Host, v: &'a Value) -> FResult<&'a str> {
+fn text(h: Host, v: &Value) -> FResult<&str> {
     match v {
         Value::Text(s) => Ok(s.as_str()),
         other => fault(
