@@ -332,6 +332,24 @@ fn number_method(m: Method, recv: &Value, args: &[Value]) -> FResult<Value> {
                 _ => a.powf(num_arg(m, b)?),
             }))
         }
+        (
+            Method::Radix
+            | Method::Exponens
+            | Method::Logarithmus
+            | Method::Sinus
+            | Method::Cosinus,
+            _,
+        ) => {
+            arity(m, args, 0)?;
+            let x = num_arg(m, recv)?;
+            Ok(Value::Float(match m {
+                Method::Radix => x.sqrt(),
+                Method::Exponens => x.exp(),
+                Method::Logarithmus => x.ln(),
+                Method::Sinus => x.sin(),
+                _ => x.cos(),
+            }))
+        }
         (Method::Approximata, _) => {
             arity(m, args, 2)?;
             let a = num_arg(m, recv)?;

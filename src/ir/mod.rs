@@ -137,6 +137,13 @@ pub enum Method {
     Pavimentum,
     Potentia,
     Approximata,
+    /// Scalar functions of a number (libm): `x.radix()` √x, `x.exponens()` eˣ,
+    /// `x.logarithmus()` ln x, `x.sinus()`, `x.cosinus()`.
+    Radix,
+    Exponens,
+    Logarithmus,
+    Sinus,
+    Cosinus,
     /// `t.ponde(coordinates, v)`: writes one tensor element.
     Ponde,
 }
@@ -168,6 +175,11 @@ impl Method {
             "pavimentum" => Method::Pavimentum,
             "potentia" => Method::Potentia,
             "approximata" => Method::Approximata,
+            "radix" => Method::Radix,
+            "exponens" => Method::Exponens,
+            "logarithmus" => Method::Logarithmus,
+            "sinus" => Method::Sinus,
+            "cosinus" => Method::Cosinus,
             "ponde" => Method::Ponde,
             _ => return None,
         })
@@ -199,6 +211,11 @@ impl Method {
             Method::Pavimentum => "pavimentum",
             Method::Potentia => "potentia",
             Method::Approximata => "approximata",
+            Method::Radix => "radix",
+            Method::Exponens => "exponens",
+            Method::Logarithmus => "logarithmus",
+            Method::Sinus => "sinus",
+            Method::Cosinus => "cosinus",
             Method::Ponde => "ponde",
         }
     }

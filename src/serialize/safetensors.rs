@@ -658,7 +658,7 @@ fn usize_array(name: &str, field: &str, value: Json) -> SResult<Vec<usize>> {
 /// A parsed JSON value. Object members keep their order and duplicates.
 enum Json {
     Null,
-    Bool(bool),
+    Bool,
     /// A non-negative integer without fraction or exponent that fits in u64.
     UInt(u64),
     /// Any other number, as written.
@@ -672,7 +672,7 @@ impl Json {
     fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
-            Json::Bool(_) => "boolean",
+            Json::Bool => "boolean",
             Json::UInt(_) | Json::Num(_) => "number",
             Json::Str(_) => "string",
             Json::Arr(_) => "array",
@@ -743,8 +743,8 @@ impl<'a> JsonParser<'a> {
             Some(b'[') => self.nested(Self::array),
             Some(b'"') => Ok(Json::Str(self.string()?)),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b't') => self.literal("true", Json::Bool(true)),
-            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b't') => self.literal("true", Json::Bool),
+            Some(b'f') => self.literal("false", Json::Bool),
             Some(b'n') => self.literal("null", Json::Null),
             Some(_) => self.fail("expected a value"),
         }
@@ -902,24 +902,23 @@ impl<'a> JsonParser<'a> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    let c = match self.peek() {
-                        Some(b'"') => '"',
-                        Some(b'\\') => '\\',
-                        Some(b'/') => '/',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'n') => '\n',
-                        Some(b'r') => '\r',
-                        Some(b't') => '\t',
-                        Some(b'u') => {
-                            self.pos += 1;
-                            self.unicode_escape()?
-                        }
+                    let simple = match self.peek() {
+                        Some(b'"') => Some('"'),
+                        Some(b'\\') => Some('\\'),
+                        Some(b'/') => Some('/'),
+                        Some(b'b') => Some('\u{8}'),
+                        Some(b'f') => Some('\u{c}'),
+                        Some(b'n') => Some('\n'),
+                        Some(b'r') => Some('\r'),
+                        Some(b't') => Some('\t'),
+                        Some(b'u') => None,
                         _ => return self.fail("invalid escape"),
                     };
-                    if c != '\u{0}' || self.s[self.pos - 1] != b'u' {
-                        // simple escapes have not consumed their letter yet
-                    }
+                    self.pos += 1;
+                    let c = match simple {
+                        Some(c) => c,
+                        None => self.unicode_escape()?,
+                    };
                     let mut buf = [0u8; 4];
                     out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                 }
@@ -928,4 +927,196 @@ impl<'a> JsonParser<'a> {
         }
         String::from_utf8(out).or_else(|_| self.fail("string is not valid UTF-8"))
     }
+
+    /// The character of a `\uXXXX` escape (after the `u`), joining a UTF-16
+    /// surrogate pair; a lone surrogate is an error.
+    fn unicode_escape(&mut self) -> SResult<char> {
+        let hi = self.hex4()?;
+        let code = if (0xD800..0xDC00).contains(&hi) {
+            if !(self.eat(b'\\') && self.eat(b'u')) {
+                return self.fail("high surrogate not followed by a low surrogate");
+            }
+            let lo = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&lo) {
+                return self.fail("high surrogate not followed by a low surrogate");
+            }
+            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        } else if (0xDC00..0xE000).contains(&hi) {
+            return self.fail("lone low surrogate");
+        } else {
+            hi
+        };
+        match char::from_u32(code) {
+            Some(c) => Ok(c),
+            None => self.fail("invalid \\u escape"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- writing
+
+/// Writes `tensors`, all stored as `dtype`, and `metadata` as a safetensors
+/// file (see the module documentation for the layout and the conversions).
+pub fn write(
+    tensors: &[(&str, &Tensor)],
+    dtype: Dtype,
+    metadata: &[(&str, &str)],
+) -> SResult<Vec<u8>> {
+    let with: Vec<(&str, &Tensor, Dtype)> = tensors.iter().map(|&(n, t)| (n, t, dtype)).collect();
+    write_with_dtypes(&with, metadata)
+}
+
+/// Like [`write`], with a dtype per tensor.
+pub fn write_with_dtypes(
+    tensors: &[(&str, &Tensor, Dtype)],
+    metadata: &[(&str, &str)],
+) -> SResult<Vec<u8>> {
+    let mut names = std::collections::HashSet::new();
+    for &(name, _, _) in tensors {
+        if name == "__metadata__" {
+            return header_err("`__metadata__` cannot name a tensor");
+        }
+        if !names.insert(name) {
+            return header_err(format!("tensor `{name}` is given twice"));
+        }
+    }
+    let mut keys = std::collections::HashSet::new();
+    for &(k, _) in metadata {
+        if !keys.insert(k) {
+            return header_err(format!("metadata key `{k}` is given twice"));
+        }
+    }
+
+    let mut header = String::from("{");
+    if !metadata.is_empty() {
+        header.push_str("\"__metadata__\":{");
+        for (i, &(k, v)) in metadata.iter().enumerate() {
+            if i > 0 {
+                header.push(',');
+            }
+            json_string(&mut header, k);
+            header.push(':');
+            json_string(&mut header, v);
+        }
+        header.push('}');
+    }
+    let mut pos = 0usize;
+    for (i, &(name, t, dtype)) in tensors.iter().enumerate() {
+        if i > 0 || !metadata.is_empty() {
+            header.push(',');
+        }
+        let nbytes = t.numel().checked_mul(dtype.size()).ok_or_else(|| {
+            SafetensorsError::new(K::Limit, format!("tensor `{name}`: byte size overflows"))
+        })?;
+        let end = pos.checked_add(nbytes).ok_or_else(|| {
+            SafetensorsError::new(K::Limit, "total data size overflows".to_string())
+        })?;
+        json_string(&mut header, name);
+        let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+        header.push_str(&format!(
+            ":{{\"dtype\":\"{}\",\"shape\":[{}],\"data_offsets\":[{pos},{end}]}}",
+            dtype.name(),
+            dims.join(",")
+        ));
+        pos = end;
+    }
+    header.push('}');
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    if header.len() > MAX_HEADER_BYTES {
+        return err(
+            K::Limit,
+            format!(
+                "header of {} bytes is larger than the limit of {MAX_HEADER_BYTES}",
+                header.len()
+            ),
+        );
+    }
+    let total = (8 + header.len()).checked_add(pos).ok_or_else(|| {
+        SafetensorsError::new(K::Limit, "total file size overflows".to_string())
+    })?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total).map_err(|_| {
+        SafetensorsError::new(K::Limit, format!("cannot allocate {total} bytes"))
+    })?;
+    out.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for &(name, t, dtype) in tensors {
+        encode(dtype, t.data(), &mut out)
+            .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{name}`: {m}")))?;
+    }
+    Ok(out)
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it: `"`, `\`,
+/// the short escapes `\b \f \n \r \t`, other control characters as `\u00xx`;
+/// everything else (including non-ASCII) verbatim.
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `x` if it is an integer within `[lo, hi_exclusive)` (NaN and ±inf are not).
+fn integral_in(x: f64, lo: f64, hi_exclusive: f64) -> Option<f64> {
+    (x.fract() == 0.0 && x >= lo && x < hi_exclusive).then_some(x)
+}
+
+/// Appends `data` converted to `dtype`, little-endian.
+fn encode(dtype: Dtype, data: &[f64], out: &mut Vec<u8>) -> Result<(), String> {
+    let bad = |i: usize, x: f64| format!("element {i} = {x:?} is not representable as {dtype}");
+    match dtype {
+        Dtype::F64 => data.iter().for_each(|x| out.extend(x.to_le_bytes())),
+        Dtype::F32 => data.iter().for_each(|&x| out.extend((x as f32).to_le_bytes())),
+        Dtype::F16 => data
+            .iter()
+            .for_each(|&x| out.extend(f64_to_small_float(x, 5, 10).to_le_bytes())),
+        Dtype::BF16 => data
+            .iter()
+            .for_each(|&x| out.extend(f64_to_small_float(x, 8, 7).to_le_bytes())),
+        Dtype::Bool => {
+            for (i, &x) in data.iter().enumerate() {
+                if x == 0.0 {
+                    out.push(0);
+                } else if x == 1.0 {
+                    out.push(1);
+                } else {
+                    return Err(bad(i, x));
+                }
+            }
+        }
+        _ => {
+            // Integer dtypes: bounds are powers of two, exact in f64.
+            let bits = dtype.size() as i32 * 8;
+            let signed = matches!(dtype, Dtype::I64 | Dtype::I32 | Dtype::I16 | Dtype::I8);
+            let (lo, hi) = if signed {
+                (-pow2(bits - 1), pow2(bits - 1))
+            } else {
+                (0.0, pow2(bits))
+            };
+            for (i, &x) in data.iter().enumerate() {
+                let v = integral_in(x, lo, hi).ok_or_else(|| bad(i, x))?;
+                let size = dtype.size();
+                if signed {
+                    out.extend_from_slice(&(v as i64).to_le_bytes()[..size]);
+                } else {
+                    out.extend_from_slice(&(v as u64).to_le_bytes()[..size]);
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -1187,7 +1187,12 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         },
         Method::Absolutum | Method::Maximus | Method::Minimus => recv.clone(),
         Method::Pavimentum => Ty::Int,
-        Method::Potentia => Ty::Float,
+        Method::Potentia
+        | Method::Radix
+        | Method::Exponens
+        | Method::Logarithmus
+        | Method::Sinus
+        | Method::Cosinus => Ty::Float,
         Method::Appende | Method::Pone | Method::Dele | Method::Ponde => Ty::Vacuum,
     }
 }
