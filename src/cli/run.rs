@@ -37,6 +37,8 @@ pub struct ProcessIo {
     out: std::io::BufWriter<std::io::Stdout>,
     /// Program arguments (`hospes.argumenta`).
     args: Vec<String>,
+    /// The program's directory (`hospes.directorium`).
+    dir: String,
     /// Whether stdout / stderr are terminals: stdout is then flushed per write, and
     /// `hospes.progressus` lines are shown on stderr.
     out_tty: bool,
@@ -46,9 +48,10 @@ pub struct ProcessIo {
 }
 
 impl ProcessIo {
-    pub fn with_args(args: Vec<String>) -> ProcessIo {
+    pub fn with_args(args: Vec<String>, dir: String) -> ProcessIo {
         use std::io::IsTerminal;
         ProcessIo {
+            dir,
             out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             args,
             out_tty: std::io::stdout().is_terminal(),
@@ -82,6 +85,10 @@ impl faber::eval::Io for ProcessIo {
 
     fn args(&self) -> Vec<String> {
         self.args.clone()
+    }
+
+    fn program_dir(&self) -> String {
+        self.dir.clone()
     }
 
     fn progress(&mut self, line: &str) {
@@ -138,7 +145,15 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         return ctx.report(&sources, &[d]);
     }
     let _ = ctx.report(&sources, &input.notes);
-    let mut io = ProcessIo::with_args(args.args.clone());
+    let dir = if args.path.is_dir() {
+        args.path.clone()
+    } else {
+        match args.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let mut io = ProcessIo::with_args(args.args.clone(), dir.to_string_lossy().into_owned());
     let result = faber::eval::run_entry(&program, &mut io);
     io.clear_progress();
     io.flush();

@@ -11,6 +11,8 @@ use super::{fault, FResult, Io};
 use crate::diag::codes;
 use crate::ir::host::Host;
 use crate::ir::Program;
+use crate::serialize::safetensors::{self, Dtype};
+use crate::tensor::Tensor;
 
 /// Runs host function `h` on evaluated arguments.
 pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> FResult<Value> {
@@ -38,6 +40,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         Host::Argumenta => Ok(Value::list(
             io.args().into_iter().map(Value::text).collect(),
         )),
+        Host::Directorium => Ok(Value::text(io.program_dir())),
         Host::Progressus => {
             io.progress(text(h, &args[0])?);
             Ok(Value::Vacuum)
@@ -51,6 +54,61 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             let mut out = Vec::new();
             names(prog, &args[0], &mut String::new(), &mut out, 0)?;
             Ok(Value::list(out.into_iter().map(Value::text).collect()))
+        }
+        Host::ServaTensores => {
+            let path = text(h, &args[0])?;
+            let mut tensors = Vec::new();
+            leaves(&args[1], &mut tensors, 0)?;
+            let mut labels = Vec::new();
+            names(prog, &args[1], &mut String::new(), &mut labels, 0)?;
+            let pairs: Vec<(&str, &Tensor)> = labels
+                .iter()
+                .zip(&tensors)
+                .filter_map(|(n, v)| match v {
+                    Value::Tensor(t) => Some((n.as_str(), &**t)),
+                    _ => None,
+                })
+                .collect();
+            let bytes = match safetensors::write(&pairs, Dtype::F64, &[("format", "faber")]) {
+                Ok(b) => b,
+                Err(e) => return fault(codes::RUN_HOST, format!("cannot write `{path}`: {e}")),
+            };
+            match io.write_bytes(path, &bytes) {
+                Ok(()) => Ok(Value::Vacuum),
+                Err(e) => fault(codes::RUN_HOST, format!("cannot write `{path}`: {e}")),
+            }
+        }
+        Host::CargaTensores => {
+            let path = text(h, &args[0])?;
+            let bytes = match io.read_bytes(path) {
+                Ok(b) => b,
+                Err(e) => return fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
+            };
+            let file = match safetensors::read(&bytes) {
+                Ok(f) => f,
+                Err(e) => {
+                    return fault(
+                        codes::RUN_HOST,
+                        format!("`{path}` is not a valid safetensors file: {e}"),
+                    )
+                }
+            };
+            let mut labels = Vec::new();
+            names(prog, &args[1], &mut String::new(), &mut labels, 0)?;
+            let mut items = Vec::with_capacity(labels.len());
+            for label in &labels {
+                match file.iter().find(|(n, _)| n == label) {
+                    Some((_, t)) => items.push(Value::tensor(t.clone())),
+                    None => {
+                        return fault(
+                            codes::RUN_HOST,
+                            format!("`{path}` has no tensor named `{label}`"),
+                        )
+                    }
+                }
+            }
+            let mut next = 0;
+            rebuild(&args[1], &items, &mut next, 0)
         }
         Host::ExFoliis => {
             let Value::List(items) = &args[1] else {

@@ -62,8 +62,27 @@ pub trait Io {
         std::fs::read_to_string(path).map_err(|e| e.to_string())
     }
 
-    /// `hospes.scribe_textum`: creates or replaces a file.
+    /// `hospes.scribe_textum`: creates or replaces a file (and its missing parent
+    /// directories).
     fn write_file(&mut self, path: &str, contents: &str) -> Result<(), String> {
+        create_parent(path)?;
+        std::fs::write(path, contents).map_err(|e| e.to_string())
+    }
+
+    /// `hospes.directorium`: the directory of the program being run (the package
+    /// root, or the entry file's directory), for finding data files beside it.
+    fn program_dir(&self) -> String {
+        ".".to_string()
+    }
+
+    /// Checkpoints (`hospes.carga_tensores`): a whole file as bytes.
+    fn read_bytes(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(path).map_err(|e| e.to_string())
+    }
+
+    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file.
+    fn write_bytes(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
+        create_parent(path)?;
         std::fs::write(path, contents).map_err(|e| e.to_string())
     }
 
@@ -74,6 +93,16 @@ pub trait Io {
 
     /// `hospes.progressus`: a transient status line (shown only on a terminal).
     fn progress(&mut self, _line: &str) {}
+}
+
+/// Creates the missing parent directories of a file about to be written.
+pub fn create_parent(path: &str) -> Result<(), String> {
+    match std::path::Path::new(path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// An [`Io`] that collects output in memory (tests, `faber test`).

@@ -38,11 +38,15 @@ hosts! {
     // process
     Hora = "hora", 0;
     Argumenta = "argumenta", 0;
+    Directorium = "directorium", 0;
     Progressus = "progressus", 1;
     // parameter trees: tensors of a genus / lista / iuncta tree, depth first
     Folia = "folia", 1;
     ExFoliis = "ex_foliis", 2;
     NominaFoliorum = "nomina_foliorum", 1;
+    // safetensors checkpoints of a parameter tree (leaf names from nomina_foliorum)
+    ServaTensores = "serva_tensores", 2;
+    CargaTensores = "carga_tensores", 2;
 }
 
 impl Host {
@@ -51,9 +55,10 @@ impl Host {
         match self {
             Host::LegeTextum | Host::Progressus => vec![Ty::Text],
             Host::ScribeTextum => vec![Ty::Text, Ty::Text],
-            Host::Hora | Host::Argumenta => vec![],
+            Host::Hora | Host::Argumenta | Host::Directorium => vec![],
             Host::Folia | Host::NominaFoliorum => vec![Ty::Any],
             Host::ExFoliis => vec![Ty::Any, Ty::List(Box::new(tensor()))],
+            Host::ServaTensores | Host::CargaTensores => vec![Ty::Text, Ty::Any],
         }
     }
 
@@ -61,12 +66,13 @@ impl Host {
     /// `carga_tensores` return a tree of the same type as their tree argument.
     pub fn result(self, args: &[Ty]) -> Ty {
         match self {
-            Host::LegeTextum => Ty::Text,
-            Host::ScribeTextum | Host::Progressus => Ty::Vacuum,
+            Host::LegeTextum | Host::Directorium => Ty::Text,
+            Host::ScribeTextum | Host::Progressus | Host::ServaTensores => Ty::Vacuum,
             Host::Hora => Ty::Float,
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),
             Host::ExFoliis => args.first().cloned().unwrap_or(Ty::Any),
+            Host::CargaTensores => args.get(1).cloned().unwrap_or(Ty::Any),
         }
     }
 }
