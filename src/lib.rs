@@ -10,6 +10,7 @@ pub mod eval;
 pub mod ir;
 pub mod libraries;
 pub mod resolve;
+pub mod serialize;
 pub mod source;
 pub mod syntax;
 pub mod tensor;

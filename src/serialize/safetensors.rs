@@ -29,14 +29,22 @@
 //!
 //! # Validation (reading)
 //!
-//! What the Python `safetensors` package rejects is rejected here too, with
-//! one deliberate difference: a tensor name given twice is an error even when
-//! both entries are identical (the Python package keeps the last one).
-//! Unknown fields inside a tensor entry are ignored, as there. Limits: the
-//! header is at most [`MAX_HEADER_BYTES`], JSON nesting at most 128 levels,
-//! element counts are checked for overflow (left-to-right product, as the
-//! reference does) and against the thread's `tensor::Limits`. Every
-//! allocation is bounded by the input length.
+//! Every input the Python `safetensors` package (0.8) rejects is rejected here
+//! too (tests/fixtures/safetensors/cases.json records its verdicts). faber is
+//! stricter in four ways: a tensor name given twice is an error even when both
+//! entries are identical (the Python package keeps the last one), `BOOL`
+//! bytes must be 0 or 1, the dtypes above that faber does not convert are
+//! errors, and tensors larger than the thread's `tensor::Limits` are `Limit`
+//! errors. Unknown fields inside a tensor entry are checked as JSON and
+//! ignored, as there, and `"__metadata__": null` means no metadata. Limits:
+//! the header is at most [`MAX_HEADER_BYTES`], JSON nesting at most 128
+//! levels, and element counts are checked for overflow (left-to-right
+//! product, as the reference does, so `[0, 2^32, 2^32]` is a valid empty
+//! shape). The header is parsed straight into the result, no JSON tree is
+//! built, so every allocation is bounded by the input length.
+//!
+//! Tensors come back in buffer order (sorted by `data_offsets`; for files
+//! faber writes, the order they were given in), metadata in header order.
 //!
 //! # Writing
 //!
@@ -502,108 +510,131 @@ fn header_err<T>(message: impl Into<String>) -> SResult<T> {
     err(K::Header, message)
 }
 
-/// Interprets the header JSON: tensor entries in header order, and metadata.
+/// Parses the header JSON straight into tensor entries (header order) and
+/// metadata. Nothing but the result is allocated: values of unknown fields
+/// are checked and skipped, and a value of the wrong JSON type is an error
+/// as soon as it has been checked.
 fn parse_header(text: &str) -> SResult<(Vec<Entry>, Metadata)> {
-    let top = JsonParser::parse(text)?;
-    let Json::Obj(members) = top else {
-        return header_err(format!(
-            "header is JSON {} but must be an object",
-            top.kind()
-        ));
-    };
+    let mut p = JsonParser::new(text);
+    p.ws();
+    if p.peek() != Some(b'{') {
+        let found = p.check_kind()?;
+        return header_err(format!("header is JSON {found} but must be an object"));
+    }
     let mut entries: Vec<Entry> = Vec::new();
     let mut metadata: Option<Metadata> = None;
     let mut names = std::collections::HashSet::new();
-    for (key, value) in members {
+    p.object(1, true, |p, key| {
         if key == "__metadata__" {
             if metadata.is_some() {
                 return header_err("`__metadata__` is given twice");
             }
-            metadata = Some(parse_metadata(value)?);
-            continue;
+            metadata = Some(parse_metadata(p)?);
+        } else {
+            if names.contains(&key) {
+                return header_err(format!("tensor `{key}` is given twice"));
+            }
+            let entry = parse_entry(p, key)?;
+            names.insert(entry.name.clone());
+            entries.push(entry);
         }
-        if !names.insert(key.clone()) {
-            return header_err(format!("tensor `{key}` is given twice"));
-        }
-        entries.push(parse_entry(key, value)?);
+        Ok(())
+    })?;
+    p.ws();
+    if p.pos != p.s.len() {
+        return p.fail("unexpected characters after the JSON value");
     }
     Ok((entries, metadata.unwrap_or_default()))
 }
 
-fn parse_metadata(value: Json) -> SResult<Metadata> {
-    let members = match value {
-        Json::Null => return Ok(Vec::new()),
-        Json::Obj(members) => members,
-        other => {
+fn parse_metadata(p: &mut JsonParser) -> SResult<Metadata> {
+    match p.peek() {
+        Some(b'n') => {
+            p.literal("null")?;
+            return Ok(Vec::new());
+        }
+        Some(b'{') => {}
+        _ => {
+            let found = p.check_kind()?;
             return header_err(format!(
-                "`__metadata__` is JSON {} but must be an object of strings",
-                other.kind()
-            ))
-        }
-    };
-    let mut keys = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(members.len());
-    for (k, v) in members {
-        if !keys.insert(k.clone()) {
-            return header_err(format!("metadata key `{k}` is given twice"));
-        }
-        match v {
-            Json::Str(s) => out.push((k, s)),
-            other => {
-                return header_err(format!(
-                    "metadata `{k}` is JSON {} but must be a string",
-                    other.kind()
-                ))
-            }
+                "`__metadata__` is JSON {found} but must be an object of strings"
+            ));
         }
     }
+    let mut keys = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    p.object(2, true, |p, k| {
+        if keys.contains(&k) {
+            return header_err(format!("metadata key `{k}` is given twice"));
+        }
+        if p.peek() != Some(b'"') {
+            let found = p.check_kind()?;
+            return header_err(format!(
+                "metadata `{k}` is JSON {found} but must be a string"
+            ));
+        }
+        let v = p.string(true)?;
+        keys.insert(k.clone());
+        out.push((k, v));
+        Ok(())
+    })?;
     Ok(out)
 }
 
-fn parse_entry(name: String, value: Json) -> SResult<Entry> {
-    let Json::Obj(fields) = value else {
+fn parse_entry(p: &mut JsonParser, name: String) -> SResult<Entry> {
+    if p.peek() != Some(b'{') {
+        let found = p.check_kind()?;
         return header_err(format!(
-            "tensor `{name}` is JSON {} but must be an object",
-            value.kind()
+            "tensor `{name}` is JSON {found} but must be an object"
         ));
-    };
-    let (mut dtype, mut shape, mut offsets) = (None, None, None);
-    for (field, v) in fields {
-        let slot_taken = match field.as_str() {
-            "dtype" => dtype.replace(v).is_some(),
-            "shape" => shape.replace(v).is_some(),
-            "data_offsets" => offsets.replace(v).is_some(),
-            _ => false, // unknown fields are ignored, as by the reference
+    }
+    let (mut dtype, mut shape, mut offsets) = (None::<String>, None, None);
+    p.object(2, true, |p, field| {
+        let taken = match field.as_str() {
+            "dtype" => {
+                if p.peek() != Some(b'"') {
+                    let found = p.check_kind()?;
+                    return header_err(format!(
+                        "tensor `{name}`: dtype is JSON {found} but must be a string"
+                    ));
+                }
+                dtype.replace(p.string(true)?).is_some()
+            }
+            "shape" => shape.replace(uint_array(p, &name, "shape")?).is_some(),
+            "data_offsets" => offsets
+                .replace(uint_array(p, &name, "data_offsets")?)
+                .is_some(),
+            // Unknown fields are ignored, as by the reference.
+            _ => {
+                p.skip_value(3)?;
+                false
+            }
         };
-        if slot_taken {
+        if taken {
             return header_err(format!("tensor `{name}`: field `{field}` is given twice"));
         }
-    }
-    let missing = |f: &str| SafetensorsError::new(K::Header, format!("tensor `{name}`: missing field `{f}`"));
-    let dtype = match dtype.ok_or_else(|| missing("dtype"))? {
-        Json::Str(s) => match Dtype::from_name(&s) {
-            Some(d) => d,
-            None if UNSUPPORTED_DTYPES.contains(&s.as_str()) => {
-                return err(
-                    K::Dtype,
-                    format!("tensor `{name}`: dtype {s} is not supported by faber"),
-                )
-            }
-            None => return err(K::Dtype, format!("tensor `{name}`: unknown dtype `{s}`")),
-        },
-        other => {
-            return header_err(format!(
-                "tensor `{name}`: dtype is JSON {} but must be a string",
-                other.kind()
-            ))
+        Ok(())
+    })?;
+    let missing =
+        |f: &str| SafetensorsError::new(K::Header, format!("tensor `{name}`: missing field `{f}`"));
+    let dtype = dtype.ok_or_else(|| missing("dtype"))?;
+    let shape = shape.ok_or_else(|| missing("shape"))?;
+    let offsets = offsets.ok_or_else(|| missing("data_offsets"))?;
+    let dtype = match Dtype::from_name(&dtype) {
+        Some(d) => d,
+        None if UNSUPPORTED_DTYPES.contains(&dtype.as_str()) => {
+            return err(
+                K::Dtype,
+                format!("tensor `{name}`: dtype {dtype} is not supported by faber"),
+            )
+        }
+        None => {
+            return err(
+                K::Dtype,
+                format!("tensor `{name}`: unknown dtype `{dtype}`"),
+            )
         }
     };
-    let shape = usize_array(&name, "shape", shape.ok_or_else(|| missing("shape"))?)?;
-    let offsets = usize_array(
-        &name,
-        "data_offsets",
-        offsets.ok_or_else(|| missing("data_offsets"))?,
-    )?;
     let [begin, end] = offsets[..] else {
         return header_err(format!(
             "tensor `{name}`: data_offsets has {} elements but must have 2",
@@ -618,94 +649,68 @@ fn parse_entry(name: String, value: Json) -> SResult<Entry> {
     })
 }
 
-fn usize_array(name: &str, field: &str, value: Json) -> SResult<Vec<usize>> {
-    let Json::Arr(items) = value else {
+/// An array of non-negative integers (`shape`, `data_offsets`).
+fn uint_array(p: &mut JsonParser, name: &str, field: &str) -> SResult<Vec<usize>> {
+    if p.peek() != Some(b'[') {
+        let found = p.check_kind()?;
         return header_err(format!(
-            "tensor `{name}`: {field} is JSON {} but must be an array",
-            value.kind()
+            "tensor `{name}`: {field} is JSON {found} but must be an array"
         ));
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Json::UInt(u) => match usize::try_from(u) {
-                Ok(u) => out.push(u),
+    }
+    let mut out = Vec::new();
+    p.array(3, |p| {
+        let start = p.pos;
+        if !matches!(p.peek(), Some(b'-' | b'0'..=b'9')) {
+            let found = p.check_kind()?;
+            return header_err(format!(
+                "tensor `{name}`: {field} holds JSON {found}, not a non-negative integer"
+            ));
+        }
+        match p.number()? {
+            Some(v) => match usize::try_from(v) {
+                Ok(v) => out.push(v),
                 Err(_) => {
                     return err(
                         K::Limit,
-                        format!("tensor `{name}`: {field} value {u} does not fit in usize"),
+                        format!("tensor `{name}`: {field} value {v} does not fit in usize"),
                     )
                 }
             },
-            Json::Num(text) => {
+            None => {
+                let text = String::from_utf8_lossy(&p.s[start..p.pos.min(start + 40)]);
                 return header_err(format!(
                     "tensor `{name}`: {field} holds `{text}`, not a non-negative integer below 2^64"
-                ))
-            }
-            other => {
-                return header_err(format!(
-                    "tensor `{name}`: {field} holds JSON {}, not a non-negative integer",
-                    other.kind()
-                ))
+                ));
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
 // ---------------------------------------------------------------- JSON
 
-/// A parsed JSON value. Object members keep their order and duplicates.
-enum Json {
-    Null,
-    Bool,
-    /// A non-negative integer without fraction or exponent that fits in u64.
-    UInt(u64),
-    /// Any other number, as written.
-    Num(String),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>),
-}
-
-impl Json {
-    fn kind(&self) -> &'static str {
-        match self {
-            Json::Null => "null",
-            Json::Bool => "boolean",
-            Json::UInt(_) | Json::Num(_) => "number",
-            Json::Str(_) => "string",
-            Json::Arr(_) => "array",
-            Json::Obj(_) => "object",
-        }
-    }
-}
-
-/// A strict RFC 8259 parser over the header text.
+/// A strict RFC 8259 reader over the header text, driven by the schema
+/// above: containers are walked member by member, nothing is built that the
+/// caller does not keep.
 struct JsonParser<'a> {
     s: &'a [u8],
     pos: usize,
-    depth: usize,
 }
 
 impl<'a> JsonParser<'a> {
-    fn parse(text: &'a str) -> SResult<Json> {
-        let mut p = JsonParser {
+    fn new(text: &'a str) -> Self {
+        JsonParser {
             s: text.as_bytes(),
             pos: 0,
-            depth: 0,
-        };
-        p.ws();
-        let v = p.value()?;
-        p.ws();
-        if p.pos != p.s.len() {
-            return p.fail("unexpected characters after the JSON value");
         }
-        Ok(v)
     }
 
     fn fail<T>(&self, what: &str) -> SResult<T> {
-        header_err(format!("invalid JSON in header at byte {}: {what}", self.pos))
+        header_err(format!(
+            "invalid JSON in header at byte {}: {what}",
+            self.pos
+        ))
     }
 
     fn peek(&self) -> Option<u8> {
@@ -727,86 +732,112 @@ impl<'a> JsonParser<'a> {
         }
     }
 
-    fn literal(&mut self, word: &str, v: Json) -> SResult<Json> {
+    fn literal(&mut self, word: &str) -> SResult<()> {
         if self.s[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
-            Ok(v)
+            Ok(())
         } else {
             self.fail("expected a value")
         }
     }
 
-    fn value(&mut self) -> SResult<Json> {
+    /// Checks the value at the cursor (skipping it) and names its JSON type,
+    /// for messages about a value of the wrong type; invalid JSON is reported
+    /// as such instead.
+    fn check_kind(&mut self) -> SResult<&'static str> {
+        let kind = match self.peek() {
+            Some(b'{') => "object",
+            Some(b'[') => "array",
+            Some(b'"') => "string",
+            Some(b't' | b'f') => "boolean",
+            Some(b'n') => "null",
+            _ => "number",
+        };
+        self.skip_value(1)?;
+        Ok(kind)
+    }
+
+    /// Checks one value of any type without keeping it.
+    fn skip_value(&mut self, depth: usize) -> SResult<()> {
         match self.peek() {
             None => self.fail("unexpected end of header"),
-            Some(b'{') => self.nested(Self::object),
-            Some(b'[') => self.nested(Self::array),
-            Some(b'"') => Ok(Json::Str(self.string()?)),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b't') => self.literal("true", Json::Bool),
-            Some(b'f') => self.literal("false", Json::Bool),
-            Some(b'n') => self.literal("null", Json::Null),
+            Some(b'{') => self.object(depth, false, |p, _| p.skip_value(depth + 1)),
+            Some(b'[') => self.array(depth, |p| p.skip_value(depth + 1)),
+            Some(b'"') => self.string(false).map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number().map(drop),
+            Some(b't') => self.literal("true"),
+            Some(b'f') => self.literal("false"),
+            Some(b'n') => self.literal("null"),
             Some(_) => self.fail("expected a value"),
         }
     }
 
-    fn nested(&mut self, f: fn(&mut Self) -> SResult<Json>) -> SResult<Json> {
-        if self.depth >= MAX_DEPTH {
+    fn enter(&self, depth: usize) -> SResult<()> {
+        if depth > MAX_DEPTH {
             return self.fail("nested too deeply");
         }
-        self.depth += 1;
-        let v = f(self);
-        self.depth -= 1;
-        v
+        Ok(())
     }
 
-    fn object(&mut self) -> SResult<Json> {
+    /// Walks the object at the cursor (nesting level `depth`), calling
+    /// `member` with each key (empty unless `keep_keys`) and the cursor at
+    /// its value; `member` must consume the value.
+    fn object(
+        &mut self,
+        depth: usize,
+        keep_keys: bool,
+        mut member: impl FnMut(&mut Self, String) -> SResult<()>,
+    ) -> SResult<()> {
+        self.enter(depth)?;
         self.pos += 1; // '{'
-        let mut members = Vec::new();
         self.ws();
         if self.eat(b'}') {
-            return Ok(Json::Obj(members));
+            return Ok(());
         }
         loop {
             self.ws();
             if self.peek() != Some(b'"') {
                 return self.fail("expected a string key");
             }
-            let key = self.string()?;
+            let key = self.string(keep_keys)?;
             self.ws();
             if !self.eat(b':') {
                 return self.fail("expected `:`");
             }
             self.ws();
-            let v = self.value()?;
-            members.push((key, v));
+            member(self, key)?;
             self.ws();
             if self.eat(b',') {
                 continue;
             }
             if self.eat(b'}') {
-                return Ok(Json::Obj(members));
+                return Ok(());
             }
             return self.fail("expected `,` or `}`");
         }
     }
 
-    fn array(&mut self) -> SResult<Json> {
+    /// Walks the array at the cursor, calling `item` at each element.
+    fn array(
+        &mut self,
+        depth: usize,
+        mut item: impl FnMut(&mut Self) -> SResult<()>,
+    ) -> SResult<()> {
+        self.enter(depth)?;
         self.pos += 1; // '['
-        let mut items = Vec::new();
         self.ws();
         if self.eat(b']') {
-            return Ok(Json::Arr(items));
+            return Ok(());
         }
         loop {
             self.ws();
-            items.push(self.value()?);
+            item(self)?;
             self.ws();
             if self.eat(b',') {
                 continue;
             }
             if self.eat(b']') {
-                return Ok(Json::Arr(items));
+                return Ok(());
             }
             return self.fail("expected `,` or `]`");
         }
@@ -820,8 +851,9 @@ impl<'a> JsonParser<'a> {
         self.pos - start
     }
 
-    fn number(&mut self) -> SResult<Json> {
-        let start = self.pos;
+    /// Reads a number: `Some(v)` for a non-negative integer without fraction
+    /// or exponent that fits in u64, `None` for any other valid number.
+    fn number(&mut self) -> SResult<Option<u64>> {
         let negative = self.eat(b'-');
         let int_start = self.pos;
         match self.digits() {
@@ -850,21 +882,20 @@ impl<'a> JsonParser<'a> {
                 return self.fail("expected a digit in the exponent");
             }
         }
-        let text = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
-        if integral {
-            let mut v: u64 = 0;
-            for &d in &self.s[int_start..int_end] {
-                match v
-                    .checked_mul(10)
-                    .and_then(|v| v.checked_add(u64::from(d - b'0')))
-                {
-                    Some(n) => v = n,
-                    None => return Ok(Json::Num(text)),
-                }
-            }
-            return Ok(Json::UInt(v));
+        if !integral {
+            return Ok(None);
         }
-        Ok(Json::Num(text))
+        let mut v: u64 = 0;
+        for &d in &self.s[int_start..int_end] {
+            match v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            {
+                Some(n) => v = n,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(v))
     }
 
     fn hex4(&mut self) -> SResult<u32> {
@@ -882,7 +913,9 @@ impl<'a> JsonParser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> SResult<String> {
+    /// Reads the string at the cursor; its text is returned when `keep`,
+    /// otherwise it is only checked and the result is empty.
+    fn string(&mut self, keep: bool) -> SResult<String> {
         self.pos += 1; // opening quote
         let mut out: Vec<u8> = Vec::new();
         loop {
@@ -893,7 +926,9 @@ impl<'a> JsonParser<'a> {
                 }
                 self.pos += 1;
             }
-            out.extend_from_slice(&self.s[run..self.pos]);
+            if keep {
+                out.extend_from_slice(&self.s[run..self.pos]);
+            }
             match self.peek() {
                 None => return self.fail("unterminated string"),
                 Some(b'"') => {
@@ -919,12 +954,15 @@ impl<'a> JsonParser<'a> {
                         Some(c) => c,
                         None => self.unicode_escape()?,
                     };
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    if keep {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
                 }
                 Some(_) => return self.fail("control character in a string"),
             }
         }
+        // Whole UTF-8 sequences of valid text and encoded chars: always valid.
         String::from_utf8(out).or_else(|_| self.fail("string is not valid UTF-8"))
     }
 
@@ -1033,13 +1071,12 @@ pub fn write_with_dtypes(
             ),
         );
     }
-    let total = (8 + header.len()).checked_add(pos).ok_or_else(|| {
-        SafetensorsError::new(K::Limit, "total file size overflows".to_string())
-    })?;
+    let total = (8 + header.len())
+        .checked_add(pos)
+        .ok_or_else(|| SafetensorsError::new(K::Limit, "total file size overflows".to_string()))?;
     let mut out = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| {
-        SafetensorsError::new(K::Limit, format!("cannot allocate {total} bytes"))
-    })?;
+    out.try_reserve_exact(total)
+        .map_err(|_| SafetensorsError::new(K::Limit, format!("cannot allocate {total} bytes")))?;
     out.extend_from_slice(&(header.len() as u64).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
     for &(name, t, dtype) in tensors {
@@ -1080,7 +1117,9 @@ fn encode(dtype: Dtype, data: &[f64], out: &mut Vec<u8>) -> Result<(), String> {
     let bad = |i: usize, x: f64| format!("element {i} = {x:?} is not representable as {dtype}");
     match dtype {
         Dtype::F64 => data.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        Dtype::F32 => data.iter().for_each(|&x| out.extend((x as f32).to_le_bytes())),
+        Dtype::F32 => data
+            .iter()
+            .for_each(|&x| out.extend((x as f32).to_le_bytes())),
         Dtype::F16 => data
             .iter()
             .for_each(|&x| out.extend(f64_to_small_float(x, 5, 10).to_le_bytes())),
@@ -1119,4 +1158,227 @@ fn encode(dtype: Dtype, data: &[f64], out: &mut Vec<u8>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks `text` as one JSON value, as unknown fields are checked.
+    fn valid(text: &str) -> SResult<()> {
+        let mut p = JsonParser::new(text);
+        p.ws();
+        p.skip_value(1)?;
+        p.ws();
+        if p.pos != p.s.len() {
+            return p.fail("trailing characters");
+        }
+        Ok(())
+    }
+
+    fn string(text: &str) -> SResult<String> {
+        let mut p = JsonParser::new(text);
+        assert_eq!(p.peek(), Some(b'"'));
+        let s = p.string(true)?;
+        assert_eq!(p.pos, text.len(), "{text}");
+        Ok(s)
+    }
+
+    fn number(text: &str) -> SResult<Option<u64>> {
+        let mut p = JsonParser::new(text);
+        let v = p.number()?;
+        if p.pos != p.s.len() {
+            return p.fail("trailing characters");
+        }
+        Ok(v)
+    }
+
+    #[test]
+    fn json_strings_decode_escapes_and_surrogate_pairs() {
+        let text = r#""a\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00é""#;
+        assert_eq!(string(text).unwrap(), "a\"\\/\u{8}\u{c}\n\r\tAé😀é");
+        assert!(valid(text).is_ok());
+        for bad in [
+            r#""\ud83d""#,
+            r#""\ud83dx""#,
+            r#""\ud83d\u0041""#,
+            r#""\ude00""#,
+            r#""\u12""#,
+            r#""\x""#,
+            "\"a\u{1}\"",
+            r#""abc"#,
+        ] {
+            let e = string(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} accepted"));
+            assert_eq!(e.kind, K::Header, "{bad}");
+            assert!(valid(bad).is_err(), "{bad} accepted when skipped");
+        }
+    }
+
+    #[test]
+    fn json_numbers_are_strict() {
+        for (text, want) in [("0", 0), ("7", 7), ("18446744073709551615", u64::MAX)] {
+            assert_eq!(number(text), Ok(Some(want)), "{text}");
+        }
+        for text in [
+            "18446744073709551616",
+            "-0",
+            "-1",
+            "1.5",
+            "1e3",
+            "2E-2",
+            "0.0",
+        ] {
+            assert_eq!(number(text), Ok(None), "{text}");
+        }
+        for text in [
+            "01", "-", "1.", ".5", "1e", "1e+", "+1", "--1", "0x10", "1 2", "Infinity", "NaN",
+        ] {
+            assert!(
+                number(text).is_err() && valid(text).is_err(),
+                "{text} accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn json_structure_and_depth() {
+        assert!(valid(" { \"a\" : [ 1 , { } , [ ] , null , true , false , -1.5e3 ] } ").is_ok());
+        for bad in [
+            "",
+            "{",
+            "{]",
+            "[1,]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{1:2}",
+            "[1 2]",
+            "{} x",
+            "\u{feff}{}",
+            "nul",
+            "tru",
+            "[true false]",
+        ] {
+            assert!(valid(bad).is_err(), "{bad:?} accepted");
+        }
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(valid(&ok).is_ok());
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert!(valid(&deep)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply"));
+        // Far deeper than the stack could take if the limit were missing.
+        assert!(valid(&"[".repeat(1_000_000)).is_err());
+    }
+
+    #[test]
+    fn header_schema() {
+        let (entries, meta) = parse_header(
+            r#"{"b":{"x":[[{"y":"\u0000"}]],"data_offsets":[4,8],"shape":[1],"dtype":"U32"},"__metadata__":{"k":"v"}}"#,
+        )
+        .unwrap();
+        assert_eq!(meta, vec![("k".to_string(), "v".to_string())]);
+        assert_eq!(entries.len(), 1);
+        assert_eq!((entries[0].dtype, entries[0].offsets), (Dtype::U32, (4, 8)));
+        for (bad, needle) in [
+            (r#"[]"#, "header is JSON array"),
+            (r#"{"a":[]}"#, "tensor `a` is JSON array"),
+            (
+                r#"{"a":{"dtype":"F32","shape":"1"}}"#,
+                "shape is JSON string",
+            ),
+            (
+                r#"{"a":{"dtype":"F32","shape":[true]}}"#,
+                "holds JSON boolean",
+            ),
+            (r#"{"a":{"dtype":"F32","shape":[1.5]}}"#, "holds `1.5`"),
+            (r#"{"a":{"dtype":"F32","shape":[nul]}}"#, "invalid JSON"),
+            (r#"{"a":{"dtype":1}}"#, "dtype is JSON number"),
+            (
+                r#"{"a":{"shape":[],"data_offsets":[0,0]}}"#,
+                "missing field `dtype`",
+            ),
+            (
+                r#"{"a":{"dtype":"F32","shape":[],"data_offsets":[0]}}"#,
+                "has 1 elements",
+            ),
+            (
+                r#"{"__metadata__":{"k":null}}"#,
+                "metadata `k` is JSON null",
+            ),
+        ] {
+            let e = parse_header(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(e.message.contains(needle), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn json_string_escapes_like_serde_json() {
+        let mut out = String::new();
+        json_string(&mut out, "q\"b\\\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}/é😀");
+        assert_eq!(
+            out,
+            r#""q\"b\\\b\f\n\r\t\u0001\u001f"#.to_string() + "\u{7f}/é😀\""
+        );
+        let back = string(&out).unwrap();
+        assert_eq!(back, "q\"b\\\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}/é😀");
+    }
+
+    #[test]
+    fn small_float_conversions() {
+        // F16: 1, max, min normal, min subnormal, -2; BF16: 1, max, min subnormal.
+        for (bits, v) in [
+            (0x3c00u16, 1.0),
+            (0x7bff, 65504.0),
+            (0x0400, 6.103515625e-5),
+            (0x0001, 5.960464477539063e-8),
+            (0xc000, -2.0),
+        ] {
+            assert_eq!(small_float_to_f64(bits, 5, 10), v);
+            assert_eq!(f64_to_small_float(v, 5, 10), bits);
+        }
+        for (bits, v) in [
+            (0x3f80u16, 1.0),
+            (0x7f7f, 3.3895313892515355e38),
+            (0x0001, 9.183549615799121e-41),
+        ] {
+            assert_eq!(small_float_to_f64(bits, 8, 7), v);
+            assert_eq!(f64_to_small_float(v, 8, 7), bits);
+        }
+        // Round to nearest, ties to even, overflow to infinity, NaN quiet.
+        assert_eq!(f64_to_small_float(1.0 + 2f64.powi(-11), 5, 10), 0x3c00);
+        assert_eq!(
+            f64_to_small_float(1.0 + 3.0 * 2f64.powi(-11), 5, 10),
+            0x3c02
+        );
+        assert_eq!(f64_to_small_float(65520.0, 5, 10), 0x7c00);
+        assert_eq!(f64_to_small_float(-1e300, 5, 10), 0xfc00);
+        assert_eq!(f64_to_small_float(2f64.powi(-25), 5, 10), 0x0000);
+        assert_eq!(f64_to_small_float(-5e-324, 5, 10), 0x8000);
+        assert_eq!(f64_to_small_float(-f64::NAN, 8, 7), 0xffc0);
+        assert_eq!(f64_to_small_float(f64::NAN, 5, 10), 0x7e00);
+    }
+
+    #[test]
+    fn headers_read_and_errors_display() {
+        let x = Tensor::from_flat(vec![1.0, 2.0], &[2]).unwrap();
+        let bytes = write(&[("x", &x)], Dtype::F32, &[("k", "v")]).unwrap();
+        let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        assert_eq!(n % 8, 0);
+        assert_eq!(bytes.len(), 8 + n + 8);
+        assert!(bytes[8..8 + n].ends_with(b"} "), "padded with spaces");
+        let f = read_all(&bytes).unwrap();
+        assert_eq!(f.tensor("x").unwrap().data(), &[1.0, 2.0]);
+        assert_eq!(f.metadata_value("k"), Some("v"));
+        let e = read_all(&bytes[..bytes.len() - 1]).unwrap_err();
+        assert_eq!(e.kind, K::Truncated);
+        assert_eq!(
+            e.to_string(),
+            "safetensors (truncated): the tensors need 8 bytes of data but only 7 follow the header"
+        );
+    }
 }
