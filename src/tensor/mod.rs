@@ -24,6 +24,7 @@ mod reduce;
 mod rng;
 mod shape;
 mod tanh;
+mod tanh_fast;
 
 pub use construct::dims_from_i64;
 pub use elementwise::{
