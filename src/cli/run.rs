@@ -45,6 +45,9 @@ pub struct ProcessIo {
     err_tty: bool,
     /// A progress line is on screen and must be cleared before other stderr output.
     progress_shown: bool,
+    /// When stdout was last flushed: output to a file or pipe is flushed at least once
+    /// a second, so a long run's log can be followed.
+    flushed_at: std::time::Instant,
 }
 
 impl ProcessIo {
@@ -57,6 +60,7 @@ impl ProcessIo {
             out_tty: std::io::stdout().is_terminal(),
             err_tty: std::io::stderr().is_terminal(),
             progress_shown: false,
+            flushed_at: std::time::Instant::now(),
         }
     }
 
@@ -68,6 +72,7 @@ impl ProcessIo {
     }
 
     pub fn flush(&mut self) {
+        self.flushed_at = std::time::Instant::now();
         let _ = self.out.flush();
     }
 }
@@ -78,7 +83,7 @@ impl faber::eval::Io for ProcessIo {
             self.clear_progress();
         }
         let _ = self.out.write_all(s.as_bytes());
-        if self.out_tty {
+        if self.out_tty || self.flushed_at.elapsed().as_secs() >= 1 {
             self.flush();
         }
     }

@@ -2,7 +2,7 @@
 //! Fused where AUTODIFF.md §1 gives a bit-exact recipe (softmax, layernorm, GELU,
 //! cross-entropy), so the generated code reproduces the reference gradients.
 
-use crate::tensor::{self as k, tanh_cr, tanh_exp, TResult, Tensor, TensorError};
+use crate::tensor::{self as k, tanh_exp, TResult, Tensor, TensorError};
 
 fn check_same(name: &str, a: &Tensor, b: &Tensor) -> TResult<()> {
     if a.shape() == b.shape() {
@@ -150,17 +150,27 @@ pub fn gelu(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
     let c = (2.0 / std::f64::consts::PI).sqrt();
     let beta = 0.044715;
     let three_beta = 3.0 * beta;
+    // t = tanh(u) for every element first, through the vectorised correctly rounded
+    // map (bit-identical to `tanh_cr` per element), then the derivative.
+    let u: Vec<f64> = x
+        .data()
+        .iter()
+        .map(|&xv| c * (xv + beta * ((xv * xv) * xv)))
+        .collect();
+    let mut t = vec![0.0; u.len()];
+    if exp_identity {
+        for (tv, &uv) in t.iter_mut().zip(&u) {
+            *tv = tanh_exp(uv);
+        }
+    } else {
+        k::map_tanh_cr(&u, &mut t, false);
+    }
     let out = g
         .data()
         .iter()
         .zip(x.data())
-        .map(|(&gv, &xv)| {
-            let u = c * (xv + beta * ((xv * xv) * xv));
-            let t = if exp_identity {
-                tanh_exp(u)
-            } else {
-                tanh_cr(u)
-            };
+        .zip(&t)
+        .map(|((&gv, &xv), &t)| {
             let du = c * (1.0 + three_beta * (xv * xv));
             gv * (0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du)
         })

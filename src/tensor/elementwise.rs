@@ -9,7 +9,6 @@
 use super::tanh::{map_tanh_cr, tanh_exp};
 use super::{
     alloc, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError, PAR_MIN_CHEAP,
-    PAR_MIN_COSTLY,
 };
 
 /// NumPy broadcasting: align shapes at the right; each pair of sizes must be
@@ -254,7 +253,7 @@ fn tanh_map(x: &Tensor, gelu: bool) -> TResult<Tensor> {
     let n = x.numel();
     let mut out = alloc(n)?;
     out.resize(n, 0.0);
-    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_COSTLY, |src, dst| {
+    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
         map_tanh_cr(src, dst, gelu)
     });
     Ok(Tensor::from_parts(x.shape().to_vec(), out))

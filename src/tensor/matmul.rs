@@ -14,12 +14,17 @@
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
 
+use std::sync::Mutex;
+
 use super::elementwise::broadcast_shapes;
 use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
 
 /// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
 /// exact in-order kernel (32·32·64).
 pub const EXACT_MATMUL_MAX_WORK: usize = 1 << 16;
+
+/// Batched products split their batch over threads from this many multiply-adds.
+const PAR_MIN_BATCHED_WORK: usize = 1 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -96,10 +101,13 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
             if total == 0 {
                 return Ok(Tensor::from_parts(out_shape, out));
             }
+            let nb: usize = batch.iter().product();
+            // Auto: the exact kernel for small products — judged on the whole batch, so
+            // a batch of many small products (attention heads) takes the fast kernel.
             let exact = match mode {
                 Mode::Exact => true,
                 Mode::Fast => false,
-                Mode::Auto => (m * n).saturating_mul(k) <= EXACT_MATMUL_MAX_WORK,
+                Mode::Auto => (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK,
             };
             let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: &mut [f64]| {
                 if exact || k == 0 {
@@ -108,21 +116,56 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
                     gemm_fast(rows, n, k, ad, bd, od)
                 }
             };
-            let nb: usize = batch.iter().product();
             if bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
                 // b is one matrix: the batch of a is one tall [nb·m, k] matrix.
                 kernel(nb * m, a.data(), b.data(), &mut out);
             } else {
                 let ia = batch_offsets(ba, &batch);
                 let ib = batch_offsets(bb, &batch);
-                for (t, chunk) in out.chunks_exact_mut(m * n).enumerate() {
-                    let (oa, ob) = (ia[t] * m * k, ib[t] * k * n);
-                    kernel(
-                        m,
-                        &a.data()[oa..oa + m * k],
-                        &b.data()[ob..ob + k * n],
-                        chunk,
-                    );
+                let (ad, bd) = (a.data(), b.data());
+                // One product per batch index; the indices are split over threads in
+                // contiguous groups when the work is large (each result depends only
+                // on its own operands, so never on the thread count).
+                let run = |first: usize, chunk: &mut [f64]| {
+                    for (i, c) in chunk.chunks_exact_mut(m * n).enumerate() {
+                        let t = first + i;
+                        let (oa, ob) = (ia[t] * m * k, ib[t] * k * n);
+                        kernel(m, &ad[oa..oa + m * k], &bd[ob..ob + k * n], c);
+                    }
+                };
+                let work = (m * n).saturating_mul(k).saturating_mul(nb);
+                let workers = super::threads().min(nb);
+                if workers > 1 && work >= PAR_MIN_BATCHED_WORK {
+                    let per = nb.div_ceil(workers);
+                    // Same scheme as `par_rows`: helpers take blocks from slots and the
+                    // calling thread runs whatever no helper took (one that failed to
+                    // start included).
+                    type Block<'a> = Mutex<Option<(usize, &'a mut [f64])>>;
+                    let blocks: Vec<Block> = out
+                        .chunks_mut(per * m * n)
+                        .enumerate()
+                        .map(|(i, c)| Mutex::new(Some((i * per, c))))
+                        .collect();
+                    let take = |b: &Block| {
+                        let job = match b.lock() {
+                            Ok(mut g) => g.take(),
+                            Err(poisoned) => poisoned.into_inner().take(),
+                        };
+                        if let Some((first, chunk)) = job {
+                            run(first, chunk);
+                        }
+                    };
+                    std::thread::scope(|s| {
+                        for b in &blocks[1..] {
+                            let take = &take;
+                            let _ = std::thread::Builder::new().spawn_scoped(s, move || take(b));
+                        }
+                        for b in &blocks {
+                            take(b);
+                        }
+                    });
+                } else {
+                    run(0, &mut out);
                 }
             }
             Ok(Tensor::from_parts(out_shape, out))

@@ -40,6 +40,7 @@ pub use nn::{
 pub use reduce::{argmax, max_axis, mean, mean_axis, sum, sum_axis, sum_to_shape};
 pub use rng::SplitMix64;
 pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
+pub(crate) use tanh::map_tanh_cr;
 pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;
@@ -277,15 +278,14 @@ impl Tensor {
 }
 
 pub(crate) const PAR_MIN_CHEAP: usize = 1 << 15;
-pub(crate) const PAR_MIN_COSTLY: usize = 1 << 10;
 
 /// Runs `f(input_rows, output_rows)` over disjoint blocks of whole rows,
 /// on several threads when the work is large. Each row's result depends only
 /// on that row, so the output never depends on the thread count.
 ///
 /// `min_elements` is the input size below which one thread does it all
-/// (spawning costs ~20 µs): [`PAR_MIN_CHEAP`] for ~10 ns/element kernels,
-/// [`PAR_MIN_COSTLY`] for the ~150 ns/element correctly rounded tanh.
+/// (spawning costs ~20 µs): [`PAR_MIN_CHEAP`] for ~10 ns/element kernels (the
+/// vectorised correctly rounded tanh included).
 /// A thread the system refuses to start is replaced by running its block
 /// on the calling thread (never a panic).
 pub(crate) fn par_rows<F>(
