@@ -24,6 +24,13 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 Err(e) => fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
             }
         }
+        Host::LegeOctetos => {
+            let path = text(h, &args[0])?;
+            match io.read_bytes(path) {
+                Ok(b) => Ok(Value::Bytes(Rc::new(b))),
+                Err(e) => fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
+            }
+        }
         Host::ScribeTextum => {
             let path = text(h, &args[0])?;
             match io.write_file(path, text(h, &args[1])?) {

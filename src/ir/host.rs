@@ -35,6 +35,7 @@ hosts! {
     // files (UTF-8 text)
     LegeTextum = "lege_textum", 1;
     ScribeTextum = "scribe_textum", 2;
+    LegeOctetos = "lege_octetos", 1;
     // process
     Hora = "hora", 0;
     Argumenta = "argumenta", 0;
@@ -53,7 +54,7 @@ impl Host {
     /// Declared parameter types (`Any` = any value; checked at run time).
     pub fn params(self) -> Vec<Ty> {
         match self {
-            Host::LegeTextum | Host::Progressus => vec![Ty::Text],
+            Host::LegeTextum | Host::LegeOctetos | Host::Progressus => vec![Ty::Text],
             Host::ScribeTextum => vec![Ty::Text, Ty::Text],
             Host::Hora | Host::Argumenta | Host::Directorium => vec![],
             Host::Folia | Host::NominaFoliorum => vec![Ty::Any],
@@ -67,6 +68,7 @@ impl Host {
     pub fn result(self, args: &[Ty]) -> Ty {
         match self {
             Host::LegeTextum | Host::Directorium => Ty::Text,
+            Host::LegeOctetos => Ty::Bytes,
             Host::ScribeTextum | Host::Progressus | Host::ServaTensores => Ty::Vacuum,
             Host::Hora => Ty::Float,
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
