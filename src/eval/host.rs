@@ -115,7 +115,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 }
             }
             let mut next = 0;
-            rebuild(&args[1], &items, &mut next, 0)
+            rebuild(h, &args[1], &items, &mut next, 0)
         }
         Host::ExFoliis => {
             let Value::List(items) = &args[1] else {
@@ -125,7 +125,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 );
             };
             let mut next = 0;
-            let tree = rebuild(&args[0], items, &mut next, 0)?;
+            let tree = rebuild(h, &args[0], items, &mut next, 0)?;
             if next != items.len() {
                 return fault(
                     codes::RUN_SHAPE,
@@ -237,7 +237,13 @@ fn names(
 
 /// `tree` with its tensor leaves replaced, in walk order, by `items[next..]`; each
 /// replacement must have the shape of the leaf it replaces.
-fn rebuild(tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FResult<Value> {
+fn rebuild(
+    who: Host,
+    tree: &Value,
+    items: &[Value],
+    next: &mut usize,
+    depth: usize,
+) -> FResult<Value> {
     if depth > MAX_DEPTH {
         return too_deep();
     }
@@ -256,7 +262,8 @@ fn rebuild(tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FRe
                 return fault(
                     codes::RUN_TYPE,
                     format!(
-                        "`hospes.ex_foliis`: item {} is a {}, not a tensor",
+                        "`hospes.{}`: item {} is a {}, not a tensor",
+                        who.name(),
                         *next,
                         new.type_name()
                     ),
@@ -266,7 +273,8 @@ fn rebuild(tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FRe
                 return fault(
                     codes::RUN_SHAPE,
                     format!(
-                        "`hospes.ex_foliis`: item {} has shape {:?} but the tree's tensor has {:?}",
+                        "`hospes.{}`: item {} has shape {:?} but the tree's tensor has {:?}",
+                        who.name(),
                         *next,
                         t.shape(),
                         old.shape()
@@ -280,7 +288,7 @@ fn rebuild(tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FRe
             let fields = r
                 .fields
                 .iter()
-                .map(|c| rebuild(c, items, next, depth + 1))
+                .map(|c| rebuild(who, c, items, next, depth + 1))
                 .collect::<FResult<Vec<_>>>()?;
             Ok(Value::Record(Rc::new(Record {
                 genus: r.genus,
@@ -289,12 +297,12 @@ fn rebuild(tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FRe
         }
         Value::List(xs) => Ok(Value::list(
             xs.iter()
-                .map(|c| rebuild(c, items, next, depth + 1))
+                .map(|c| rebuild(who, c, items, next, depth + 1))
                 .collect::<FResult<Vec<_>>>()?,
         )),
         Value::Tuple(xs) => Ok(Value::Tuple(Rc::new(
             xs.iter()
-                .map(|c| rebuild(c, items, next, depth + 1))
+                .map(|c| rebuild(who, c, items, next, depth + 1))
                 .collect::<FResult<Vec<_>>>()?,
         ))),
         other => Ok(other.clone()),
