@@ -50,6 +50,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "GIB", default_value_t = 4.0)]
     pub max_tensor_gib: f64,
 
+    /// Threads the tensor kernels may use (default: every available core; also
+    /// `FABER_THREADS`). Results never depend on it.
+    #[arg(long, global = true, value_name = "N", env = "FABER_THREADS")]
+    pub threads: Option<usize>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -97,6 +102,7 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
     faber::tensor::Limits::set_current(faber::tensor::Limits {
         max_elements: (gib * (1u64 << 30) as f64 / 8.0) as usize,
     });
+    faber::tensor::set_threads(cli.threads.unwrap_or(0));
     let ctx = Context {
         color,
         quiet: cli.quiet,
