@@ -1,0 +1,152 @@
+"""Per-step time of the gpt-shakespeare model in PyTorch eager (float64) and jax.jit
+(float64), same architecture, same default configuration, same batch sequence
+(SplitMix64 windows) as `faber run examples/gpt-shakespeare`. A step = draw the batch,
+forward, backward, gradient clipping, AdamW update. Prints the median of `--steps`
+timed steps after `--warmup` untimed ones, in ms.
+
+    python benches/gpt/peers.py torch --threads 1
+    python benches/gpt/peers.py jax --threads 1
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "reference"))
+
+
+def torch_steps(threads, warmup, steps):
+    import torch
+    import gpt_reference as ref
+
+    torch.set_num_threads(threads)
+    torch.set_default_dtype(torch.float64)
+    cfg = ref.DEFAULT
+    _, train_ids, _ = ref.load_data()
+    g = torch.Generator().manual_seed(0)
+    d, v = cfg["embd"], 69
+    p = {}
+    for n in ref.names(cfg):
+        leaf = n.split(".")[-1]
+        if leaf in ("wte", "wpe", "wh") or leaf[0] == "w":
+            rows = {"wte": v, "wpe": cfg["block"], "wh": d}.get(leaf, d if leaf != "wp" else 4 * d)
+            cols = {"wh": v, "wf": 4 * d}.get(leaf, d)
+            p[n] = (torch.randn(rows, cols, generator=g) * 0.02).requires_grad_(True)
+        elif leaf.endswith("_s"):
+            p[n] = torch.ones(d).requires_grad_(True)
+        else:
+            p[n] = torch.zeros(4 * d if leaf == "bf" else d).requires_grad_(True)
+    opt = torch.optim.AdamW(list(p.values()), lr=cfg["lr"], betas=(0.9, 0.99),
+                            eps=1e-8, weight_decay=cfg["wd"])
+    times = []
+    for step in range(warmup + steps):
+        t0 = time.perf_counter()
+        x, y = ref.windows(train_ids, cfg["seed"] * 1000003 + step, cfg["batch"], cfg["block"])
+        opt.zero_grad(set_to_none=True)
+        loss = ref.loss_fn(p, x, y, cfg)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(list(p.values()), 1.0)
+        opt.step()
+        times.append(time.perf_counter() - t0)
+    return times[warmup:]
+
+
+def jax_steps(threads, warmup, steps):
+    os.environ["XLA_FLAGS"] = (
+        f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} "
+        f"intra_op_parallelism_threads={threads}"
+    )
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    import gpt_reference as ref
+
+    cfg = ref.DEFAULT
+    _, train_ids, _ = ref.load_data()
+    train_np = train_ids.numpy()
+    d, h, v, T = cfg["embd"], cfg["heads"], 69, cfg["block"]
+    dh = d // h
+    rng = np.random.default_rng(0)
+    p = {}
+    for n in ref.names(cfg):
+        leaf = n.split(".")[-1]
+        if leaf in ("wte", "wpe", "wh") or leaf[0] == "w":
+            rows = {"wte": v, "wpe": T, "wh": d}.get(leaf, d if leaf != "wp" else 4 * d)
+            cols = {"wh": v, "wf": 4 * d}.get(leaf, d)
+            p[n] = jnp.asarray(rng.normal(0, 0.02, (rows, cols)))
+        elif leaf.endswith("_s"):
+            p[n] = jnp.ones(d)
+        else:
+            p[n] = jnp.zeros(4 * d if leaf == "bf" else d)
+
+    def ln(x, s, o):
+        m = x.mean(-1, keepdims=True)
+        c = x - m
+        return c / jnp.sqrt((c * c).mean(-1, keepdims=True) + 1e-5) * s + o
+
+    def loss(p, x, y):
+        b, t = x.shape
+        z = p["wte"][x] + p["wpe"][:t]
+        mask = jnp.triu(jnp.ones((t, t), bool), 1)
+        for i in range(cfg["layers"]):
+            s = lambda f: p[f"strata.{i}.{f}"]
+            a = ln(z, s("ln1_s"), s("ln1_o"))
+            q = (a @ s("wq") + s("bq")).reshape(b, t, h, dh).transpose(0, 2, 1, 3)
+            k = (a @ s("wk") + s("bk")).reshape(b, t, h, dh).transpose(0, 2, 1, 3)
+            vv = (a @ s("wv") + s("bv")).reshape(b, t, h, dh).transpose(0, 2, 1, 3)
+            att = jnp.where(mask, -1e9, (q @ k.transpose(0, 1, 3, 2)) * dh ** -0.5)
+            y_ = (jax.nn.softmax(att, -1) @ vv).transpose(0, 2, 1, 3).reshape(b, t, d)
+            z = z + y_ @ s("wo") + s("bo")
+            m = ln(z, s("ln2_s"), s("ln2_o"))
+            z = z + jax.nn.gelu(m @ s("wf") + s("bf"), approximate=True) @ s("wp") + s("bp")
+        logits = ln(z, p["lnf_s"], p["lnf_o"]) @ p["wh"]
+        lp = jax.nn.log_softmax(logits, -1)
+        return -jnp.take_along_axis(lp, y[..., None], -1).mean()
+
+    @jax.jit
+    def step(p, m, vv, t, x, y):
+        l, g = jax.value_and_grad(loss)(p, x, y)
+        norm = jnp.sqrt(sum((gi * gi).sum() for gi in g.values()))
+        coef = jnp.minimum(1.0, 1.0 / (norm + 1e-6))
+        out_p, out_m, out_v = {}, {}, {}
+        lr, b1, b2, wd = cfg["lr"], 0.9, 0.99, cfg["wd"]
+        for n in p:
+            gi = g[n] * coef
+            mi = b1 * m[n] + (1 - b1) * gi
+            vi = b2 * vv[n] + (1 - b2) * gi * gi
+            mh = mi / (1 - b1 ** t)
+            vh = vi / (1 - b2 ** t)
+            out_p[n] = p[n] * (1 - lr * wd) - lr * mh / (jnp.sqrt(vh) + 1e-8)
+            out_m[n], out_v[n] = mi, vi
+        return out_p, out_m, out_v, l
+
+    m = {n: jnp.zeros_like(a) for n, a in p.items()}
+    vv = {n: jnp.zeros_like(a) for n, a in p.items()}
+    times = []
+    for i in range(warmup + steps):
+        t0 = time.perf_counter()
+        x, y = ref.windows(train_ids, cfg["seed"] * 1000003 + i, cfg["batch"], cfg["block"])
+        p, m, vv, l = step(p, m, vv, float(i + 1), jnp.asarray(x.numpy()), jnp.asarray(y.numpy()))
+        l.block_until_ready()
+        times.append(time.perf_counter() - t0)
+    return times[warmup:]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("peer", choices=["torch", "jax"])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=50)
+    a = ap.parse_args()
+    f = torch_steps if a.peer == "torch" else jax_steps
+    times = f(a.threads, a.warmup, a.steps)
+    print(f"{statistics.median(times) * 1000:.2f}")
+
+
+if __name__ == "__main__":
+    main()
