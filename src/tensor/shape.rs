@@ -88,7 +88,13 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
     let mut idx = vec![0usize; rank];
     let mut base = 0usize;
     loop {
-        out.extend((0..inner).map(|j| src[base + j * inner_stride]));
+        if inner_stride == 1 {
+            // The last axis stays last (e.g. splitting heads [B,T,H,d] → [B,H,T,d]):
+            // contiguous runs copy as slices.
+            out.extend_from_slice(&src[base..base + inner]);
+        } else {
+            out.extend((0..inner).map(|j| src[base + j * inner_stride]));
+        }
         // Advance the odometer over the outer axes.
         let mut ax = last;
         loop {
