@@ -132,10 +132,13 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
         }
     }
     // Reverse sweep.
+    let mut witness = FxHashMap::default();
+    previous_values(&fwd, &mut FxHashMap::default(), &mut witness);
     let mut st = Rev {
         ct: FxHashMap::default(),
         active,
         runtime: FxHashSet::default(),
+        witness,
     };
     if let Operand::Slot(r) = &result {
         if st.active.contains(r) {
@@ -182,6 +185,63 @@ struct Rev {
     ct: FxHashMap<Slot, Operand>,
     active: FxHashSet<Slot>,
     runtime: FxHashSet<Slot>,
+    /// For a definition (keyed by its `Rhs`'s address), a slot holding the value its
+    /// destination had before it — the shape the destination's accumulator must take
+    /// once this definition has consumed it (see [`previous_values`]).
+    witness: FxHashMap<usize, Slot>,
+}
+
+/// Records, for every definition `d = rhs`, a slot that holds `d`'s previous value
+/// when the reverse sweep reaches it. A slot assigned more than once (a `varia`
+/// merged after `si`, a loop-carried value) may change shape between assignments;
+/// its runtime accumulator is reset to zeros shaped like that previous value, not like
+/// its final one. Copies `d = s` make `s` the witness of `d`'s new value; after any
+/// other definition `d` itself is (it is not reassigned before the reverse sweep
+/// reads it, unless assigned again).
+fn previous_values(
+    stmts: &[Stmt],
+    current: &mut FxHashMap<Slot, Slot>,
+    out: &mut FxHashMap<usize, Slot>,
+) {
+    for s in stmts {
+        match s {
+            Stmt::Let { dst, rhs, .. } => {
+                out.insert(
+                    rhs as *const Rhs as usize,
+                    current.get(dst).copied().unwrap_or(*dst),
+                );
+                let now = match rhs {
+                    Rhs::Use(Operand::Slot(src)) => current.get(src).copied().unwrap_or(*src),
+                    _ => *dst,
+                };
+                current.insert(*dst, now);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                let mut a = current.clone();
+                previous_values(&then.stmts, &mut a, out);
+                let mut b = current.clone();
+                previous_values(&otherwise.stmts, &mut b, out);
+                // After the branches a slot's value depends on the path taken.
+                for (k, v) in a.iter().chain(b.iter()) {
+                    if current.get(k) != Some(v) {
+                        current.insert(*k, *k);
+                    }
+                }
+            }
+            Stmt::ForRange { body, .. } => {
+                let mut inner = current.clone();
+                previous_values(&body.stmts, &mut inner, out);
+                for (k, v) in inner.iter() {
+                    if current.get(k) != Some(v) {
+                        current.insert(*k, *k);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn reads_active(rhs: &Rhs, active: &FxHashSet<Slot>) -> bool {
@@ -382,7 +442,13 @@ fn reverse_let(
         let t = g.emit(Rhs::Use(Operand::Slot(acc)), ty.clone());
         g.rev.push(Stmt::Let {
             dst: acc,
-            rhs: zero_rhs(&ty, dst),
+            rhs: zero_rhs(
+                &ty,
+                st.witness
+                    .get(&(rhs as *const Rhs as usize))
+                    .copied()
+                    .unwrap_or(dst),
+            ),
             span,
         });
         Operand::Slot(t)

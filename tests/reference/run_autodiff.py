@@ -535,6 +535,15 @@ def fd_main():
 
 
 # ================================================================== driver
+
+# ------------------------------------------------------------------ 307
+@case("307_ad_branch_reshape")
+def _(o):
+    x = A([0.1, 0.2, 0.3, -0.4, 0.5, 0.6], [2, 3])
+    # d/dx Σ exp(reshape(x)) = exp(x); upstream 2 doubles it
+    o.nota(t_(np.exp(x)))
+    o.nota(t_(2.0 * np.exp(x)))
+
 def main():
     rundir = os.path.normpath(os.path.join(HERE, "..", "run"))
     args = sys.argv[1:]
