@@ -12,7 +12,10 @@ use serde_json::Value;
 const RTOL: f64 = 1e-9;
 
 fn reference() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/classifier.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/classifier.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).expect("classifier.json exists"))
         .expect("classifier.json parses")
 }
@@ -72,7 +75,11 @@ fn classifier_trace_and_accuracy_match_the_reference() {
         .unwrap_or_else(|_| panic!("not an accuracy: {last:?}"));
     let correct = doc["correct"].as_f64().expect("correct");
     let points = doc["points"].as_f64().expect("points");
-    assert_eq!(acc, correct / points, "accuracy {acc}, reference {correct}/{points}");
+    assert_eq!(
+        acc,
+        correct / points,
+        "accuracy {acc}, reference {correct}/{points}"
+    );
 }
 
 #[test]
@@ -84,5 +91,9 @@ fn the_reference_trace_learns() {
     assert_eq!(v.len(), 60);
     assert!((v[0] - 3f64.ln()).abs() < 0.1, "{}", v[0]);
     assert!(v.last().unwrap() < &(0.5 * v[0]), "{v:?}");
-    assert!(doc["accuracy"].as_f64().unwrap() > 0.8, "{}", doc["accuracy"]);
+    assert!(
+        doc["accuracy"].as_f64().unwrap() > 0.8,
+        "{}",
+        doc["accuracy"]
+    );
 }
