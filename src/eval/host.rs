@@ -7,12 +7,10 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::value::{Record, Value};
-use super::{fault, FResult, Io};
+use super::{checkpoint, fault, FResult, Io};
 use crate::diag::codes;
 use crate::ir::host::Host;
 use crate::ir::Program;
-use crate::serialize::safetensors::{self, Dtype};
-use crate::tensor::Tensor;
 
 /// Runs host function `h` on evaluated arguments.
 pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> FResult<Value> {
@@ -64,22 +62,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         }
         Host::ServaTensores => {
             let path = text(h, &args[0])?;
-            let mut tensors = Vec::new();
-            leaves(&args[1], &mut tensors, 0)?;
-            let mut labels = Vec::new();
-            names(prog, &args[1], &mut String::new(), &mut labels, 0)?;
-            let pairs: Vec<(&str, &Tensor)> = labels
-                .iter()
-                .zip(&tensors)
-                .filter_map(|(n, v)| match v {
-                    Value::Tensor(t) => Some((n.as_str(), &**t)),
-                    _ => None,
-                })
-                .collect();
-            let bytes = match safetensors::write(&pairs, Dtype::F64, &[("format", "faber")]) {
-                Ok(b) => b,
-                Err(e) => return fault(codes::RUN_HOST, format!("cannot write `{path}`: {e}")),
-            };
+            let bytes = checkpoint::to_safetensors(prog, &args[1])?;
             match io.write_bytes(path, &bytes) {
                 Ok(()) => Ok(Value::Vacuum),
                 Err(e) => fault(codes::RUN_HOST, format!("cannot write `{path}`: {e}")),
@@ -91,31 +74,19 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 Ok(b) => b,
                 Err(e) => return fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
             };
-            let file = match safetensors::read(&bytes) {
-                Ok(f) => f,
-                Err(e) => {
-                    return fault(
-                        codes::RUN_HOST,
-                        format!("`{path}` is not a valid safetensors file: {e}"),
-                    )
-                }
+            checkpoint::from_safetensors(prog, h, &bytes, &args[1], &format!("`{path}`"))
+        }
+        Host::TensoresAdOctetos => Ok(Value::Bytes(Rc::new(checkpoint::to_versioned(
+            prog, &args[0],
+        )?))),
+        Host::TensoresExOctetis => {
+            let Value::Bytes(bytes) = &args[0] else {
+                return fault(
+                    codes::RUN_TYPE,
+                    format!("`hospes.{}` needs octeti", h.name()),
+                );
             };
-            let mut labels = Vec::new();
-            names(prog, &args[1], &mut String::new(), &mut labels, 0)?;
-            let mut items = Vec::with_capacity(labels.len());
-            for label in &labels {
-                match file.iter().find(|(n, _)| n == label) {
-                    Some((_, t)) => items.push(Value::tensor(t.clone())),
-                    None => {
-                        return fault(
-                            codes::RUN_HOST,
-                            format!("`{path}` has no tensor named `{label}`"),
-                        )
-                    }
-                }
-            }
-            let mut next = 0;
-            rebuild(h, &args[1], &items, &mut next, 0)
+            checkpoint::from_versioned(prog, h, bytes, &args[1])
         }
         Host::ExFoliis => {
             let Value::List(items) = &args[1] else {
@@ -176,7 +147,7 @@ fn children(v: &Value) -> Option<&[Value]> {
 
 /// Tensors of a tree, depth first: record fields in declaration order, list and
 /// tuple items in order. Other values (numbers, texts, nihil) are not leaves.
-fn leaves(v: &Value, out: &mut Vec<Value>, depth: usize) -> FResult<()> {
+pub(super) fn leaves(v: &Value, out: &mut Vec<Value>, depth: usize) -> FResult<()> {
     if depth > MAX_DEPTH {
         return too_deep();
     }
@@ -193,7 +164,7 @@ fn leaves(v: &Value, out: &mut Vec<Value>, depth: usize) -> FResult<()> {
 
 /// Dotted paths of the leaves, in the order of [`leaves`]: field names and list
 /// indices (`strata.0.wq`), as PyTorch names a state dict.
-fn names(
+pub(super) fn names(
     prog: &Program,
     v: &Value,
     path: &mut String,
@@ -237,7 +208,7 @@ fn names(
 
 /// `tree` with its tensor leaves replaced, in walk order, by `items[next..]`; each
 /// replacement must have the shape of the leaf it replaces.
-fn rebuild(
+pub(super) fn rebuild(
     who: Host,
     tree: &Value,
     items: &[Value],

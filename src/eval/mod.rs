@@ -24,6 +24,7 @@ macro_rules! loop_body {
     };
 }
 
+mod checkpoint;
 mod compile;
 mod convert;
 pub mod display;

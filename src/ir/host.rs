@@ -48,6 +48,9 @@ hosts! {
     // safetensors checkpoints of a parameter tree (leaf names from nomina_foliorum)
     ServaTensores = "serva_tensores", 2;
     CargaTensores = "carga_tensores", 2;
+    // the same checkpoint as bytes in faber's versioned envelope (src/eval/checkpoint.rs)
+    TensoresAdOctetos = "tensores_ad_octetos", 1;
+    TensoresExOctetis = "tensores_ex_octetis", 2;
 }
 
 impl Host {
@@ -57,7 +60,8 @@ impl Host {
             Host::LegeTextum | Host::LegeOctetos | Host::Progressus => vec![Ty::Text],
             Host::ScribeTextum => vec![Ty::Text, Ty::Text],
             Host::Hora | Host::Argumenta | Host::Directorium => vec![],
-            Host::Folia | Host::NominaFoliorum => vec![Ty::Any],
+            Host::Folia | Host::NominaFoliorum | Host::TensoresAdOctetos => vec![Ty::Any],
+            Host::TensoresExOctetis => vec![Ty::Bytes, Ty::Any],
             Host::ExFoliis => vec![Ty::Any, Ty::List(Box::new(tensor()))],
             Host::ServaTensores | Host::CargaTensores => vec![Ty::Text, Ty::Any],
         }
@@ -68,7 +72,8 @@ impl Host {
     pub fn result(self, args: &[Ty]) -> Ty {
         match self {
             Host::LegeTextum | Host::Directorium => Ty::Text,
-            Host::LegeOctetos => Ty::Bytes,
+            Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
+            Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
             Host::ScribeTextum | Host::Progressus | Host::ServaTensores => Ty::Vacuum,
             Host::Hora => Ty::Float,
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
