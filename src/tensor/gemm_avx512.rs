@@ -122,10 +122,8 @@ pub(super) fn gemm(
     let (by_rows, per) = split(m, n, t);
     let total = if by_rows { m } else { n };
     let blocks = total.div_ceil(per);
-    // Every thread's packing buffers, allocated up front so a refusal can
-    // fall back before anything is written.
-    // Every thread's packing buffers, reserved up front (so a refusal can
-    // fall back before anything is written) and kept on this thread between
+    // One set of packing buffers per block, reserved up front (so an allocation
+    // failure falls back before anything is written) and kept on this thread between
     // calls: fresh multi-100-KiB buffers per call cost page faults that
     // halved the speed at 256×256 in some runs.
     let mut bufs = POOL.with(|p| std::mem::take(&mut *p.borrow_mut()));
@@ -175,26 +173,20 @@ pub(super) fn gemm(
             }
         }
     };
-    let (first, rest) = bufs[..blocks].split_first_mut().expect("blocks ≥ 1");
-    if rest.is_empty() {
-        run(0, first);
+    if blocks <= 1 {
+        run(0, &mut bufs[0]);
     } else {
-        std::thread::scope(|s| {
-            let mut refused = Vec::new();
-            for (i, buf) in rest.iter_mut().enumerate() {
-                // A thread the system refuses runs its block here instead,
-                // with this thread's buffers (every block fits them).
-                if std::thread::Builder::new()
-                    .spawn_scoped(s, move || run(i + 1, buf))
-                    .is_err()
-                {
-                    refused.push(i + 1);
-                }
-            }
-            run(0, first);
-            for i in refused {
-                run(i, first);
-            }
+        // Block i packs into buffer i, whichever thread of the pool runs it.
+        let slots: Vec<std::sync::Mutex<&mut Buffers>> = bufs[..blocks]
+            .iter_mut()
+            .map(std::sync::Mutex::new)
+            .collect();
+        super::pool::run_blocks(blocks, &|i| {
+            let mut guard = match slots[i].lock() {
+                Ok(g) => g,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            run(i, &mut guard);
         });
     }
     POOL.with(|p| *p.borrow_mut() = bufs);

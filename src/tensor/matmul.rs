@@ -155,15 +155,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
                             run(first, chunk);
                         }
                     };
-                    std::thread::scope(|s| {
-                        for b in &blocks[1..] {
-                            let take = &take;
-                            let _ = std::thread::Builder::new().spawn_scoped(s, move || take(b));
-                        }
-                        for b in &blocks {
-                            take(b);
-                        }
-                    });
+                    super::pool::run_blocks(blocks.len(), &|i| take(&blocks[i]));
                 } else {
                     run(0, &mut out);
                 }
@@ -286,18 +278,7 @@ fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) 
         // write the same element of c; a, b and c outlive the scope.
         unsafe { dgemm_raw(m, w, k, a.as_ptr(), k, b[j0..].as_ptr(), n, cp.0.add(j0), n) }
     };
-    std::thread::scope(|s| {
-        for j0 in (per..n).step_by(per) {
-            // A thread the system refuses runs its block here instead.
-            if std::thread::Builder::new()
-                .spawn_scoped(s, move || block(j0))
-                .is_err()
-            {
-                block(j0);
-            }
-        }
-        block(0);
-    });
+    super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
 }
 
 #[derive(Clone, Copy)]

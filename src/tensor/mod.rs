@@ -20,6 +20,7 @@ mod error;
 mod gemm_avx512;
 mod matmul;
 mod nn;
+mod pool;
 mod reduce;
 mod rng;
 mod shape;
@@ -327,14 +328,5 @@ pub(crate) fn par_rows<F>(
             f(ci, co);
         }
     };
-    std::thread::scope(|s| {
-        for b in &blocks[1..] {
-            let run = &run;
-            // A refused thread is not an error: its block runs below.
-            let _ = std::thread::Builder::new().spawn_scoped(s, move || run(b));
-        }
-        for b in &blocks {
-            run(b);
-        }
-    });
+    pool::run_blocks(blocks.len(), &|i| run(&blocks[i]));
 }

@@ -1,0 +1,184 @@
+//! A persistent pool of worker threads for the parallel kernels. Spawning scoped
+//! threads per operation cost 20–50 µs each time, which a training step with a few
+//! hundred parallel operations paid over and over; here the workers are started once
+//! and wait for work.
+//!
+//! [`run_blocks`] runs `f(0) … f(n−1)` on the workers and the calling thread and
+//! returns when all have finished. Which thread runs a block never changes its result
+//! (each block writes only its own output), so results do not depend on the pool.
+//! A worker that cannot be started just means fewer helpers: the caller always works
+//! through the blocks itself too, so a job finishes even with no worker at all.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// One call of [`run_blocks`]. `f` is the caller's closure with its lifetime erased:
+/// it is only called for an index taken below `n`, and the caller does not return
+/// (so the closure stays alive) until all `n` indices are done.
+struct Job {
+    n: usize,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    f: *const (dyn Fn(usize) + Sync),
+}
+
+// SAFETY: `f` points to a `Sync` closure that outlives every use (see `Job`).
+unsafe impl Send for Job {}
+unsafe impl Sync for Job {}
+
+struct State {
+    job: Option<Arc<Job>>,
+    generation: u64,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Workers wait here for a new job.
+    wake: Condvar,
+    /// Callers wait here for their job's last block.
+    finished: Condvar,
+}
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, State> {
+    match shared.state.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The pool, started on first use with one worker per available core but one.
+fn pool() -> &'static Arc<Shared> {
+    static POOL: OnceLock<Arc<Shared>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                job: None,
+                generation: 0,
+            }),
+            wake: Condvar::new(),
+            finished: Condvar::new(),
+        });
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .saturating_sub(1);
+        for i in 0..workers {
+            let s = Arc::clone(&shared);
+            // A worker the system refuses is simply missing (see the module doc).
+            let _ = std::thread::Builder::new()
+                .name(format!("faber-tensor-{i}"))
+                .spawn(move || worker(&s));
+        }
+        shared
+    })
+}
+
+fn worker(shared: &Shared) {
+    let mut seen = 0;
+    loop {
+        let job = {
+            let mut st = lock(shared);
+            while st.generation == seen {
+                st = match shared.wake.wait(st) {
+                    Ok(g) => g,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+            }
+            seen = st.generation;
+            st.job.clone()
+        };
+        if let Some(job) = job {
+            work(shared, &job);
+        }
+    }
+}
+
+/// Takes and runs blocks of `job` until none is left.
+fn work(shared: &Shared, job: &Job) {
+    loop {
+        let i = job.next.fetch_add(1, Ordering::AcqRel);
+        if i >= job.n {
+            return;
+        }
+        // SAFETY: index i < n was taken, so the caller is still waiting for it and
+        // the closure is alive (see `Job`).
+        let f = unsafe { &*job.f };
+        // Kernels do not panic; should one, the block counts as done so the caller
+        // is not left waiting.
+        let _ = catch_unwind(AssertUnwindSafe(|| f(i)));
+        if job.done.fetch_add(1, Ordering::AcqRel) + 1 == job.n {
+            let _st = lock(shared);
+            shared.finished.notify_all();
+        }
+    }
+}
+
+/// Runs `f(i)` for every `i` in `0..n` on the pool and the calling thread; returns
+/// when every call has finished.
+pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
+    if n <= 1 {
+        if n == 1 {
+            f(0);
+        }
+        return;
+    }
+    let shared = pool();
+    // SAFETY: only the lifetime is erased; `run_blocks` does not return before every
+    // block has run, and no block runs after that (see `Job`).
+    let f: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
+    let job = Arc::new(Job {
+        n,
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        f,
+    });
+    {
+        let mut st = lock(shared);
+        st.job = Some(Arc::clone(&job));
+        st.generation = st.generation.wrapping_add(1);
+        shared.wake.notify_all();
+    }
+    work(shared, &job);
+    let mut st = lock(shared);
+    while job.done.load(Ordering::Acquire) < n {
+        st = match shared.finished.wait(st) {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+    }
+    if st.job.as_ref().is_some_and(|j| Arc::ptr_eq(j, &job)) {
+        st.job = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_blocks;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_block_runs_once() {
+        for n in [0, 1, 2, 3, 17, 100] {
+            let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            run_blocks(n, &|i| {
+                hits[i].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(
+                hits.iter().all(|h| h.load(Ordering::Relaxed) == 1),
+                "n = {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn nested_jobs_finish() {
+        let total = AtomicUsize::new(0);
+        run_blocks(4, &|_| {
+            run_blocks(3, &|_| {
+                total.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(total.load(Ordering::Relaxed), 12);
+    }
+}
