@@ -13,6 +13,14 @@ use clap::Parser;
 
 use cli::{Cli, ColorChoice};
 
+/// mimalloc instead of the system allocator: every tensor result costs a few heap
+/// blocks, and with glibc a small training step spent ~45% of its instructions in
+/// malloc/free, while large buffers paid page faults (glibc returns them to the OS).
+/// Measured: linear-regression step 42.9k → 30.9k instructions; GPT step page faults
+/// 7.4k → 0.16k.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Stack for the worker thread. Only touched pages are committed, so a large
 /// reservation costs nothing until deep recursion needs it.
 const WORKER_STACK: usize = 256 * 1024 * 1024;
@@ -22,7 +30,6 @@ const EXIT_INTERNAL: u8 = 101;
 
 fn main() -> ExitCode {
     install_panic_hook();
-    tune_allocator();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -95,33 +102,6 @@ fn install_panic_hook() {
         );
     }));
 }
-
-/// Tensor results are often hundreds of KiB. glibc serves blocks above its mmap
-/// threshold (128 KiB, raised dynamically only after a first free) with fresh `mmap`s,
-/// so every such op paid page faults and kernel zeroing. Keeping them on the heap lets
-/// freed buffers be reused (measured: ~10% of a GPT training step).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn tune_allocator() {
-    extern "C" {
-        fn mallopt(param: i32, value: i32) -> i32;
-    }
-    const M_TRIM_THRESHOLD: i32 = -1;
-    const M_MMAP_THRESHOLD: i32 = -3;
-    const M_ARENA_MAX: i32 = -8;
-    // 32 MiB is the largest threshold glibc accepts (a larger one is ignored).
-    // SAFETY: mallopt only changes allocator tuning parameters; it is called before
-    // any other thread exists.
-    unsafe {
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        mallopt(M_TRIM_THRESHOLD, 512 << 20);
-        // One arena: the program runs on a worker thread, whose own arena would be
-        // an mmap'd heap that glibc shrinks and regrows (mprotect + page faults).
-        mallopt(M_ARENA_MAX, 1);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn tune_allocator() {}
 
 #[cfg(test)]
 mod tests {
