@@ -191,6 +191,16 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
             kr(k::narrow(t(0)?, axis(op, &a[1])?, s, e))?
         }
         Op::Concatena => kr(k::concat(&[t(0)?, t(1)?], axis(op, &a[2])?))?,
+        // A number operand: one pass over the tensor, no rank-0 tensor to broadcast
+        // (the same x ∘ y per element, so the same bits).
+        Op::Addita | Op::Subtrahe | Op::Multiplica if a[1].as_f64().is_some() => {
+            let y = a[1].as_f64().unwrap_or(0.0);
+            kr(match op {
+                Op::Addita => k::add_scalar(t(0)?, y),
+                Op::Subtrahe => k::sub_scalar(t(0)?, y),
+                _ => k::scale(t(0)?, y),
+            })?
+        }
         Op::Addita => kr(k::add(t(0)?, &*tensorish(op, &a[1])?))?,
         Op::Subtrahe => kr(k::sub(t(0)?, &*tensorish(op, &a[1])?))?,
         Op::Multiplica => kr(k::mul(t(0)?, &*tensorish(op, &a[1])?))?,

@@ -209,6 +209,16 @@ pub fn scale(x: &Tensor, factor: f64) -> TResult<Tensor> {
     unary(x, |v| v * factor)
 }
 
+/// `x.addita(y)` for a number `y`: `x + y` per element.
+pub fn add_scalar(x: &Tensor, y: f64) -> TResult<Tensor> {
+    unary(x, |v| v + y)
+}
+
+/// `x.subtrahe(y)` for a number `y`: `x − y` per element.
+pub fn sub_scalar(x: &Tensor, y: f64) -> TResult<Tensor> {
+    unary(x, |v| v - y)
+}
+
 /// `x.reciproca()`: `1 / x`; a zero or non-finite element is a `Domain` error.
 pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
     if let Some(&bad) = x.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {

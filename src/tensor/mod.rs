@@ -29,8 +29,8 @@ mod tanh_fast;
 
 pub use construct::dims_from_i64;
 pub use elementwise::{
-    add, add_bias, broadcast_shapes, div, exp, gelu, gelu_exp_identity, log, mul, neg, reciprocal,
-    relu, scale, sqrt, sub, tanh, tanh_exp_identity,
+    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_exp_identity, log, mul, neg,
+    reciprocal, relu, scale, sqrt, sub, sub_scalar, tanh, tanh_exp_identity,
 };
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use matmul::{matmul, matmul_exact, matmul_fast, EXACT_MATMUL_MAX_WORK};
