@@ -319,3 +319,31 @@ fn deep_nesting_is_a_diagnostic_or_fine_never_a_crash() {
     assert!(c == 0 || c == 1, "exit {c}, stderr:\n{}", stderr(&o));
     assert!(!stderr(&o).contains("internal error"), "{}", stderr(&o));
 }
+
+#[test]
+fn max_steps_stops_a_loop_that_does_not_end() {
+    let dir = scratch("max-steps");
+    let endless = dir.join("endless.fab");
+    write(
+        &endless,
+        "functio f(numerus n) → numerus {\n    redde n + 1\n}\n\nincipit {\n    varia numerus i ← 0\n    dum verum {\n        i ← f(i)\n    }\n}\n",
+    );
+    let o = faber(&["run", "--max-steps", "100000", arg(&endless)]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[RUN014]"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+
+    // 1 call (incipit) + 100 iterations = 101 steps: 101 is enough, 100 is not.
+    let finite = dir.join("finite.fab");
+    write(
+        &finite,
+        "incipit {\n    varia numerus s ← 0\n    itera ab 0 ‥ 100 fixum i {\n        s ← s + i\n    }\n    nota s\n}\n",
+    );
+    let ok = faber(&["run", "--max-steps", "101", arg(&finite)]);
+    assert_eq!(code(&ok), 0, "{}", stderr(&ok));
+    assert_eq!(stdout(&ok), "4950\n");
+    let over = faber(&["run", "--max-steps", "100", arg(&finite)]);
+    assert_eq!(code(&over), 1);
+    assert!(stderr(&over).contains("error[RUN014]"));
+    assert!(stderr(&over).contains(":3:5"), "{}", stderr(&over));
+}

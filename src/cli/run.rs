@@ -26,6 +26,10 @@ pub struct RunArgs {
     /// Only `cpu` is available here.
     #[arg(long, value_name = "BACKEND")]
     pub backend: Option<String>,
+    /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
+    /// a budget for programs that might not end.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
     /// Arguments passed to the program (after `--`).
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -159,6 +163,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         }
     };
     let mut io = ProcessIo::with_args(args.args.clone(), dir.to_string_lossy().into_owned());
+    faber::eval::set_max_steps(args.max_steps);
     let result = faber::eval::run_entry(&program, &mut io);
     io.clear_progress();
     io.flush();

@@ -65,6 +65,8 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) ret: Value,
     /// Every function of `prog`, compiled once (`compile.rs`).
     pub(super) codes: Rc<[compile::Code<'p>]>,
+    /// Steps (loop iterations and calls) left before RUN014 (`--max-steps`).
+    pub(super) steps_left: u64,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -90,7 +92,31 @@ impl<'p, 'io> Machine<'p, 'io> {
             calls: Vec::with_capacity(64),
             ret: Value::Vacuum,
             codes: compile_program(prog),
+            steps_left: super::max_steps(),
         }
+    }
+
+    /// Counts one step (a loop iteration or a call) against the `--max-steps` budget.
+    #[inline(always)]
+    pub(super) fn tick(&mut self, span: Span) -> Res<()> {
+        if self.steps_left == 0 {
+            return Err(self.budget_error(span));
+        }
+        self.steps_left -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn budget_error(&mut self, span: Span) -> Box<Unwind> {
+        self.error(
+            codes::RUN_STEP_BUDGET,
+            format!(
+                "the program ran more than {} steps (loop iterations and calls); raise `--max-steps` if it should",
+                super::max_steps()
+            ),
+            span,
+        )
     }
 
     #[allow(clippy::result_large_err)] // once per run; the API the CLI expects
@@ -284,6 +310,7 @@ impl<'p, 'io> Machine<'p, 'io> {
     /// Runs `fid` whose `nargs` arguments are already at `stack[base..]`. The caller
     /// truncates the stack to `base` afterwards.
     fn invoke(&mut self, fid: FuncId, base: usize, nargs: usize, span: Span) -> Res<Value> {
+        self.tick(span)?;
         let prog = self.prog;
         let f = &prog.functions[fid.0 as usize];
         if nargs != f.params as usize {
@@ -410,8 +437,8 @@ impl<'p, 'io> Machine<'p, 'io> {
                 let c = self.cond_value(cond)?;
                 return self.exec_block(if c { then } else { otherwise });
             }
-            Stmt::Loop { body, .. } => loop {
-                loop_body!(self, body);
+            Stmt::Loop { body, span } => loop {
+                loop_body!(self, body, *span);
             },
             Stmt::Return(op) => {
                 self.ret = match op {

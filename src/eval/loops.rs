@@ -38,7 +38,7 @@ impl<'p> Machine<'p, '_> {
                 break;
             }
             self.set(var, Value::Int(i));
-            loop_body!(self, body);
+            loop_body!(self, body, span);
             match i.checked_add(st) {
                 Some(n) => i = n,
                 None => break,
@@ -62,49 +62,49 @@ impl<'p> Machine<'p, '_> {
             (Value::List(items) | Value::Tuple(items), EachKind::Values) => {
                 for x in items.iter() {
                     self.set(var, x.clone());
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::List(items) | Value::Tuple(items), EachKind::Keys) => {
                 for i in 0..items.len() {
                     self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Map(m), EachKind::Values) => {
                 for x in m.values() {
                     self.set(var, x.clone());
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Map(m), EachKind::Keys) => {
                 for k in m.keys() {
                     self.set(var, k.to_value());
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Text(t), EachKind::Values) => {
                 for c in t.chars() {
                     self.set(var, Value::text(c.to_string()));
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Text(t), EachKind::Keys) => {
                 for i in 0..t.chars().count() {
                     self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Bytes(b), EachKind::Values) => {
                 for x in b.iter() {
                     self.set(var, Value::Int(*x as i64));
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (Value::Bytes(b), EachKind::Keys) => {
                 for i in 0..b.len() {
                     self.set(var, Value::Int(i as i64));
-                    loop_body!(self, body);
+                    loop_body!(self, body, span);
                 }
             }
             (other, _) => {

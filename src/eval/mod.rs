@@ -15,7 +15,8 @@
 /// Runs a loop body once and maps its flow for the enclosing loop (`Flow` must be
 /// in scope where this is used).
 macro_rules! loop_body {
-    ($self:ident, $body:expr) => {
+    ($self:ident, $body:expr, $span:expr) => {
+        $self.tick($span)?;
         match $self.exec_block($body)? {
             Flow::Normal | Flow::Continue => {}
             Flow::Break => break,
@@ -94,6 +95,22 @@ pub trait Io {
 
     /// `hospes.progressus`: a transient status line (shown only on a terminal).
     fn progress(&mut self, _line: &str) {}
+}
+
+thread_local! {
+    static MAX_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+}
+
+/// Sets the step budget of programs run on this thread (`faber run --max-steps N`):
+/// every loop iteration and every function call is one step; a program that takes
+/// more ends with RUN014. `None` = unlimited (the default). Returns the old budget.
+pub fn set_max_steps(steps: Option<u64>) -> Option<u64> {
+    let old = MAX_STEPS.with(|m| m.replace(steps.unwrap_or(u64::MAX)));
+    (old != u64::MAX).then_some(old)
+}
+
+pub(crate) fn max_steps() -> u64 {
+    MAX_STEPS.with(|m| m.get())
 }
 
 /// Creates the missing parent directories of a file about to be written.

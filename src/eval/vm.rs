@@ -451,6 +451,7 @@ impl<'p> Machine<'p, '_> {
                     if self.calls.len() > MAX_DEPTH {
                         return Err(self.depth_error(func, span));
                     }
+                    self.tick(span)?;
                     // The callee's frame goes right above the caller's: arguments
                     // first, the rest `Vacuum`.
                     let nb = self.stack.len();
@@ -490,6 +491,10 @@ impl<'p> Machine<'p, '_> {
                     continue;
                 }
                 Ins::Jump { to } => {
+                    if (to as usize) <= pc {
+                        // A back edge: one loop iteration.
+                        self.tick(code.spans[pc])?;
+                    }
                     pc = to as usize;
                     continue;
                 }
@@ -522,6 +527,8 @@ impl<'p> Machine<'p, '_> {
                         pc = exit as usize;
                         continue;
                     }
+                    // The first iteration (later ones tick at ForNext).
+                    self.tick(code.spans[pc])?;
                 }
                 Ins::ForNext { var, h, incl, body } => {
                     if let (Value::Int(i), Value::Int(e), Value::Int(st)) =
@@ -529,6 +536,7 @@ impl<'p> Machine<'p, '_> {
                     {
                         if let Some(n) = i.checked_add(*st) {
                             if range_go(n, *e, *st, incl) {
+                                self.tick(code.spans[pc])?;
                                 set!(h, Value::Int(n));
                                 set!(var, Value::Int(n));
                                 pc = body as usize;
