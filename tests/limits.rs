@@ -32,3 +32,48 @@ fn tensor_allocation_limit_is_configurable() {
     assert!(err.contains(":3:20"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn text_and_list_growth_limits_end_in_diagnostics() {
+    let dir = std::env::temp_dir().join(format!("faber-growth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("text.fab");
+    // "ab" doubled 10 times = 2048 bytes
+    std::fs::write(
+        &text,
+        "incipit {\n    varia textus s ← \"ab\"\n    itera ab 0 ‥ 10 fixum i {\n        s ← s + s\n    }\n    nota s.longitudo()\n}\n",
+    )
+    .unwrap();
+    let list = dir.join("list.fab");
+    std::fs::write(
+        &list,
+        "incipit {\n    varia lista<numerus> xs ← []\n    itera ab 0 ‥ 100 fixum i {\n        xs.appende(i)\n    }\n    nota xs.longitudo()\n}\n",
+    )
+    .unwrap();
+    let run = |args: &[&str], file: &std::path::Path| {
+        let mut v: Vec<&str> = vec!["run"];
+        v.extend(args);
+        v.push(file.to_str().unwrap());
+        Command::new(env!("CARGO_BIN_EXE_faber"))
+            .args(v)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let ok = run(&["--max-text-bytes", "2048"], &text);
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "2048\n");
+    let over = run(&["--max-text-bytes", "2047"], &text);
+    assert_eq!(over.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&over.stderr);
+    assert!(err.starts_with("error[RUN012]"), "{err}");
+    assert!(err.contains(":4:13"), "{err}");
+
+    let ok = run(&["--max-list-items", "100"], &list);
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "100\n");
+    let over = run(&["--max-list-items", "99"], &list);
+    assert_eq!(over.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&over.stderr);
+    assert!(err.starts_with("error[RUN012]"), "{err}");
+    assert!(err.contains(":4:9"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

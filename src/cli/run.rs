@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// Longest `textus` a program may build, in bytes (default 1 GiB); beyond it RUN012.
+    #[arg(long, value_name = "BYTES", default_value_t = faber::eval::TEXT_LIMIT)]
+    pub max_text_bytes: usize,
+    /// Most items a `lista` may grow to (default 2^27); beyond it RUN012.
+    #[arg(long, value_name = "N", default_value_t = faber::eval::LIST_LIMIT)]
+    pub max_list_items: usize,
     /// Arguments passed to the program (after `--`).
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -164,6 +170,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     };
     let mut io = ProcessIo::with_args(args.args.clone(), dir.to_string_lossy().into_owned());
     faber::eval::set_max_steps(args.max_steps);
+    faber::eval::set_growth_limits(args.max_text_bytes, args.max_list_items);
     let result = faber::eval::run_entry(&program, &mut io);
     io.clear_progress();
     io.flush();

@@ -367,6 +367,12 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
     match (m, &mut *recv) {
         (Method::Appende, Value::List(items)) => {
             arity(m, args, 1)?;
+            if items.len() >= super::list_limit() {
+                return fault(
+                    codes::RUN_LIMIT,
+                    format!("a lista longer than {} items", super::list_limit()),
+                );
+            }
             Rc::make_mut(items).push(std::mem::take(&mut args[0]));
             Ok(Value::Vacuum)
         }

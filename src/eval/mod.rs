@@ -97,8 +97,28 @@ pub trait Io {
     fn progress(&mut self, _line: &str) {}
 }
 
+/// Default growth limits: a `textus` longer than this many bytes, or a `lista` with
+/// more items, is a RUN012 diagnostic instead of exhausting memory.
+pub const TEXT_LIMIT: usize = 1 << 30;
+pub const LIST_LIMIT: usize = 1 << 27;
+
 thread_local! {
     static MAX_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+    static GROWTH: std::cell::Cell<(usize, usize)> =
+        const { std::cell::Cell::new((TEXT_LIMIT, LIST_LIMIT)) };
+}
+
+/// Sets this thread's growth limits (text bytes, list items); returns the old ones.
+pub fn set_growth_limits(text: usize, list: usize) -> (usize, usize) {
+    GROWTH.with(|g| g.replace((text, list)))
+}
+
+pub(crate) fn text_limit() -> usize {
+    GROWTH.with(|g| g.get().0)
+}
+
+pub(crate) fn list_limit() -> usize {
+    GROWTH.with(|g| g.get().1)
 }
 
 /// Sets the step budget of programs run on this thread (`faber run --max-steps N`):

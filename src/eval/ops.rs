@@ -220,6 +220,17 @@ pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
         },
         (Value::Text(x), Value::Text(y)) => match op {
             BinOp::Add => {
+                if x.len() + y.len() > super::text_limit() {
+                    return fault(
+                        codes::RUN_LIMIT,
+                        format!(
+                            "a textus longer than {} bytes ({} + {})",
+                            super::text_limit(),
+                            x.len(),
+                            y.len()
+                        ),
+                    );
+                }
                 let mut s = String::with_capacity(x.len() + y.len());
                 s.push_str(x);
                 s.push_str(y);

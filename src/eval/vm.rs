@@ -573,7 +573,8 @@ impl<'p> Machine<'p, '_> {
                     val,
                     stmt,
                 } => {
-                    if matches!(slot!(list), Value::List(_)) {
+                    if matches!(&slot!(list), Value::List(items) if items.len() < super::list_limit())
+                    {
                         let v = dup(op!(val));
                         if let Value::List(items) = &mut slot_mut!(list) {
                             Rc::make_mut(items).push(v);
