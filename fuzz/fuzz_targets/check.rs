@@ -1,0 +1,17 @@
+//! `faber check` in memory: load (imports among `%%% name.fab` sections of the input
+//! and the bundled `norma:`/`gradus:` libraries), resolve, type and shape checks,
+//! lowering, autodiff and IR verification; on the worker stack the CLI uses.
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let data = data.to_vec();
+    common::on_worker(move || {
+        common::set_fuzz_limits();
+        let _ = common::compile(&data);
+    });
+});

@@ -1,0 +1,24 @@
+//! The parser on arbitrary bytes: a syntax tree (dumped as `faber parse` does) or
+//! diagnostics whose spans lie inside the text and that render; never a panic.
+#![no_main]
+
+use faber::source::SourceMap;
+use faber::syntax::{dump_ast, parse};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut sources = SourceMap::new();
+    let id = sources.add("fuzz.fab", String::from_utf8_lossy(data).into_owned());
+    match parse(&sources, id) {
+        Ok(module) => {
+            let _ = dump_ast(&module);
+        }
+        Err(diags) => {
+            let len = sources.text(id).len();
+            for d in &diags {
+                assert!(d.span.lo <= d.span.hi && d.span.hi as usize <= len);
+            }
+            let _ = faber::diag::render(&diags, &sources, false);
+        }
+    }
+});
