@@ -26,9 +26,17 @@ fn assert_diagnostic(code: Option<i32>, err: &str, family: &str) {
 }
 
 #[test]
-#[ignore = "lowering panics (\"checked is_place\", src/ir/lower/expr.rs); not fixed yet"]
 fn mutating_method_on_unknown_field_is_a_diagnostic() {
     let file = "tests/fuzz_regressions/panic_mutating_method_on_unknown_field.fab";
+    for verb in ["check", "run"] {
+        let (code, err) = faber(&[verb, file]);
+        assert_diagnostic(code, &err, "SEM");
+    }
+}
+
+#[test]
+fn genus_method_on_unknown_field_is_a_diagnostic() {
+    let file = "tests/fuzz_regressions/panic_genus_method_on_unknown_field.fab";
     for verb in ["check", "run"] {
         let (code, err) = faber(&[verb, file]);
         assert_diagnostic(code, &err, "SEM");

@@ -697,12 +697,13 @@ impl<'p> Compiler<'p> {
                 };
                 self.branches(jf, then, otherwise);
             }
-            Stmt::Loop { body, .. } => {
+            Stmt::Loop { body, span } => {
                 let t = self.new_target();
                 let outer = std::mem::replace(&mut self.cur_loop, t);
                 let start = self.pc();
                 self.block(body);
-                self.emit(Ins::Jump { to: start }, Span::default());
+                // The back edge carries the loop's span (a `--max-steps` stop points at it).
+                self.emit(Ins::Jump { to: start }, *span);
                 self.cur_loop = outer;
                 let end = self.pc();
                 self.code.targets[t as usize] = (end, start);

@@ -995,7 +995,10 @@ impl Lowerer<'_> {
                 })
                 .collect();
             if self.is_place(base) {
-                let (place, _) = self.place(base).expect("checked is_place");
+                // `place` reports why a path is not a place (e.g. an unknown field).
+                let Some((place, _)) = self.place(base) else {
+                    return (konst(Const::Nihil), Ty::Any);
+                };
                 let dst = want_value.then(|| self.new_slot("", sig.ret.clone()));
                 self.emit(Stmt::CallInPlace {
                     dst,
@@ -1079,7 +1082,10 @@ impl Lowerer<'_> {
             })
             .collect();
         if method.mutates() && self.is_place(base) {
-            let (place, _) = self.place(base).expect("checked is_place");
+            // `place` reports why a path is not a place (e.g. an unknown field).
+            let Some((place, _)) = self.place(base) else {
+                return (konst(Const::Nihil), Ty::Any);
+            };
             let dst = self.new_slot("", ret.clone());
             self.emit(Stmt::MethodInPlace {
                 dst: Some(dst),
