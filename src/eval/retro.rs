@@ -321,6 +321,18 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
             let grow = k::reshape(g, &[1, g.numel()])?;
             Ok((k::matmul(b, g)?, k::matmul(&acol, &grow)?))
         }
+        (ra, 2) if ra >= 3 => {
+            // Batched activations times one matrix ([…, M, K] · [K, N]): ∂b is one
+            // product over every row, flat(a)ᵀ · flat(g) — not a batch of small
+            // products summed afterwards.
+            let kd = b.shape()[0];
+            let nd = b.shape()[1];
+            let rows = a.numel() / kd.max(1);
+            let ga = k::matmul(g, &transpose_last(b)?)?;
+            let af = k::reshape(a, &[rows, kd])?;
+            let gf = k::reshape(g, &[rows, nd])?;
+            Ok((ga, k::matmul(&transpose_last(&af)?, &gf)?))
+        }
         (ra, rb) if ra >= 2 && rb >= 2 => {
             let ga = k::matmul(g, &transpose_last(b)?)?;
             let gb = k::matmul(&transpose_last(a)?, g)?;
