@@ -67,6 +67,8 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) codes: Rc<[compile::Code<'p>]>,
     /// Steps (loop iterations and calls) left before RUN014 (`--max-steps`).
     pub(super) steps_left: u64,
+    /// The `lista` growth limit, read once (the VM's append fast path checks it).
+    pub(super) list_limit: usize,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -93,6 +95,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             ret: Value::Vacuum,
             codes: compile_program(prog),
             steps_left: super::max_steps(),
+            list_limit: super::list_limit(),
         }
     }
 

@@ -573,8 +573,7 @@ impl<'p> Machine<'p, '_> {
                     val,
                     stmt,
                 } => {
-                    if matches!(&slot!(list), Value::List(items) if items.len() < super::list_limit())
-                    {
+                    if matches!(&slot!(list), Value::List(items) if items.len() < self.list_limit) {
                         let v = dup(op!(val));
                         if let Value::List(items) = &mut slot_mut!(list) {
                             Rc::make_mut(items).push(v);

@@ -177,17 +177,8 @@ pub(super) fn gemm(
         run(0, &mut bufs[0]);
     } else {
         // Block i packs into buffer i, whichever thread of the pool runs it.
-        let slots: Vec<std::sync::Mutex<&mut Buffers>> = bufs[..blocks]
-            .iter_mut()
-            .map(std::sync::Mutex::new)
-            .collect();
-        super::pool::run_blocks(blocks, &|i| {
-            let mut guard = match slots[i].lock() {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            run(i, &mut guard);
-        });
+        let slots: Vec<&mut Buffers> = bufs[..blocks].iter_mut().collect();
+        super::pool::run_each(slots, &|i, buf| run(i, buf));
     }
     POOL.with(|p| *p.borrow_mut() = bufs);
     true

@@ -14,8 +14,6 @@
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
 
-use std::sync::Mutex;
-
 use super::elementwise::broadcast_shapes;
 use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
 
@@ -137,25 +135,8 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
                 let workers = super::threads().min(nb);
                 if workers > 1 && work >= PAR_MIN_BATCHED_WORK {
                     let per = nb.div_ceil(workers);
-                    // Same scheme as `par_rows`: helpers take blocks from slots and the
-                    // calling thread runs whatever no helper took (one that failed to
-                    // start included).
-                    type Block<'a> = Mutex<Option<(usize, &'a mut [f64])>>;
-                    let blocks: Vec<Block> = out
-                        .chunks_mut(per * m * n)
-                        .enumerate()
-                        .map(|(i, c)| Mutex::new(Some((i * per, c))))
-                        .collect();
-                    let take = |b: &Block| {
-                        let job = match b.lock() {
-                            Ok(mut g) => g.take(),
-                            Err(poisoned) => poisoned.into_inner().take(),
-                        };
-                        if let Some((first, chunk)) = job {
-                            run(first, chunk);
-                        }
-                    };
-                    super::pool::run_blocks(blocks.len(), &|i| take(&blocks[i]));
+                    let blocks: Vec<&mut [f64]> = out.chunks_mut(per * m * n).collect();
+                    super::pool::run_each(blocks, &|i, chunk| run(i * per, chunk));
                 } else {
                     run(0, &mut out);
                 }

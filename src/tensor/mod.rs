@@ -46,7 +46,6 @@ pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::Mutex;
 
 /// Resource limits for tensor allocations (per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,23 +309,10 @@ pub(crate) fn par_rows<F>(
         return;
     }
     let per = rows.div_ceil(t);
-    // Each block sits in a slot; helper threads take theirs, and the calling
-    // thread then runs every block nobody took (a helper that failed to start
-    // or has not started yet). Who computes a block never changes its result.
-    type Block<'a> = Mutex<Option<(&'a [f64], &'a mut [f64])>>;
-    let blocks: Vec<Block> = input
+    // Blocks of whole rows; who computes a block never changes its result.
+    let blocks: Vec<(&[f64], &mut [f64])> = input
         .chunks(per * in_row)
         .zip(out.chunks_mut(per * out_row))
-        .map(|b| Mutex::new(Some(b)))
         .collect();
-    let run = |b: &Block| {
-        let job = match b.lock() {
-            Ok(mut g) => g.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        };
-        if let Some((ci, co)) = job {
-            f(ci, co);
-        }
-    };
-    pool::run_blocks(blocks.len(), &|i| run(&blocks[i]));
+    pool::run_each(blocks, &|_, (ci, co)| f(ci, co));
 }

@@ -152,6 +152,28 @@ pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// Runs `f(i, item)` once for every item (each handed over by value, e.g. a pair of
+/// disjoint input/output slices), spread over the pool like [`run_blocks`].
+pub(crate) fn run_each<T: Send>(items: Vec<T>, f: &(dyn Fn(usize, T) + Sync)) {
+    if items.len() <= 1 {
+        for (i, it) in items.into_iter().enumerate() {
+            f(i, it);
+        }
+        return;
+    }
+    // Each item sits in a slot; whichever thread takes block i takes item i.
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    run_blocks(slots.len(), &|i| {
+        let item = match slots[i].lock() {
+            Ok(mut g) => g.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(item) = item {
+            f(i, item);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::run_blocks;
