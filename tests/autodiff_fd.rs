@@ -70,6 +70,31 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("dot", "tf32[3] a, tf32[3] b", "(a · b).summa()"),
     (
+        "matmul_nt",
+        "tf32[2, 3] a, tf32[4, 3] b, tf32[2, 4] w",
+        "(a.matmul_nt(b) ⊙ w).summa()",
+    ),
+    (
+        "matmul_tn",
+        "tf32[3, 2] a, tf32[3, 4] b, tf32[2, 4] w",
+        "(a.matmul_tn(b) ⊙ w).summa()",
+    ),
+    (
+        "matmul_nt_broadcast",
+        "tf32[2, 2, 3] a, tf32[4, 3] b, tf32[2, 2, 4] w",
+        "(a.matmul_nt(b) ⊙ w).summa()",
+    ),
+    (
+        "matmul_tn_batched",
+        "tf32[2, 3, 2] a, tf32[2, 3, 4] b, tf32[2, 2, 4] w",
+        "(a.matmul_tn(b) ⊙ w).summa()",
+    ),
+    (
+        "matmul_nt_self",
+        "tf32[3, 2] a, tf32[3, 3] w",
+        "(a.matmul_nt(a) ⊙ w).summa()",
+    ),
+    (
         "transpone",
         "tf32[2, 3] x, tf32[3, 2] w",
         "(x.transpone() ⊙ w).summa()",

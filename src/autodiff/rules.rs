@@ -281,6 +281,7 @@ fn op_rule(
             vec![(x(), ga), (a[1].clone(), gb)]
         }
         Op::MatMul => matmul_rule(gen, &a[0], &a[1], g, out_ty, span)?,
+        Op::MatMulNT | Op::MatMulTN => matmul_t_rule(gen, op, &a[0], &a[1], g, out_ty, span)?,
         // ---- elementwise with a derivative ----
         Op::Exp => vec![(x(), gen.op(Op::Multiplica, vec![g, y.clone()]))],
         Op::Log => vec![(x(), gen.op(Op::Divide, vec![g, x()]))],
@@ -381,8 +382,9 @@ fn op_rule(
     })
 }
 
-/// `a · b`: `g · bᵀ`, `aᵀ · g` with explicit transposes (last two axes for batched
-/// products), reduced back over broadcast batch axes; vector cases as outer products.
+/// `a · b`: `g · bᵀ`, `aᵀ · g` (last two axes for batched products, read in place by
+/// `matmul_nt` / `matmul_tn`), reduced back over broadcast batch axes; vector cases as
+/// outer products.
 fn matmul_rule(
     gen: &mut Gen,
     a: &Operand,
@@ -413,10 +415,8 @@ fn matmul_rule(
             vec![(a.clone(), ga), (b.clone(), gb)]
         }
         (Some(ra), Some(rb)) if ra >= 2 && rb >= 2 => {
-            let bt = gen.op(Op::TransponeUltimas, vec![b.clone()]);
-            let ga = gen.op(Op::MatMul, vec![g.clone(), bt]);
-            let at = gen.op(Op::TransponeUltimas, vec![a.clone()]);
-            let gb = gen.op(Op::MatMul, vec![at, g]);
+            let ga = gen.op(Op::MatMulNT, vec![g.clone(), b.clone()]);
+            let gb = gen.op(Op::MatMulTN, vec![a.clone(), g]);
             let (ga, gb) = if ra == rb && ra == 2 {
                 (ga, gb)
             } else {
@@ -446,6 +446,61 @@ fn matmul_rule(
             vec![(a.clone(), ga), (b.clone(), gb)]
         }
     })
+}
+
+/// `a · bᵀ` (`matmul_nt`) and `aᵀ · b` (`matmul_tn`), ranks ≥ 2: the family is closed
+/// under the rule — NT: ∂a = g · b, ∂b = gᵀ · a; TN: ∂a = b · gᵀ, ∂b = a · g — reduced
+/// over broadcast batch axes like `·`. With ranks known only at run time the
+/// transposed operand is made explicit and `·`'s rule applies.
+fn matmul_t_rule(
+    gen: &mut Gen,
+    op: Op,
+    a: &Operand,
+    b: &Operand,
+    g: Operand,
+    out_ty: &Ty,
+    span: crate::source::Span,
+) -> Result<Contribs, Diagnostic> {
+    let rank = |gen: &Gen, o: &Operand| match gen.ty(o) {
+        Ty::Tensor { shape: Some(d) } => Some(d.len()),
+        _ => None,
+    };
+    match (rank(gen, a), rank(gen, b)) {
+        (Some(ra), Some(rb)) if ra >= 2 && rb >= 2 => {
+            let (ga, gb) = if op == Op::MatMulNT {
+                let ga = gen.op(Op::MatMul, vec![g.clone(), b.clone()]);
+                (ga, gen.op(Op::MatMulTN, vec![g, a.clone()]))
+            } else {
+                let ga = gen.op(Op::MatMulNT, vec![b.clone(), g.clone()]);
+                (ga, gen.op(Op::MatMul, vec![a.clone(), g]))
+            };
+            Ok(if ra == 2 && rb == 2 {
+                vec![(a.clone(), ga), (b.clone(), gb)]
+            } else {
+                vec![
+                    (a.clone(), gen.unbroadcast(ga, a, out_ty)),
+                    (b.clone(), gen.unbroadcast(gb, b, out_ty)),
+                ]
+            })
+        }
+        _ => {
+            let (t, other) = if op == Op::MatMulNT { (b, a) } else { (a, b) };
+            let tt = gen.op(Op::TransponeUltimas, vec![t.clone()]);
+            let (x, y) = if op == Op::MatMulNT {
+                (other.clone(), tt.clone())
+            } else {
+                (tt.clone(), other.clone())
+            };
+            let mut contribs = matmul_rule(gen, &x, &y, g, out_ty, span)?;
+            for (target, grad) in contribs.iter_mut() {
+                if *target == tt {
+                    *target = t.clone();
+                    *grad = gen.op(Op::TransponeUltimas, vec![grad.clone()]);
+                }
+            }
+            Ok(contribs)
+        }
+    }
 }
 
 /// `forma` to a shape built from the operand's own size: `[-1, 1]` means "all

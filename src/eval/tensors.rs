@@ -207,6 +207,8 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::Divide => kr(k::div(t(0)?, &*tensorish(op, &a[1])?))?,
         Op::AdditaBias => kr(k::add_bias(t(0)?, t(1)?))?,
         Op::MatMul => kr(k::matmul(t(0)?, t(1)?))?,
+        Op::MatMulNT => kr(k::matmul_t(t(0)?, t(1)?, k::Trans::B))?,
+        Op::MatMulTN => kr(k::matmul_t(t(0)?, t(1)?, k::Trans::A))?,
         Op::Neg => kr(k::neg(t(0)?))?,
         Op::Exp => kr(k::exp(t(0)?))?,
         Op::Log => kr(k::log(t(0)?))?,

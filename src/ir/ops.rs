@@ -111,6 +111,10 @@ ops! {
     RetroPermute = "retro_permute", 2;
     RetroPars = "retro_pars", 5;
     RetroMatMul = "retro_matmul", 3;
+    // products with an operand read transposed (last two axes, ranks ≥ 2): the
+    // matmul VJP's `g · bᵀ` and `aᵀ · g` without a transposed copy
+    MatMulNT = "matmul_nt", 2;
+    MatMulTN = "matmul_tn", 2;
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a
@@ -266,6 +270,34 @@ pub fn infer_shape(
             (Some(a), Some(b)) => matmul_shape(a, b)?,
             _ => None,
         },
+        Op::MatMulNT | Op::MatMulTN => {
+            // The same as `·` on the operand with its last two axes swapped.
+            let swap = |s: &StaticShape| -> Result<StaticShape, String> {
+                match s {
+                    Some(d) if d.len() >= 2 => {
+                        let mut d = d.clone();
+                        let r = d.len();
+                        d.swap(r - 2, r - 1);
+                        Ok(Some(d))
+                    }
+                    Some(d) => Err(format!(
+                        "`{}` needs operands of rank ≥ 2, found {}",
+                        op.name(),
+                        shape_text(&Some(d.clone()))
+                    )),
+                    None => Ok(None),
+                }
+            };
+            let (a, b) = if op == Op::MatMulTN {
+                (swap(&s0)?, s1.clone())
+            } else {
+                (s0.clone(), swap(&s1)?)
+            };
+            match (&a, &b) {
+                (Some(a), Some(b)) => matmul_shape(a, b)?,
+                _ => None,
+            }
+        }
         Op::Neg
         | Op::Exp
         | Op::Log

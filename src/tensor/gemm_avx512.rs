@@ -1,8 +1,10 @@
 //! Packed, cache-blocked f64 GEMM with an AVX-512 microkernel (x86-64 only,
 //! chosen at run time when the CPU has `avx512f`).
 //!
-//! `c[m×n] = a[m×k]·b[k×n]`, all row-major with unit column stride and row
-//! strides `lda`, `ldb`, `ldc`. The structure is BLIS's, with the two
+//! `c[m×n] = a[m×k]·b[k×n]`: `c` row-major with row stride `ldc`; `a` and `b`
+//! addressed through a row and a column stride each ([`Strides`]), so a
+//! transposed operand (the `aᵀ·g` and `g·bᵀ` of a backward pass) is read in
+//! place by the packing routines instead of being copied first. The structure is BLIS's, with the two
 //! innermost loops swapped (the small A micro-panel stays in the 48 KiB L1d,
 //! B micro-panels stream from the 2 MiB L2; this measured at least as fast as
 //! BLIS's order here):
@@ -27,6 +29,7 @@
 //! thrown away. The thread split (rows or columns of `c`) and MC/NC therefore
 //! never change a result; only KC does, and it is a constant.
 
+pub(crate) use super::matmul::Strides;
 use std::arch::x86_64::{
     __m512d, _mm512_add_pd, _mm512_fmadd_pd, _mm512_load_pd, _mm512_loadu_pd, _mm512_set1_pd,
     _mm512_setzero_pd, _mm512_storeu_pd, _mm_prefetch, _MM_HINT_T0,
@@ -93,21 +96,30 @@ unsafe impl Send for SendPtr {}
 // SAFETY: as above; the pointer itself is only copied.
 unsafe impl Sync for SendPtr {}
 
-/// `c = a·b` for contiguous row-major `a` (`m×k`), `b` (`k×n`) and `c`
+/// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), each
+/// held in a slice of exactly its `m·k` / `k·n` elements, and row-major `c`
 /// (`m×n`, overwritten), on up to `threads` threads (rows or columns of `c`
 /// split into blocks of whole tiles). Returns `false` (leaving `c` untouched) when the CPU lacks
 /// AVX-512F or a packing buffer cannot be allocated; the caller then uses
 /// another kernel. The result does not depend on `threads`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn gemm(
     m: usize,
     n: usize,
     k: usize,
     a: &[f64],
+    sa: Strides,
     b: &[f64],
+    sb: Strides,
     c: &mut [f64],
     threads: usize,
 ) -> bool {
     assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    // Every addressed element must lie inside its slice: the largest offset is
+    // (rows−1)·row + (cols−1)·col.
+    let last = |r: usize, cl: usize, s: Strides| (r.max(1) - 1) * s.row + (cl.max(1) - 1) * s.col;
+    assert!(m * k == 0 || last(m, k, sa) < a.len());
+    assert!(k * n == 0 || last(k, n, sb) < b.len());
     if !available() {
         return false;
     }
@@ -149,9 +161,9 @@ pub(super) fn gemm(
         let w = per.min(total - s);
         // SAFETY: AVX-512F is present (checked above). Block i covers rows
         // (or columns) [s, s+w) of c, disjoint from every other block; a is
-        // m×k with row stride k, b is k×n with row stride n, c is m×n with
-        // row stride n (lengths asserted above), and the sub-matrices
-        // addressed stay inside them. a and b are only read; c does not
+        // m×k with strides sa, b is k×n with strides sb (every addressed
+        // element inside the slices, asserted above), c is m×n with row
+        // stride n, and the sub-matrices addressed stay inside them. a and b are only read; c does not
         // alias them (it is a distinct &mut slice). The buffers were sized
         // for this block by Buffers::reserve.
         unsafe {
@@ -160,16 +172,27 @@ pub(super) fn gemm(
                     w,
                     n,
                     k,
-                    ap.0.add(s * k),
-                    k,
+                    ap.0.add(s * sa.row),
+                    sa,
                     bp.0,
-                    n,
+                    sb,
                     cp.0.add(s * n),
                     n,
                     buf,
                 )
             } else {
-                gemm_block(m, w, k, ap.0, k, bp.0.add(s), n, cp.0.add(s), n, buf)
+                gemm_block(
+                    m,
+                    w,
+                    k,
+                    ap.0,
+                    sa,
+                    bp.0.add(s * sb.col),
+                    sb,
+                    cp.0.add(s),
+                    n,
+                    buf,
+                )
             }
         }
     };
@@ -211,8 +234,8 @@ impl Buffers {
 /// `c = a·b` on one thread.
 ///
 /// # Safety
-/// AVX-512F must be available. `a` addresses an `m×k` matrix with row stride
-/// `lda`, `b` a `k×n` one with stride `ldb`, `c` an `m×n` one with stride
+/// AVX-512F must be available. `a` addresses an `m×k` matrix with strides
+/// `sa`, `b` a `k×n` one with strides `sb`, `c` an `m×n` one with row stride
 /// `ldc`, none written by anyone else during the call, `c` not overlapping
 /// `a` or `b`; `buf` was reserved by `Buffers::reserve(m', n', k)` with `m' ≥ m`,
 /// `n' ≥ n`. `k ≥ 1`.
@@ -223,9 +246,9 @@ unsafe fn gemm_block(
     n: usize,
     k: usize,
     a: *const f64,
-    lda: usize,
+    sa: Strides,
     b: *const f64,
-    ldb: usize,
+    sb: Strides,
     c: *mut f64,
     ldc: usize,
     buf: &mut Buffers,
@@ -238,12 +261,12 @@ unsafe fn gemm_block(
             let first = pc == 0;
             // SAFETY: rows [pc, pc+kc) and columns [jc, jc+nc) lie inside b;
             // pb holds kc·round_up(nc, NR) ≤ KC·round_up(min(n, NC), NR) f64.
-            unsafe { pack_b(kc, nc, b.add(pc * ldb + jc), ldb, pb) };
+            unsafe { pack_b(kc, nc, b.add(pc * sb.row + jc * sb.col), sb, pb) };
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
                 // SAFETY: rows [ic, ic+mc), columns [pc, pc+kc) lie inside a;
                 // pa holds round_up(mc, MR)·kc f64.
-                unsafe { pack_a(mc, kc, a.add(ic * lda + pc), lda, pa) };
+                unsafe { pack_a(mc, kc, a.add(ic * sa.row + pc * sa.col), sa, pa) };
                 for ir in (0..mc).step_by(MR) {
                     let mr = MR.min(mc - ir);
                     let ap = pa.add(ir * kc);
@@ -268,23 +291,35 @@ unsafe fn gemm_block(
     }
 }
 
-/// Packs `a[0..mc, 0..kc]` (stride `lda`) into MR-row strips: strip s holds,
+/// Packs `a[0..mc, 0..kc]` (strides `sa`) into MR-row strips: strip s holds,
 /// for p = 0..kc, the MR values `a[s·MR + i, p]` (rows past `mc` as 0.0).
 ///
 /// # Safety
-/// `a` addresses an `mc×kc` matrix with stride `lda`; `dst` has room for
+/// `a` addresses an `mc×kc` matrix with strides `sa`; `dst` has room for
 /// `round_up(mc, MR)·kc` f64.
 #[target_feature(enable = "avx512f")]
-unsafe fn pack_a(mc: usize, kc: usize, a: *const f64, lda: usize, dst: *mut f64) {
+unsafe fn pack_a(mc: usize, kc: usize, a: *const f64, sa: Strides, dst: *mut f64) {
     for s in 0..mc.div_ceil(MR) {
         let d = dst.add(s * MR * kc);
         let rows = MR.min(mc - s * MR);
+        if rows == MR && sa.row == 1 {
+            // A transposed operand: the MR values of one p are adjacent.
+            for p in 0..kc {
+                // SAFETY: rows s·MR..s·MR+MR ≤ mc of column p < kc are in a;
+                // d+p·MR is in dst.
+                unsafe {
+                    let x = _mm512_loadu_pd(a.add(s * MR + p * sa.col));
+                    _mm512_storeu_pd(d.add(p * MR), x);
+                }
+            }
+            continue;
+        }
         for i in 0..MR {
             if i < rows {
-                let src = a.add((s * MR + i) * lda);
+                let src = a.add((s * MR + i) * sa.row);
                 for p in 0..kc {
                     // SAFETY: p < kc, row s·MR+i < mc; d+p·MR+i < round_up(mc, MR)·kc.
-                    unsafe { *d.add(p * MR + i) = *src.add(p) };
+                    unsafe { *d.add(p * MR + i) = *src.add(p * sa.col) };
                 }
             } else {
                 for p in 0..kc {
@@ -296,21 +331,21 @@ unsafe fn pack_a(mc: usize, kc: usize, a: *const f64, lda: usize, dst: *mut f64)
     }
 }
 
-/// Packs `b[0..kc, 0..nc]` (stride `ldb`) into NR-column strips: strip s
+/// Packs `b[0..kc, 0..nc]` (strides `sb`) into NR-column strips: strip s
 /// holds, for p = 0..kc, the NR values `b[p, s·NR + j]` (columns past `nc` as
 /// 0.0).
 ///
 /// # Safety
-/// `b` addresses a `kc×nc` matrix with stride `ldb`; `dst` has room for
+/// `b` addresses a `kc×nc` matrix with strides `sb`; `dst` has room for
 /// `kc·round_up(nc, NR)` f64 and is 64-byte aligned.
 #[target_feature(enable = "avx512f")]
-unsafe fn pack_b(kc: usize, nc: usize, b: *const f64, ldb: usize, dst: *mut f64) {
+unsafe fn pack_b(kc: usize, nc: usize, b: *const f64, sb: Strides, dst: *mut f64) {
     for s in 0..nc.div_ceil(NR) {
         let d = dst.add(s * NR * kc);
         let cols = NR.min(nc - s * NR);
-        if cols == NR {
+        if cols == NR && sb.col == 1 {
             for p in 0..kc {
-                let src = b.add(p * ldb + s * NR);
+                let src = b.add(p * sb.row + s * NR);
                 // SAFETY: columns s·NR..s·NR+NR ≤ nc of row p < kc are in b;
                 // d+p·NR is 64-byte aligned (NR·8 = 192 = 3·64) and in dst.
                 unsafe {
@@ -320,12 +355,31 @@ unsafe fn pack_b(kc: usize, nc: usize, b: *const f64, ldb: usize, dst: *mut f64)
                     }
                 }
             }
+        } else if sb.row == 1 {
+            // A transposed operand: column j of b is contiguous in p; walk it
+            // once per column (reading along memory) and scatter into the strip.
+            for j in 0..NR {
+                if j < cols {
+                    let src = b.add((s * NR + j) * sb.col);
+                    for p in 0..kc {
+                        // SAFETY: (p, s·NR+j) is in b; the slot is in dst.
+                        unsafe { *d.add(p * NR + j) = *src.add(p) };
+                    }
+                } else {
+                    for p in 0..kc {
+                        // SAFETY: the slot is in dst (padding column).
+                        unsafe { *d.add(p * NR + j) = 0.0 };
+                    }
+                }
+            }
         } else {
             for p in 0..kc {
-                let src = b.add(p * ldb + s * NR);
+                let src = b.add(p * sb.row + s * NR * sb.col);
                 for j in 0..NR {
                     // SAFETY: column s·NR+j < nc is in b; the slot is in dst.
-                    unsafe { *d.add(p * NR + j) = if j < cols { *src.add(j) } else { 0.0 } };
+                    unsafe {
+                        *d.add(p * NR + j) = if j < cols { *src.add(j * sb.col) } else { 0.0 }
+                    };
                 }
             }
         }
@@ -442,7 +496,20 @@ mod tests {
         let want = reference(m, n, k, &a, &b);
         for t in [1, 2, 3] {
             let mut c = vec![f64::NAN; m * n];
-            assert!(gemm(m, n, k, &a, &b, &mut c, t), "avx512f missing");
+            assert!(
+                gemm(
+                    m,
+                    n,
+                    k,
+                    &a,
+                    Strides::rows(k),
+                    &b,
+                    Strides::rows(n),
+                    &mut c,
+                    t
+                ),
+                "avx512f missing"
+            );
             for (idx, (x, y)) in c.iter().zip(&want).enumerate() {
                 assert!(
                     (x - y).abs() <= 1e-12 * y.abs().max(1.0),
@@ -482,14 +549,90 @@ mod tests {
             let a = lcg(1, m * k);
             let b = lcg(2, k * n);
             let mut one = vec![0.0; m * n];
-            assert!(gemm(m, n, k, &a, &b, &mut one, 1));
+            assert!(gemm(
+                m,
+                n,
+                k,
+                &a,
+                Strides::rows(k),
+                &b,
+                Strides::rows(n),
+                &mut one,
+                1
+            ));
             for t in [2, 3, 4, 7] {
                 let mut c = vec![0.0; m * n];
-                assert!(gemm(m, n, k, &a, &b, &mut c, t));
+                assert!(gemm(
+                    m,
+                    n,
+                    k,
+                    &a,
+                    Strides::rows(k),
+                    &b,
+                    Strides::rows(n),
+                    &mut c,
+                    t
+                ));
                 assert!(
                     one.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
                     "{m}×{n}×{k}: {t} threads differ from 1"
                 );
+            }
+        }
+    }
+
+    /// The transpose of row-major `x` (`r×c`) as a row-major `c×r` matrix.
+    fn transpose(r: usize, c: usize, x: &[f64]) -> Vec<f64> {
+        (0..c * r).map(|t| x[(t % r) * c + t / r]).collect()
+    }
+
+    #[test]
+    fn transposed_operands_read_in_place_give_the_same_bits() {
+        if !available() {
+            return;
+        }
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (9, 25, 257),
+            (64, 64, 64),
+            (130, 70, 300),
+            (7, 100, 3),
+        ] {
+            let a = lcg(3, m * k);
+            let b = lcg(4, k * n);
+            let mut want = vec![0.0; m * n];
+            assert!(gemm(
+                m,
+                n,
+                k,
+                &a,
+                Strides::rows(k),
+                &b,
+                Strides::rows(n),
+                &mut want,
+                1
+            ));
+            // aᵀ stored as k×m, bᵀ stored as n×k.
+            let (at, bt) = (transpose(m, k, &a), transpose(k, n, &b));
+            for t in [1, 2] {
+                for (ta, tb) in [(true, false), (false, true), (true, true)] {
+                    let (ad, sa) = if ta {
+                        (&at, Strides::transposed(m))
+                    } else {
+                        (&a, Strides::rows(k))
+                    };
+                    let (bd, sb) = if tb {
+                        (&bt, Strides::transposed(k))
+                    } else {
+                        (&b, Strides::rows(n))
+                    };
+                    let mut c = vec![f64::NAN; m * n];
+                    assert!(gemm(m, n, k, ad, sa, bd, sb, &mut c, t));
+                    assert!(
+                        want.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "{m}×{n}×{k} ta={ta} tb={tb} t={t}"
+                    );
+                }
             }
         }
     }

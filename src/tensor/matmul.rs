@@ -10,6 +10,12 @@
 //!   `matrixmultiply::dgemm` (blocked, SIMD, FMA); either's rounding differs
 //!   from the exact order by a few ulps.
 //!
+//! [`matmul_t`] computes `op(a) · op(b)` where `op` may transpose the last two
+//! axes of an operand (ranks ≥ 2): the backward pass's `g · bᵀ` and `aᵀ · g`
+//! without a transposed copy — the fast kernel reads the operand in place; the
+//! exact kernel (small products) copies it, so both give the same bits as
+//! `matmul(transpose(a), b)`.
+//!
 //! [`matmul`] uses the exact kernel when `m·n·k ≤ EXACT_MATMUL_MAX_WORK` for
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
@@ -31,32 +37,90 @@ enum Mode {
     Fast,
 }
 
+/// Where element `(i, j)` of an operand lives: `i·row + j·col` from its start.
+/// Row-major `[r, c]` is `(c, 1)`; the transpose of a row-major `[c, r]` is `(1, c)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Strides {
+    pub row: usize,
+    pub col: usize,
+}
+
+impl Strides {
+    /// A row-major matrix with `cols` columns.
+    pub(crate) fn rows(cols: usize) -> Strides {
+        Strides { row: cols, col: 1 }
+    }
+    /// The transpose of a row-major matrix with `cols` columns (read as `[cols, rows]`).
+    pub(crate) fn transposed(cols: usize) -> Strides {
+        Strides { row: 1, col: cols }
+    }
+}
+
+/// Which operands of a product are read with their last two axes swapped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trans {
+    pub a: bool,
+    pub b: bool,
+}
+
+impl Trans {
+    pub const NONE: Trans = Trans { a: false, b: false };
+    /// `a · bᵀ`
+    pub const B: Trans = Trans { a: false, b: true };
+    /// `aᵀ · b`
+    pub const A: Trans = Trans { a: true, b: false };
+}
+
 /// `a · b` with the automatic kernel choice (see the module docs).
 pub fn matmul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Auto)
+    matmul_mode(a, b, Mode::Auto, Trans::NONE)
+}
+
+/// `op(a) · op(b)` (see the module docs), automatic kernel choice; an operand read
+/// transposed must have rank ≥ 2.
+pub fn matmul_t(a: &Tensor, b: &Tensor, t: Trans) -> TResult<Tensor> {
+    matmul_mode(a, b, Mode::Auto, t)
 }
 
 /// `a · b` always with the exact in-order kernel.
 pub fn matmul_exact(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Exact)
+    matmul_mode(a, b, Mode::Exact, Trans::NONE)
 }
 
 /// `a · b` always with the GEMM kernel for 2-D products (dot, mat-vec and
 /// vec-mat still use the in-order loops).
 pub fn matmul_fast(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Fast)
+    matmul_mode(a, b, Mode::Fast, Trans::NONE)
 }
 
-fn mismatch(a: &Tensor, b: &Tensor) -> TensorError {
+fn mismatch(a: &Tensor, b: &Tensor, t: Trans) -> TensorError {
+    let mark = |x: bool| if x { "ᵀ" } else { "" };
     TensorError::shape(format!(
-        "matmul: shapes {} and {} do not fit",
+        "matmul: shapes {}{} and {}{} do not fit",
         fmt_shape(a.shape()),
-        fmt_shape(b.shape())
+        mark(t.a),
+        fmt_shape(b.shape()),
+        mark(t.b)
     ))
 }
 
-fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
+/// The transpose of row-major `x` (`r×c`) as a row-major `c×r` matrix.
+fn transposed_copy(r: usize, c: usize, x: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; r * c];
+    for (i, row) in x.chunks_exact(c).take(r).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[j * r + i] = v;
+        }
+    }
+    out
+}
+
+fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
+    let mismatch = |a, b| mismatch(a, b, tr);
+    if (tr.a && sa.len() < 2) || (tr.b && sb.len() < 2) {
+        return Err(mismatch(a, b));
+    }
     match (sa.len(), sb.len()) {
         (1, 1) => {
             if sa[0] != sb[0] {
@@ -85,8 +149,16 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
             Ok(Tensor::from_parts(vec![n], out))
         }
         (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
-            let (m, k) = (sa[ra - 2], sa[ra - 1]);
-            let (k2, n) = (sb[rb - 2], sb[rb - 1]);
+            let (m, k) = if tr.a {
+                (sa[ra - 1], sa[ra - 2])
+            } else {
+                (sa[ra - 2], sa[ra - 1])
+            };
+            let (k2, n) = if tr.b {
+                (sb[rb - 1], sb[rb - 2])
+            } else {
+                (sb[rb - 2], sb[rb - 1])
+            };
             if k != k2 {
                 return Err(mismatch(a, b));
             }
@@ -107,14 +179,39 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode) -> TResult<Tensor> {
                 Mode::Fast => false,
                 Mode::Auto => (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK,
             };
+            // `rows` is m, or nb·m for the tall product below (only when a is not
+            // transposed); a transposed operand's matrix is stored as [k, rows] / [n, k].
             let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: &mut [f64]| {
                 if exact || k == 0 {
+                    let (at, bt);
+                    let ad = if tr.a {
+                        at = transposed_copy(k, rows, ad);
+                        &at[..]
+                    } else {
+                        ad
+                    };
+                    let bd = if tr.b {
+                        bt = transposed_copy(n, k, bd);
+                        &bt[..]
+                    } else {
+                        bd
+                    };
                     gemm_exact(rows, n, k, ad, bd, od)
                 } else {
-                    gemm_fast(rows, n, k, ad, bd, od)
+                    let sa = if tr.a {
+                        Strides::transposed(rows)
+                    } else {
+                        Strides::rows(k)
+                    };
+                    let sb = if tr.b {
+                        Strides::transposed(k)
+                    } else {
+                        Strides::rows(n)
+                    };
+                    gemm_fast(rows, n, k, ad, sa, bd, sb, od)
                 }
             };
-            if bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
+            if !tr.a && bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
                 // b is one matrix: the batch of a is one tall [nb·m, k] matrix.
                 kernel(nb * m, a.data(), b.data(), &mut out);
             } else {
@@ -232,7 +329,17 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
 /// way every `c[i,j]` is accumulated by the same kernel in the same
 /// k-blocking whatever the split, so results do not depend on the thread
 /// count (tests/tensor_errors.rs and the gemm_avx512 unit tests check this).
-fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+#[allow(clippy::too_many_arguments)]
+fn gemm_fast(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    sa: Strides,
+    b: &[f64],
+    sb: Strides,
+    c: &mut [f64],
+) {
     const PAR_MIN_WORK: usize = 1 << 21;
     #[cfg(target_arch = "x86_64")]
     {
@@ -241,13 +348,13 @@ fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) 
         } else {
             super::threads()
         };
-        if super::gemm_avx512::gemm(m, n, k, a, b, c, t) {
+        if super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t) {
             return;
         }
     }
     let t = super::threads().min(n / 8);
     if t <= 1 || m * n * k < PAR_MIN_WORK {
-        return gemm_block(m, n, k, a, b, c, n);
+        return gemm_block(m, n, k, a, sa, b, sb, c, n);
     }
     // Split the columns of b and c into `t` blocks (multiples of 8 columns).
     let per = n.div_ceil(t).div_ceil(8) * 8;
@@ -257,7 +364,19 @@ fn gemm_fast(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) 
         let w = per.min(n - j0);
         // SAFETY: column blocks [j0, j0+w) are disjoint, so no two threads
         // write the same element of c; a, b and c outlive the scope.
-        unsafe { dgemm_raw(m, w, k, a.as_ptr(), k, b[j0..].as_ptr(), n, cp.0.add(j0), n) }
+        unsafe {
+            dgemm_raw(
+                m,
+                w,
+                k,
+                a.as_ptr(),
+                sa,
+                b.as_ptr().add(j0 * sb.col),
+                sb,
+                cp.0.add(j0),
+                n,
+            )
+        }
     };
     super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
 }
@@ -270,16 +389,27 @@ unsafe impl Send for SendPtr {}
 // on the same elements.
 unsafe impl Sync for SendPtr {}
 
-/// One `matrixmultiply::dgemm` call on row-major `[m,k]·[k,n]`.
-fn gemm_block(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64], ldc: usize) {
-    debug_assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * ldc);
-    // SAFETY: a is m×k (row stride k), b is k×n (row stride n), c is m×n
-    // (row stride ldc ≥ n); the slices hold that many elements and c does not
-    // alias a or b.
-    unsafe { dgemm_raw(m, n, k, a.as_ptr(), k, b.as_ptr(), n, c.as_mut_ptr(), ldc) }
+/// One `matrixmultiply::dgemm` call on `[m,k]·[k,n]` (operand strides `sa`, `sb`).
+#[allow(clippy::too_many_arguments)]
+fn gemm_block(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    sa: Strides,
+    b: &[f64],
+    sb: Strides,
+    c: &mut [f64],
+    ldc: usize,
+) {
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * ldc);
+    // SAFETY: a is m×k with strides sa, b is k×n with strides sb (both held
+    // whole by their slices, row-major or transposed), c is m×n with row stride
+    // ldc ≥ n; c does not alias a or b.
+    unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c.as_mut_ptr(), ldc) }
 }
 
-/// `c[m×n] = a[m×k]·b[k×n]` with row strides `lda`, `ldb`, `ldc`.
+/// `c[m×n] = a[m×k]·b[k×n]` with operand strides `sa`, `sb` and row stride `ldc`.
 ///
 /// # Safety
 /// The pointers must address matrices of those sizes and strides; `c` must
@@ -290,9 +420,9 @@ unsafe fn dgemm_raw(
     n: usize,
     k: usize,
     a: *const f64,
-    lda: usize,
+    sa: Strides,
     b: *const f64,
-    ldb: usize,
+    sb: Strides,
     c: *mut f64,
     ldc: usize,
 ) {
@@ -302,11 +432,11 @@ unsafe fn dgemm_raw(
         n,
         1.0,
         a,
-        lda as isize,
-        1,
+        sa.row as isize,
+        sa.col as isize,
         b,
-        ldb as isize,
-        1,
+        sb.row as isize,
+        sb.col as isize,
         0.0,
         c,
         ldc as isize,

@@ -33,7 +33,7 @@ pub use elementwise::{
     reciprocal, relu, scale, sqrt, sub, sub_scalar, tanh, tanh_exp_identity,
 };
 pub use error::{TResult, TensorError, TensorErrorKind};
-pub use matmul::{matmul, matmul_exact, matmul_fast, EXACT_MATMUL_MAX_WORK};
+pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
