@@ -12,6 +12,7 @@
 pub mod check;
 mod forward;
 mod rules;
+mod simplify;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -26,8 +27,9 @@ pub fn differentiate(program: &mut Program) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for req in program.backward.clone() {
         match build(program, &req) {
-            Ok((slots, body)) => {
+            Ok((mut slots, mut body)) => {
                 let f = &mut program.functions[req.companion.0 as usize];
+                simplify::simplify(f.params, &mut slots, &mut body);
                 f.slots = slots;
                 f.body = body;
             }
