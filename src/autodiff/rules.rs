@@ -13,34 +13,9 @@ type Contribs = Vec<(Operand, Operand)>;
 
 /// The operands an rhs reads (for activity analysis).
 pub fn operands(rhs: &Rhs) -> Vec<Operand> {
-    match rhs {
-        Rhs::Use(o)
-        | Rhs::Field(o, _)
-        | Rhs::Convert(o, _)
-        | Rhs::Coerce(o, _)
-        | Rhs::Is(o, _, _) => {
-            vec![o.clone()]
-        }
-        Rhs::Prim(_, a)
-        | Rhs::Call(_, a)
-        | Rhs::Closure(_, a)
-        | Rhs::List(a)
-        | Rhs::Tuple(a)
-        | Rhs::Record(_, a)
-        | Rhs::Template(_, a)
-        | Rhs::Host(_, a)
-        | Rhs::Op(_, a) => a.clone(),
-        Rhs::CallValue(f, a) | Rhs::Method(_, f, a) => {
-            let mut v = vec![f.clone()];
-            v.extend(a.iter().cloned());
-            v
-        }
-        Rhs::Map(e) => e.iter().map(|(_, v)| v.clone()).collect(),
-        Rhs::Index(a, b) => vec![a.clone(), b.clone()],
-        Rhs::Range {
-            start, end, step, ..
-        } => vec![start.clone(), end.clone(), step.clone()],
-    }
+    let mut v = Vec::new();
+    crate::ir::visit::rhs_operands(rhs, &mut |o| v.push(o.clone()));
+    v
 }
 
 fn tensor() -> Ty {
@@ -382,6 +357,14 @@ fn op_rule(
     })
 }
 
+/// The rank of a tensor operand when its static type knows it.
+fn static_rank(gen: &Gen, o: &Operand) -> Option<usize> {
+    match gen.ty(o) {
+        Ty::Tensor { shape: Some(d) } => Some(d.len()),
+        _ => None,
+    }
+}
+
 /// `a · b`: `g · bᵀ`, `aᵀ · g` (last two axes for batched products, read in place by
 /// `matmul_nt` / `matmul_tn`), reduced back over broadcast batch axes; vector cases as
 /// outer products.
@@ -393,11 +376,7 @@ fn matmul_rule(
     out_ty: &Ty,
     span: crate::source::Span,
 ) -> Result<Contribs, Diagnostic> {
-    let rank = |gen: &Gen, o: &Operand| match gen.ty(o) {
-        Ty::Tensor { shape: Some(d) } => Some(d.len()),
-        _ => None,
-    };
-    let (ra, rb) = (rank(gen, a), rank(gen, b));
+    let (ra, rb) = (static_rank(gen, a), static_rank(gen, b));
     Ok(match (ra, rb) {
         (Some(1), Some(1)) => {
             // dot: g is a rank-0 tensor
@@ -461,11 +440,7 @@ fn matmul_t_rule(
     out_ty: &Ty,
     span: crate::source::Span,
 ) -> Result<Contribs, Diagnostic> {
-    let rank = |gen: &Gen, o: &Operand| match gen.ty(o) {
-        Ty::Tensor { shape: Some(d) } => Some(d.len()),
-        _ => None,
-    };
-    match (rank(gen, a), rank(gen, b)) {
+    match (static_rank(gen, a), static_rank(gen, b)) {
         (Some(ra), Some(rb)) if ra >= 2 && rb >= 2 => {
             let (ga, gb) = if op == Op::MatMulNT {
                 let ga = gen.op(Op::MatMul, vec![g.clone(), b.clone()]);

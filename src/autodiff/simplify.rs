@@ -22,6 +22,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::ir::ops::Op;
+use crate::ir::visit::{stmt_operands, stmt_operands_mut};
 use crate::ir::*;
 
 /// Simplifies `body` in place (slots are kept; some may become unused).
@@ -40,7 +41,7 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
     let mut fills: FxHashMap<Slot, (Operand, Operand)> = FxHashMap::default();
     let mut kept = Vec::with_capacity(body.stmts.len());
     for mut st in std::mem::take(&mut body.stmts) {
-        for_each_operand(&mut st, &mut |o| resolve(&subst, o));
+        stmt_operands_mut(&mut st, &mut |o| resolve(&subst, o));
         if let Stmt::Let { dst, rhs, span } = &mut st {
             let (dst, span) = (*dst, *span);
             if single(dst) {
@@ -222,8 +223,8 @@ fn definitions(b: &Block) -> FxHashMap<Slot, u32> {
 fn remove_dead(body: &mut Block) {
     loop {
         let mut reads: FxHashMap<Slot, u32> = FxHashMap::default();
-        for st in body.stmts.iter_mut() {
-            for_each_operand(st, &mut |o| {
+        for st in &body.stmts {
+            stmt_operands(st, &mut |o| {
                 if let Operand::Slot(s) = o {
                     *reads.entry(*s).or_default() += 1;
                 }
@@ -252,118 +253,4 @@ fn pure(rhs: &Rhs) -> bool {
             | Rhs::Field(..)
             | Rhs::Index(..)
     )
-}
-
-/// Calls `f` on every operand `st` reads, nested blocks included.
-fn for_each_operand(st: &mut Stmt, f: &mut impl FnMut(&mut Operand)) {
-    fn place(p: &mut Place, f: &mut impl FnMut(&mut Operand)) {
-        if let PlaceRoot::Slot(s) = p.root {
-            // The root is read (and written); route it through `f` as an operand.
-            let mut o = Operand::Slot(s);
-            f(&mut o);
-            if let Operand::Slot(s2) = o {
-                p.root = PlaceRoot::Slot(s2);
-            }
-        }
-        for step in p.path.iter_mut() {
-            if let PlaceStep::Index(o) = step {
-                f(o);
-            }
-        }
-    }
-    fn block(b: &mut Block, f: &mut impl FnMut(&mut Operand)) {
-        for st in b.stmts.iter_mut() {
-            for_each_operand(st, f);
-        }
-    }
-    match st {
-        Stmt::Let { rhs, .. } => rhs_operands(rhs, f),
-        Stmt::SetGlobal { value, .. } => f(value),
-        Stmt::Store {
-            place: p, value, ..
-        } => {
-            place(p, f);
-            f(value);
-        }
-        Stmt::MethodInPlace { place: p, args, .. } | Stmt::CallInPlace { place: p, args, .. } => {
-            place(p, f);
-            args.iter_mut().for_each(&mut *f);
-        }
-        Stmt::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            f(cond);
-            block(then, f);
-            block(otherwise, f);
-        }
-        Stmt::Loop { body, .. } => block(body, f),
-        Stmt::ForRange {
-            start,
-            end,
-            step,
-            body,
-            ..
-        } => {
-            f(start);
-            f(end);
-            f(step);
-            block(body, f);
-        }
-        Stmt::ForEach { source, body, .. } => {
-            f(source);
-            block(body, f);
-        }
-        Stmt::Return(Some(o)) => f(o),
-        Stmt::Throw { value, .. } => f(value),
-        Stmt::Try { body, handler, .. } => {
-            block(body, f);
-            block(handler, f);
-        }
-        Stmt::Fatal { message, .. } => f(message),
-        Stmt::Assert { cond, message, .. } => {
-            f(cond);
-            if let Some(m) = message {
-                f(m);
-            }
-        }
-        Stmt::Out { args, .. } => args.iter_mut().for_each(&mut *f),
-        Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
-    }
-}
-
-fn rhs_operands(rhs: &mut Rhs, f: &mut impl FnMut(&mut Operand)) {
-    match rhs {
-        Rhs::Use(o)
-        | Rhs::Field(o, _)
-        | Rhs::Convert(o, _)
-        | Rhs::Coerce(o, _)
-        | Rhs::Is(o, _, _) => f(o),
-        Rhs::Prim(_, a)
-        | Rhs::Call(_, a)
-        | Rhs::Closure(_, a)
-        | Rhs::List(a)
-        | Rhs::Tuple(a)
-        | Rhs::Record(_, a)
-        | Rhs::Template(_, a)
-        | Rhs::Host(_, a)
-        | Rhs::Op(_, a) => a.iter_mut().for_each(&mut *f),
-        Rhs::CallValue(x, a) | Rhs::Method(_, x, a) => {
-            f(x);
-            a.iter_mut().for_each(&mut *f);
-        }
-        Rhs::Map(e) => e.iter_mut().for_each(|(_, v)| f(v)),
-        Rhs::Index(a, b) => {
-            f(a);
-            f(b);
-        }
-        Rhs::Range {
-            start, end, step, ..
-        } => {
-            f(start);
-            f(end);
-            f(step);
-        }
-    }
 }

@@ -18,6 +18,7 @@ pub mod lower;
 pub mod ops;
 pub mod print;
 pub mod verify;
+pub mod visit;
 
 use crate::source::Span;
 use crate::syntax::ast::{BinOp, OutKind, UnOp};
