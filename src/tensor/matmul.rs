@@ -115,7 +115,55 @@ fn transposed_copy(r: usize, c: usize, x: &[f64]) -> Vec<f64> {
     out
 }
 
+/// Largest `m·n·k` of a plain 2-D product that [`small_2d`] computes directly.
+const SMALL_WORK: usize = 512;
+
+/// A small 2-D product `op(a)·op(b)` in the exact kernel's order — `a(i,0)·b(0,j)`,
+/// then `+= a(i,p)·b(p,j)` for p = 1, 2, … — read through strides (no transposed
+/// copy, no zero-filled output), so the same bits as [`gemm_exact`]. `None` when
+/// the product is not a small one with `k ≥ 1` (the general path decides).
+#[inline]
+fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
+    let (&[a0, a1], &[b0, b1]) = (a.shape(), b.shape()) else {
+        return None;
+    };
+    let (m, k) = if tr.a { (a1, a0) } else { (a0, a1) };
+    let (k2, n) = if tr.b { (b1, b0) } else { (b0, b1) };
+    if k != k2 || k == 0 || m > SMALL_WORK || n > SMALL_WORK || m * n * k > SMALL_WORK {
+        return None;
+    }
+    // a(i,p) = ad[i·ra + p·ca], b(p,j) = bd[p·rb + j·cb]
+    let (ra, ca) = if tr.a { (1, m) } else { (k, 1) };
+    let (rb, cb) = if tr.b { (1, k) } else { (n, 1) };
+    let total = match checked_numel(&[m, n]) {
+        Ok(t) => t,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut out = match super::alloc(total) {
+        Ok(o) => o,
+        Err(e) => return Some(Err(e)),
+    };
+    let (ad, bd) = (a.data(), b.data());
+    for i in 0..m {
+        let ar = &ad[i * ra..];
+        for j in 0..n {
+            let bc = &bd[j * cb..];
+            let mut acc = ar[0] * bc[0];
+            for p in 1..k {
+                acc += ar[p * ca] * bc[p * rb];
+            }
+            out.push(acc);
+        }
+    }
+    Some(Ok(Tensor::from_parts(vec![m, n], out)))
+}
+
 fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
+    if mode != Mode::Fast {
+        if let Some(r) = small_2d(a, b, tr) {
+            return r;
+        }
+    }
     let (sa, sb) = (a.shape(), b.shape());
     let mismatch = |a, b| mismatch(a, b, tr);
     if (tr.a && sa.len() < 2) || (tr.b && sb.len() < 2) {
