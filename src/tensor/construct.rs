@@ -28,7 +28,7 @@ impl Tensor {
         let n = checked_numel(shape)?;
         let mut v = alloc(n)?;
         v.resize(n, fill);
-        Ok(Tensor::from_parts(shape.to_vec(), v))
+        Ok(Tensor::from_parts(shape, v))
     }
 
     /// `vacua`: zero-filled (rank 0: one 0.0).
@@ -47,7 +47,7 @@ impl Tensor {
                 fmt_shape(shape)
             )));
         }
-        Ok(Tensor::from_parts(shape.to_vec(), data))
+        Tensor::from_vec_parts(shape, data)
     }
 
     /// Like [`Tensor::from_flat`] but copies from a slice.
@@ -62,13 +62,13 @@ impl Tensor {
         }
         let mut v = alloc(n)?;
         v.extend_from_slice(data);
-        Ok(Tensor::from_parts(shape.to_vec(), v))
+        Ok(Tensor::from_parts(shape, v))
     }
 
     /// A rank-1 tensor of the given values.
     pub fn vector(data: Vec<f64>) -> TResult<Tensor> {
         let n = data.len();
         checked_numel(&[n])?;
-        Ok(Tensor::from_parts(vec![n], data))
+        Tensor::from_vec_parts(&[n], data)
     }
 }

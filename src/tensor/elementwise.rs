@@ -63,10 +63,10 @@ fn binary<F: Fn(f64, f64) -> f64 + Copy>(
     b: &Tensor,
     f: F,
 ) -> TResult<Tensor> {
-    if a.shape() == b.shape() {
+    if a.same_shape(b) {
         let mut out = alloc(a.numel())?;
         out.extend(a.data().iter().zip(b.data()).map(|(&x, &y)| f(x, y)));
-        return Ok(Tensor::from_parts(a.shape().to_vec(), out));
+        return Ok(Tensor::shaped_like(a, out));
     }
     let shape = broadcast_shapes(a.shape(), b.shape()).map_err(|e| TensorError {
         message: format!("{name}: {}", e.message),
@@ -176,14 +176,14 @@ pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
             out.extend(row.iter().zip(bd).map(|(&v, &w)| v + w));
         }
     }
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 #[inline(always)]
 fn unary<F: Fn(f64) -> f64 + Copy>(x: &Tensor, f: F) -> TResult<Tensor> {
     let mut out = alloc(x.numel())?;
     out.extend(x.data().iter().map(|&v| f(v)));
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// Like `unary` for costly maps: row-parallel above a size threshold.
@@ -196,7 +196,7 @@ fn unary_par<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tenso
             *d = f(s);
         }
     });
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// `x.neg()`: `−x`.
@@ -266,7 +266,7 @@ fn tanh_map(x: &Tensor, gelu: bool) -> TResult<Tensor> {
     par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
         map_tanh_cr(src, dst, gelu)
     });
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// tanh through the exp identity ([`tanh_exp`]): `1 − 2/(e^{2t}+1)` for

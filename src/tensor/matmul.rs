@@ -155,7 +155,7 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
             out.push(acc);
         }
     }
-    Some(Ok(Tensor::from_parts(vec![m, n], out)))
+    Some(Ok(Tensor::from_parts([m, n], out)))
 }
 
 fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
@@ -185,7 +185,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
             for (i, o) in out.iter_mut().enumerate() {
                 *o = dot(&a.data()[i * k..(i + 1) * k], b.data());
             }
-            Ok(Tensor::from_parts(vec![m], out))
+            Ok(Tensor::from_parts([m], out))
         }
         (1, 2) => {
             let (k, n) = (sb[0], sb[1]);
@@ -194,7 +194,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
             }
             let mut out = alloc_zeros(n)?;
             gemm_exact(1, n, k, a.data(), b.data(), &mut out);
-            Ok(Tensor::from_parts(vec![n], out))
+            Ok(Tensor::from_parts([n], out))
         }
         (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
             let (m, k) = if tr.a {

@@ -8,11 +8,13 @@
 //!
 //! * Every element is an `f64`, whatever the declared element type; integer
 //!   tensors (token ids) hold integral f64 values.
-//! * Storage is `Rc<Vec<f64>>`, shared and copy-on-write (`Rc::make_mut`).
+//! * Storage is one reference-counted block (`buf::Buf`), shared and copy-on-write;
+//!   shapes of rank ≤ 4 are held inline (no allocation).
 //! * Every operation allocates exactly one result buffer, checked against the
 //!   thread's [`Limits`] (a result with more than `max_elements` elements is a
 //!   `Limit` error, never an abort).
 
+mod buf;
 mod construct;
 mod elementwise;
 mod error;
@@ -38,14 +40,18 @@ pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
 };
-pub use reduce::{argmax, max_axis, mean, mean_axis, sum, sum_axis, sum_to_shape};
+pub use reduce::{
+    argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,
+};
 pub use rng::SplitMix64;
 pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
 pub(crate) use tanh::map_tanh_cr;
 pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;
-use std::rc::Rc;
+
+use buf::Buf;
+pub(crate) use buf::Out;
 
 /// Resource limits for tensor allocations (per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,20 +126,16 @@ pub fn checked_numel(shape: &[usize]) -> TResult<usize> {
     Ok(n)
 }
 
-/// An empty buffer with room for exactly `n` elements, or a `Limit` error when
-/// the system refuses the allocation.
-pub(crate) fn alloc(n: usize) -> TResult<Vec<f64>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| TensorError::limit(format!("cannot allocate a tensor of {n} elements")))?;
-    Ok(v)
+/// An empty result buffer with room for exactly `n` elements, or a `Limit` error
+/// when the system refuses the allocation.
+#[inline]
+pub(crate) fn alloc(n: usize) -> TResult<Out> {
+    Out::with_capacity(n)
 }
 
-/// A zero-filled buffer of `n` elements (limit already checked by the caller).
-pub(crate) fn alloc_zeros(n: usize) -> TResult<Vec<f64>> {
-    let mut v = alloc(n)?;
-    v.resize(n, 0.0);
-    Ok(v)
+/// A zero-filled result buffer of `n` elements (limit already checked by the caller).
+pub(crate) fn alloc_zeros(n: usize) -> TResult<Out> {
+    Out::zeros(n)
 }
 
 /// `[2, 3]`-style rendering of a shape for messages.
@@ -142,89 +144,185 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// Axes held inline; a higher rank spills to the heap.
+const INLINE_RANK: usize = 4;
+
+/// A shape: up to [`INLINE_RANK`] sizes inline (unused ones 0, so two inline
+/// shapes are equal exactly when their words are), longer ones boxed.
+#[derive(Clone)]
+enum Shape {
+    Inline(u8, [usize; INLINE_RANK]),
+    Heap(Box<[usize]>),
+}
+
+impl Shape {
+    #[inline(always)]
+    fn new(dims: &[usize]) -> Shape {
+        if dims.len() <= INLINE_RANK {
+            let mut d = [0; INLINE_RANK];
+            d[..dims.len()].copy_from_slice(dims);
+            Shape::Inline(dims.len() as u8, d)
+        } else {
+            Shape::Heap(dims.into())
+        }
+    }
+
+    #[inline(always)]
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Shape::Inline(n, d) => &d[..(*n as usize).min(INLINE_RANK)],
+            Shape::Heap(d) => d,
+        }
+    }
+}
+
+impl PartialEq for Shape {
+    #[inline(always)]
+    fn eq(&self, other: &Shape) -> bool {
+        match (self, other) {
+            (Shape::Inline(n, d), Shape::Inline(m, e)) => n == m && d == e,
+            _ => self.as_slice() == other.as_slice(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
 /// A dense row-major tensor of f64 with copy-on-write storage.
 ///
 /// Invariant: `data.len()` equals the product of `shape` (1 for rank 0).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Tensor {
-    shape: Vec<usize>,
-    data: Rc<Vec<f64>>,
+    shape: Shape,
+    data: Buf,
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Tensor) -> bool {
+        self.shape == other.shape && self.data() == other.data()
+    }
 }
 
 impl Tensor {
-    /// Builds a tensor from parts the caller has already checked (crate use).
-    pub(crate) fn from_parts(shape: Vec<usize>, data: Vec<f64>) -> Tensor {
+    /// Builds a tensor from a filled result buffer the caller has checked against
+    /// `shape` (crate use).
+    #[inline]
+    pub(crate) fn from_parts(shape: impl AsRef<[usize]>, data: Out) -> Tensor {
+        let shape = shape.as_ref();
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
         Tensor {
-            shape,
-            data: Rc::new(data),
+            shape: Shape::new(shape),
+            data: data.finish(),
+        }
+    }
+
+    /// A tensor of `like`'s shape holding `data` (same element count; crate use).
+    #[inline]
+    pub(crate) fn shaped_like(like: &Tensor, data: Out) -> Tensor {
+        debug_assert_eq!(like.numel(), data.len());
+        Tensor {
+            shape: like.shape.clone(),
+            data: data.finish(),
+        }
+    }
+
+    /// Builds a tensor adopting `data`'s allocation (the caller has checked the
+    /// element count against `shape`; crate use).
+    pub(crate) fn from_vec_parts(shape: &[usize], data: Vec<f64>) -> TResult<Tensor> {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+        Ok(Tensor {
+            shape: Shape::new(shape),
+            data: Buf::from_vec(data)?,
+        })
+    }
+
+    /// A view of `x`'s buffer under another shape with the same element count
+    /// (`forma`; crate use).
+    pub(crate) fn reshaped(x: &Tensor, shape: &[usize]) -> Tensor {
+        debug_assert_eq!(shape.iter().product::<usize>(), x.numel());
+        Tensor {
+            shape: Shape::new(shape),
+            data: x.data.clone(),
         }
     }
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: f64) -> Tensor {
-        Tensor::from_parts(Vec::new(), vec![value])
+        let mut out = match Out::with_capacity(1) {
+            Ok(o) => o,
+            Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<f64>()),
+        };
+        out.push(value);
+        Tensor::from_parts([], out)
     }
 
     /// The shape (`[]` at rank 0).
+    #[inline(always)]
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.shape.as_slice()
+    }
+
+    /// Whether two tensors have the same shape.
+    #[inline(always)]
+    pub fn same_shape(&self, other: &Tensor) -> bool {
+        self.shape == other.shape
     }
 
     /// The rank (`longitudo`): number of axes, 0 for a scalar.
     pub fn rank(&self) -> usize {
-        self.shape.len()
+        self.shape().len()
     }
 
     /// Number of elements (1 at rank 0).
+    #[inline(always)]
     pub fn numel(&self) -> usize {
         self.data.len()
     }
 
     /// The elements in row-major order (`planata`).
+    #[inline(always)]
     pub fn data(&self) -> &[f64] {
-        &self.data
-    }
-
-    /// The shared buffer (cheap clone of the `Rc`).
-    pub fn data_rc(&self) -> &Rc<Vec<f64>> {
-        &self.data
+        self.data.as_slice()
     }
 
     /// Mutable elements, copying the buffer first if it is shared.
     pub fn data_mut(&mut self) -> &mut [f64] {
-        Rc::make_mut(&mut self.data).as_mut_slice()
+        self.data.make_mut()
     }
 
     /// Whether two tensors share one buffer (copy-on-write not yet triggered).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
-        Rc::ptr_eq(&self.data, &other.data)
+        self.data.ptr_eq(&other.data)
     }
 
     /// The single element of a one-element tensor (any rank).
     pub fn item(&self) -> TResult<f64> {
-        if self.data.len() == 1 {
-            Ok(self.data[0])
-        } else {
-            Err(TensorError::shape(format!(
+        match self.data() {
+            &[x] => Ok(x),
+            _ => Err(TensorError::shape(format!(
                 "expected a one-element tensor, found shape {}",
-                fmt_shape(&self.shape)
-            )))
+                fmt_shape(self.shape())
+            ))),
         }
     }
 
     /// Row-major offset of a coordinate list (`accipe`/`ponde` index).
     /// Wrong coordinate count → `Shape`; a coordinate out of range → `Index`.
     pub fn offset(&self, index: &[i64]) -> TResult<usize> {
-        if index.len() != self.shape.len() {
+        let shape = self.shape();
+        if index.len() != shape.len() {
             return Err(TensorError::shape(format!(
                 "index has {} coordinates but the tensor has rank {}",
                 index.len(),
-                self.shape.len()
+                shape.len()
             )));
         }
         let mut off = 0usize;
-        for (axis, (&i, &d)) in index.iter().zip(&self.shape).enumerate() {
+        for (axis, (&i, &d)) in index.iter().zip(shape).enumerate() {
             if i < 0 || (i as u64) >= d as u64 {
                 return Err(TensorError::index(format!(
                     "index {i} out of range for axis {axis} of size {d}"
@@ -237,7 +335,7 @@ impl Tensor {
 
     /// The element at a coordinate list (`accipe`).
     pub fn get(&self, index: &[i64]) -> TResult<f64> {
-        Ok(self.data[self.offset(index)?])
+        Ok(self.data()[self.offset(index)?])
     }
 
     /// Writes one element (`ponde`), copying shared storage first.
@@ -249,18 +347,24 @@ impl Tensor {
 
     /// Sets every element to `value` (`reple`).
     pub fn fill_with(&mut self, value: f64) {
-        if Rc::get_mut(&mut self.data).is_none() {
-            self.data = Rc::new(vec![value; self.data.len()]);
-        } else {
+        if self.data.is_unique() {
             self.data_mut().fill(value);
+        } else {
+            let n = self.numel();
+            let mut out = match Out::with_capacity(n) {
+                Ok(o) => o,
+                Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<f64>()),
+            };
+            out.resize(n, value);
+            self.data = out.finish();
         }
     }
 
     /// Validates that every element is an integer in `[0, bound)` and returns
     /// them as indices (ids for gathers, targets, argmax results).
     pub fn to_indices(&self, bound: usize, what: &str) -> TResult<Vec<usize>> {
-        let mut out = Vec::with_capacity(self.data.len());
-        for &v in self.data.iter() {
+        let mut out = Vec::with_capacity(self.numel());
+        for &v in self.data() {
             if v.fract() != 0.0 || !v.is_finite() {
                 return Err(TensorError::index(format!(
                     "{what}: id {v} is not an integer"

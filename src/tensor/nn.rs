@@ -114,7 +114,7 @@ pub fn softmax(x: &Tensor) -> TResult<Tensor> {
             softmax_rows(src, dst, c)
         });
     }
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// `x.log_softmax()`: per last-axis row, `m = max`, `s = Σ exp(x − m)` left to
@@ -137,7 +137,7 @@ pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
             }
         });
     }
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// `x.laminatio(axis, eps, γ, β)`: LayerNorm over the last axis (`axis` must
@@ -187,7 +187,7 @@ pub fn layernorm(
             }
         }
     });
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// `x.crux_entropia(t)`: `−(Σ t·ln(softmax(x) + 1e-7)) / C` → rank 0, with
@@ -295,7 +295,7 @@ pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
             }
         }
     }
-    Ok(Tensor::from_parts(x.shape().to_vec(), out))
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// `collige` VJP *(helper)*: `gE = zeros([V, D])`, then for each id in
@@ -323,5 +323,5 @@ pub fn embedding_backward(ids: &Tensor, g: &Tensor, vocab: usize) -> TResult<Ten
             }
         }
     }
-    Ok(Tensor::from_parts(shape.to_vec(), out))
+    Ok(Tensor::from_parts(shape, out))
 }

@@ -6,7 +6,7 @@
 //! the first slice along the axis and add the others in index order (the
 //! column-sum recipe of AUTODIFF.md §1).
 
-use super::{alloc, fmt_shape, TResult, Tensor, TensorError};
+use super::{alloc, fmt_shape, Out, TResult, Tensor, TensorError};
 
 /// `x.summa()`: in-order sum of every element, starting from 0.0 → rank 0.
 pub fn sum(x: &Tensor) -> TResult<Tensor> {
@@ -23,10 +23,20 @@ pub(crate) fn sum_slice(v: &[f64]) -> f64 {
 
 /// `x.media()`: `summa ÷ count` → rank 0; an empty tensor is a `Shape` error.
 pub fn mean(x: &Tensor) -> TResult<Tensor> {
+    Ok(Tensor::scalar(mean_value(x)?))
+}
+
+/// [`sum`]'s one element, without a rank-0 tensor.
+pub fn sum_value(x: &Tensor) -> f64 {
+    sum_slice(x.data())
+}
+
+/// [`mean`]'s one element, without a rank-0 tensor.
+pub fn mean_value(x: &Tensor) -> TResult<f64> {
     if x.numel() == 0 {
         return Err(TensorError::shape("media: the tensor has no elements"));
     }
-    Ok(Tensor::scalar(sum_slice(x.data()) / x.numel() as f64))
+    Ok(sum_slice(x.data()) / x.numel() as f64)
 }
 
 /// Splits `shape` around `axis` into (outer, size, inner) and the result shape.
@@ -62,7 +72,7 @@ fn fold_axis<F: Fn(f64, f64) -> f64 + Copy>(
     d: usize,
     inner: usize,
     f: F,
-) -> TResult<Vec<f64>> {
+) -> TResult<Out> {
     let mut out = alloc(outer * inner)?;
     let src = x.data();
     for o in 0..outer {
@@ -158,7 +168,7 @@ pub fn argmax(x: &Tensor) -> TResult<Tensor> {
         }
         out.push(best as f64);
     }
-    Ok(Tensor::from_parts(rows_shape.to_vec(), out))
+    Ok(Tensor::from_parts(rows_shape, out))
 }
 
 /// `g.summa_ad_formam(shape)` *(VJP helper)*: reduces a broadcast result `g`

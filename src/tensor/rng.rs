@@ -71,7 +71,7 @@ impl SplitMix64 {
         let n = checked_numel(shape)?;
         let mut out = alloc(n)?;
         out.extend((0..n).map(|_| self.uniform()));
-        Ok(Tensor::from_parts(shape.to_vec(), out))
+        Ok(Tensor::from_parts(shape, out))
     }
 
     /// A tensor of `mean + std·normal` draws.
@@ -79,7 +79,7 @@ impl SplitMix64 {
         let n = checked_numel(shape)?;
         let mut out = alloc(n)?;
         out.extend((0..n).map(|_| mean + std * self.normal()));
-        Ok(Tensor::from_parts(shape.to_vec(), out))
+        Ok(Tensor::from_parts(shape, out))
     }
 
     /// One index drawn from an unnormalised probability row (see the module

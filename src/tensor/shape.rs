@@ -15,10 +15,7 @@ pub fn reshape(x: &Tensor, shape: &[usize]) -> TResult<Tensor> {
             fmt_shape(shape)
         )));
     }
-    Ok(Tensor {
-        shape: shape.to_vec(),
-        data: x.data.clone(),
-    })
+    Ok(Tensor::reshaped(x, shape))
 }
 
 /// `x.transpone()`: rank-2 `[r, c] → [c, r]`.
@@ -43,7 +40,7 @@ pub fn transpose(x: &Tensor) -> TResult<Tensor> {
             }
         }
     }
-    Ok(Tensor::from_parts(vec![c, r], out))
+    Ok(Tensor::from_parts([c, r], out))
 }
 
 /// `x.permuta(axes)`: output axis `i` is input axis `axes[i]`; `axes` must be
