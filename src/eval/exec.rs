@@ -666,6 +666,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 }
                 self.binary_slow(*op, &args[0], &args[1], span)
             }
+            Rhs::Op(op, args) => self.eval_op(*op, args, span),
             Rhs::Call(fid, args) => {
                 let base = self.stack.len();
                 for a in args {
@@ -685,6 +686,55 @@ impl<'p, 'io> Machine<'p, 'io> {
         let a = self.get(a);
         let b = self.get(b);
         ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))
+    }
+
+    /// A tensor op (`Rhs::Op`): operands by reference (no clone, no reference count
+    /// touched); constants go through [`Machine::op_with_consts`].
+    #[inline(never)]
+    fn eval_op(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
+        const N: usize = 5;
+        if args.len() > N {
+            return Err(self.error(
+                codes::RUN_TYPE,
+                format!("`{}` with {} operands", op.name(), args.len()),
+                span,
+            ));
+        }
+        if args.iter().any(|a| matches!(a, Operand::Const(_))) {
+            return self.op_with_consts(op, args, span);
+        }
+        // Never dropped (it owns nothing): no drop glue on this path.
+        let filler = std::mem::ManuallyDrop::new(Value::Vacuum);
+        let mut refs: [&Value; N] = [&*filler; N];
+        for (r, a) in refs.iter_mut().zip(args) {
+            *r = match a {
+                Operand::Slot(s) => &self.stack[self.base + s.0 as usize],
+                Operand::Global(g) => &self.globals[g.0 as usize],
+                Operand::Const(_) => &*filler,
+            };
+        }
+        tensors::apply(op, &refs[..args.len()]).map_err(|f| self.fault_at(f, span))
+    }
+
+    /// A tensor op with constant operands (at most 5 operands): the constants are
+    /// materialised on the native stack, the rest read by reference.
+    #[inline(never)]
+    fn op_with_consts(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
+        let mut consts: [Value; 5] = Default::default();
+        for (k, a) in consts.iter_mut().zip(args) {
+            if let Operand::Const(c) = a {
+                *k = const_value(c);
+            }
+        }
+        let mut refs: [&Value; 5] = [&consts[0]; 5];
+        for ((r, a), k) in refs.iter_mut().zip(args).zip(&consts) {
+            *r = match a {
+                Operand::Slot(s) => &self.stack[self.base + s.0 as usize],
+                Operand::Global(g) => &self.globals[g.0 as usize],
+                Operand::Const(_) => k,
+            };
+        }
+        tensors::apply(op, &refs[..args.len()]).map_err(|f| self.fault_at(f, span))
     }
 
     #[inline(never)]
@@ -731,21 +781,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 let vals: Vec<Value> = args.iter().map(|a| self.val(a)).collect();
                 host::call(*h, &vals, prog, &mut *self.io)
             }
-            Rhs::Op(op, args) => {
-                // Operands on the native stack: no allocation per op (arity ≤ 5).
-                let mut buf: [Value; 5] = Default::default();
-                if args.len() > buf.len() {
-                    return Err(self.error(
-                        codes::RUN_TYPE,
-                        format!("`{}` with {} operands", op.name(), args.len()),
-                        span,
-                    ));
-                }
-                for (b, a) in buf.iter_mut().zip(args) {
-                    *b = self.val(a);
-                }
-                tensors::apply(*op, &buf[..args.len()])
-            }
+            Rhs::Op(op, args) => return self.eval_op(*op, args, span),
             Rhs::List(items) => Ok(Value::list(items.iter().map(|o| self.val(o)).collect())),
             Rhs::Tuple(items) => Ok(Value::Tuple(Rc::new(
                 items.iter().map(|o| self.val(o)).collect(),

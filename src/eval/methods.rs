@@ -109,10 +109,7 @@ fn tensor_method(
         }
         Method::Sectio => {
             arity(m, args, 2)?;
-            super::tensors::apply(
-                Op::Sectio,
-                &[recv.clone(), args[0].clone(), args[1].clone()],
-            )
+            super::tensors::apply(Op::Sectio, &[recv, &args[0], &args[1]])
         }
         _ => no_method(m, recv),
     }

@@ -155,14 +155,10 @@ fn tensor_binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
     use crate::ir::ops::Op;
     match (op, a, b) {
         (BinOp::Dot, Value::Tensor(_), Value::Tensor(_)) => {
-            super::tensors::apply(Op::MatMul, &[a.clone(), b.clone()])
+            super::tensors::apply(Op::MatMul, &[a, b])
         }
-        (BinOp::Hadamard, Value::Tensor(_), _) => {
-            super::tensors::apply(Op::Multiplica, &[a.clone(), b.clone()])
-        }
-        (BinOp::Hadamard, _, Value::Tensor(_)) => {
-            super::tensors::apply(Op::Multiplica, &[b.clone(), a.clone()])
-        }
+        (BinOp::Hadamard, Value::Tensor(_), _) => super::tensors::apply(Op::Multiplica, &[a, b]),
+        (BinOp::Hadamard, _, Value::Tensor(_)) => super::tensors::apply(Op::Multiplica, &[b, a]),
         _ => fault(
             codes::RUN_TYPE,
             format!(

@@ -23,22 +23,35 @@ pub(crate) fn kernel_fault(e: TensorError) -> Fault {
     Fault::Error(code, e.message)
 }
 
+#[inline(always)]
 fn kr<T>(r: Result<T, TensorError>) -> FResult<T> {
-    r.map_err(kernel_fault)
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => Err(kernel_fault_cold(e)),
+    }
 }
 
+#[cold]
+#[inline(never)]
+fn kernel_fault_cold(e: TensorError) -> Fault {
+    kernel_fault(e)
+}
+
+#[inline(always)]
 fn tensor_arg(op: Op, v: &Value) -> FResult<&Tensor> {
     match v {
         Value::Tensor(t) => Ok(t),
-        other => fault(
-            codes::RUN_TYPE,
-            format!(
-                "`{}` needs a tensor, found {}",
-                op.name(),
-                other.type_name()
-            ),
-        ),
+        other => Err(not_tensor(op, other)),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn not_tensor(op: Op, v: &Value) -> Fault {
+    Fault::Error(
+        codes::RUN_TYPE,
+        format!("`{}` needs a tensor, found {}", op.name(), v.type_name()),
+    )
 }
 
 /// A tensor operand that may also be given as a number (broadcast as rank 0).
@@ -55,6 +68,16 @@ fn tensorish(op: Op, v: &Value) -> FResult<Rc<Tensor>> {
                 other.type_name()
             ),
         ),
+    }
+}
+
+/// `f` on a tensor operand that may also be given as a number (broadcast as rank 0),
+/// without touching the operand's reference count.
+#[inline(always)]
+fn with_tensorish<R>(op: Op, v: &Value, f: impl FnOnce(&Tensor) -> R) -> FResult<R> {
+    match v {
+        Value::Tensor(t) => Ok(f(t)),
+        _ => Ok(f(&*tensorish(op, v)?)),
     }
 }
 
@@ -159,7 +182,7 @@ fn scalar_of(t: Tensor) -> FResult<Value> {
 }
 
 /// Runs `op` on evaluated operands (receiver first).
-pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
+pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
     if a.len() != op.arity() {
         return fault(
             codes::RUN_TYPE,
@@ -171,26 +194,26 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
             ),
         );
     }
-    let t = |i: usize| tensor_arg(op, &a[i]);
+    let t = |i: usize| tensor_arg(op, a[i]);
     let out = match op {
-        Op::Crea => kr(Tensor::full(num(op, &a[1])?, &dims(&a[2])?))?,
+        Op::Crea => kr(Tensor::full(num(op, a[1])?, &dims(a[2])?))?,
         Op::Strue => {
             let mut data = Vec::new();
-            flat_numbers(&a[1], &mut data)?;
-            kr(Tensor::from_flat(data, &dims(&a[2])?))?
+            flat_numbers(a[1], &mut data)?;
+            kr(Tensor::from_flat(data, &dims(a[2])?))?
         }
-        Op::Forma => kr(k::reshape(t(0)?, &dims(&a[1])?))?,
+        Op::Forma => kr(k::reshape(t(0)?, &dims(a[1])?))?,
         Op::Transpone => kr(k::transpose(t(0)?))?,
-        Op::Permute => kr(k::permute(t(0)?, &dims(&a[1])?))?,
+        Op::Permute => kr(k::permute(t(0)?, &dims(a[1])?))?,
         Op::Sectio => {
-            let (s, e) = (range_bound(op, &a[1])?, range_bound(op, &a[2])?);
+            let (s, e) = (range_bound(op, a[1])?, range_bound(op, a[2])?);
             kr(k::slice_rows(t(0)?, s, e))?
         }
         Op::Angusta => {
-            let (s, e) = (range_bound(op, &a[2])?, range_bound(op, &a[3])?);
-            kr(k::narrow(t(0)?, axis(op, &a[1])?, s, e))?
+            let (s, e) = (range_bound(op, a[2])?, range_bound(op, a[3])?);
+            kr(k::narrow(t(0)?, axis(op, a[1])?, s, e))?
         }
-        Op::Concatena => kr(k::concat(&[t(0)?, t(1)?], axis(op, &a[2])?))?,
+        Op::Concatena => kr(k::concat(&[t(0)?, t(1)?], axis(op, a[2])?))?,
         // A number operand: one pass over the tensor, no rank-0 tensor to broadcast
         // (the same x ∘ y per element, so the same bits).
         Op::Addita | Op::Subtrahe | Op::Multiplica if a[1].as_f64().is_some() => {
@@ -201,10 +224,22 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
                 _ => k::scale(t(0)?, y),
             })?
         }
-        Op::Addita => kr(k::add(t(0)?, &*tensorish(op, &a[1])?))?,
-        Op::Subtrahe => kr(k::sub(t(0)?, &*tensorish(op, &a[1])?))?,
-        Op::Multiplica => kr(k::mul(t(0)?, &*tensorish(op, &a[1])?))?,
-        Op::Divide => kr(k::div(t(0)?, &*tensorish(op, &a[1])?))?,
+        Op::Addita => {
+            let x = t(0)?;
+            kr(with_tensorish(op, a[1], |y| k::add(x, y))?)?
+        }
+        Op::Subtrahe => {
+            let x = t(0)?;
+            kr(with_tensorish(op, a[1], |y| k::sub(x, y))?)?
+        }
+        Op::Multiplica => {
+            let x = t(0)?;
+            kr(with_tensorish(op, a[1], |y| k::mul(x, y))?)?
+        }
+        Op::Divide => {
+            let x = t(0)?;
+            kr(with_tensorish(op, a[1], |y| k::div(x, y))?)?
+        }
         Op::AdditaBias => kr(k::add_bias(t(0)?, t(1)?))?,
         Op::MatMul => kr(k::matmul(t(0)?, t(1)?))?,
         Op::MatMulNT => kr(k::matmul_t(t(0)?, t(1)?, k::Trans::B))?,
@@ -219,75 +254,75 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         Op::GeluPerExp => kr(k::gelu_exp_identity(t(0)?))?,
         Op::Relu => kr(k::relu(t(0)?))?,
         Op::Reciproca => kr(k::reciprocal(t(0)?))?,
-        Op::Scala => kr(k::scale(t(0)?, num(op, &a[1])?))?,
-        Op::Summa => return scalar_of(kr(k::sum(t(0)?))?),
-        Op::Media => return scalar_of(kr(k::mean(t(0)?))?),
-        Op::SummaAxis => kr(k::sum_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
-        Op::MediaAxis => kr(k::mean_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
-        Op::MaximumAxis => kr(k::max_axis(t(0)?, axis(op, &a[1])?, flag(op, &a[2])?))?,
+        Op::Scala => kr(k::scale(t(0)?, num(op, a[1])?))?,
+        Op::Summa => return Ok(Value::Float(k::sum_value(t(0)?))),
+        Op::Media => return Ok(Value::Float(kr(k::mean_value(t(0)?))?)),
+        Op::SummaAxis => kr(k::sum_axis(t(0)?, axis(op, a[1])?, flag(op, a[2])?))?,
+        Op::MediaAxis => kr(k::mean_axis(t(0)?, axis(op, a[1])?, flag(op, a[2])?))?,
+        Op::MaximumAxis => kr(k::max_axis(t(0)?, axis(op, a[1])?, flag(op, a[2])?))?,
         Op::Argmax => kr(k::argmax(t(0)?))?,
         Op::Softmax => kr(k::softmax(t(0)?))?,
         Op::LogSoftmax => kr(k::log_softmax(t(0)?))?,
         Op::Laminatio => kr(k::layernorm(
             t(0)?,
-            axis(op, &a[1])?,
-            num(op, &a[2])?,
+            axis(op, a[1])?,
+            num(op, a[2])?,
             t(3)?,
             t(4)?,
         ))?,
         Op::CruxEntropia => return scalar_of(kr(k::cross_entropy(t(0)?, t(1)?))?),
         Op::CruxEntropiaIndices => return scalar_of(kr(k::cross_entropy_indices(t(0)?, t(1)?))?),
         Op::Collige => kr(k::embedding(t(0)?, t(1)?))?,
-        Op::LarvaCausalis => kr(k::causal_mask(t(0)?, num(op, &a[1])?))?,
+        Op::LarvaCausalis => kr(k::causal_mask(t(0)?, num(op, a[1])?))?,
         Op::Normalis => {
-            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
-            kr(rng.normal_tensor(&dims(&a[2])?, num(op, &a[3])?, num(op, &a[4])?))?
+            let mut rng = k::SplitMix64::new(seed(op, a[1])?);
+            kr(rng.normal_tensor(&dims(a[2])?, num(op, a[3])?, num(op, a[4])?))?
         }
         Op::Uniformis => {
-            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
-            kr(rng.uniform_tensor(&dims(&a[2])?))?
+            let mut rng = k::SplitMix64::new(seed(op, a[1])?);
+            kr(rng.uniform_tensor(&dims(a[2])?))?
         }
         Op::Multinomialis => {
-            let mut rng = k::SplitMix64::new(seed(op, &a[1])?);
+            let mut rng = k::SplitMix64::new(seed(op, a[1])?);
             kr(rng.multinomial(t(0)?))?
         }
         Op::Numerus => return Ok(Value::Int(t(0)?.numel() as i64)),
         Op::TransponeUltimas => kr(retro::transpose_last(t(0)?))?,
         Op::Positiva => kr(retro::positive(t(0)?))?,
-        Op::RetroNihil => return zeros_like(&a[0]),
-        Op::RetroAdde => return deep_add(&a[0], &a[1]),
-        Op::RetroImple => kr(Tensor::full(num(op, &a[1])?, t(0)?.shape()))?,
+        Op::RetroNihil => return zeros_like(a[0]),
+        Op::RetroAdde => return deep_add(a[0], a[1]),
+        Op::RetroImple => kr(Tensor::full(num(op, a[1])?, t(0)?.shape()))?,
         Op::RetroAdFormam => {
-            let g = tensorish(op, &a[0])?;
-            match &a[1] {
+            let g = tensorish(op, a[0])?;
+            match a[1] {
                 Value::Tensor(like) => kr(k::sum_to_shape(&g, like.shape()))?,
                 // A number operand of a broadcasting op: its gradient is the total.
                 _ => return scalar_of(kr(k::sum(&g))?),
             }
         }
         Op::RetroDilata | Op::RetroMaximum => {
-            let g = tensorish(op, &a[0])?;
+            let g = tensorish(op, a[0])?;
             let like = t(1)?;
-            let ax = axis(op, &a[2])?;
+            let ax = axis(op, a[2])?;
             if op == Op::RetroMaximum {
                 kr(retro::maximum(&g, like, ax))?
             } else {
                 // a[3]: the reduction was a mean (scale 1/n) or a sum (1).
                 let n = like.shape().get(ax).copied().unwrap_or(1) as f64;
-                let scale = if flag(op, &a[3])? { 1.0 / n } else { 1.0 };
+                let scale = if flag(op, a[3])? { 1.0 / n } else { 1.0 };
                 kr(retro::dilata(&g, like, ax, scale))?
             }
         }
         Op::RetroInpone => {
             let like = t(3)?;
-            let ax = axis(op, &a[1])?;
+            let ax = axis(op, a[1])?;
             let full = like.shape().get(ax).copied().unwrap_or(0);
-            kr(k::pad_axis(t(0)?, ax, range_bound(op, &a[2])?, full))?
+            kr(k::pad_axis(t(0)?, ax, range_bound(op, a[2])?, full))?
         }
         Op::RetroSoftmax => kr(retro::softmax(t(0)?, t(1)?))?,
         Op::RetroLogSoftmax => kr(retro::log_softmax(t(0)?, t(1)?))?,
         Op::RetroLaminatio => {
-            let (gx, gg, gb) = kr(retro::layernorm(t(0)?, t(1)?, num(op, &a[2])?, t(3)?))?;
+            let (gx, gg, gb) = kr(retro::layernorm(t(0)?, t(1)?, num(op, a[2])?, t(3)?))?;
             return Ok(Value::Tuple(Rc::new(vec![
                 Value::tensor(gx),
                 Value::tensor(gg),
@@ -303,11 +338,11 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
-        Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, &a[0])?, t(1)?, t(2)?))?,
-        Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, &a[0])?, t(1)?, t(2)?))?,
+        Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, a[0])?, t(1)?, t(2)?))?,
+        Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, a[0])?, t(1)?, t(2)?))?,
         Op::RetroPermute => {
             // The inverse permutation: output axis axes[i] takes input axis i.
-            let axes = dims(&a[1])?;
+            let axes = dims(a[1])?;
             let mut inv = vec![0; axes.len()];
             for (i, &ax) in axes.iter().enumerate() {
                 match inv.get_mut(ax) {
@@ -324,10 +359,10 @@ pub(crate) fn apply(op: Op, a: &[Value]) -> FResult<Value> {
         }
         Op::RetroPars => {
             // The part of g that came from operand `which` (0: x, 1: y) of a concatenation.
-            let ax = axis(op, &a[3])?;
+            let ax = axis(op, a[3])?;
             let nx = t(1)?.shape().get(ax).copied().unwrap_or(0);
             let ny = t(2)?.shape().get(ax).copied().unwrap_or(0);
-            let (s, e) = if int(op, &a[4])? == 0 {
+            let (s, e) = if int(op, a[4])? == 0 {
                 (0, nx)
             } else {
                 (nx, nx + ny)

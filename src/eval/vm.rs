@@ -431,7 +431,9 @@ impl<'p> Machine<'p, '_> {
                 Ins::Index { dst, a, i } => {
                     let (xs, k) = (&slot!(a), op!(i));
                     let v = match (xs, k) {
-                        (Value::List(items), Value::Int(n)) if (*n as u64) < items.len() as u64 => {
+                        (Value::List(items) | Value::Tuple(items), Value::Int(n))
+                            if (*n as u64) < items.len() as u64 =>
+                        {
                             // SAFETY: `n` was checked against the length just above.
                             dup(unsafe { items.get_unchecked(*n as usize) })
                         }
