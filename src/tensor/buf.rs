@@ -222,7 +222,8 @@ impl Out {
         self.filled += 1;
     }
 
-    /// Appends the items (at most the remaining capacity; more is a bug: panic).
+    /// Appends the items, at most the remaining capacity (every kernel sizes its
+    /// buffer exactly; items beyond it would be a bug, caught in debug builds).
     #[inline(always)]
     pub(crate) fn extend<I: IntoIterator<Item = f64>>(&mut self, items: I) {
         let mut it = items.into_iter();
@@ -232,9 +233,10 @@ impl Out {
             k += 1;
         }
         self.filled += k;
-        if self.filled == self.cap {
-            assert!(it.next().is_none(), "tensor buffer overfilled");
-        }
+        debug_assert!(
+            self.filled < self.cap || it.next().is_none(),
+            "tensor buffer overfilled"
+        );
     }
 
     /// Appends a copy of `src`.

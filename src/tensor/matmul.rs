@@ -144,13 +144,18 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
         Err(e) => return Some(Err(e)),
     };
     let (ad, bd) = (a.data(), b.data());
+    if ad.len() != m * k || bd.len() != k * n {
+        return None;
+    }
     for i in 0..m {
-        let ar = &ad[i * ra..];
         for j in 0..n {
-            let bc = &bd[j * cb..];
-            let mut acc = ar[0] * bc[0];
+            // SAFETY: i < m, j < n, p < k: `i·ra + p·ca ≤ m·k − 1 < ad.len()` and
+            // `p·rb + j·cb ≤ k·n − 1 < bd.len()` for either stride pair (lengths checked above).
+            let x = |p: usize| unsafe { *ad.get_unchecked(i * ra + p * ca) };
+            let y = |p: usize| unsafe { *bd.get_unchecked(p * rb + j * cb) };
+            let mut acc = x(0) * y(0);
             for p in 1..k {
-                acc += ar[p * ca] * bc[p * rb];
+                acc += x(p) * y(p);
             }
             out.push(acc);
         }

@@ -60,17 +60,22 @@ pub struct Limits {
     pub max_elements: usize,
 }
 
+impl Limits {
+    /// 4 GiB worth of f64 elements: 4·2³⁰ / 8 = 536 870 912.
+    const DEFAULT: Limits = Limits {
+        max_elements: (4usize << 30) / 8,
+    };
+}
+
 impl Default for Limits {
     /// 4 GiB worth of f64 elements: 4·2³⁰ / 8 = 536 870 912.
     fn default() -> Self {
-        Limits {
-            max_elements: (4usize << 30) / 8,
-        }
+        Limits::DEFAULT
     }
 }
 
 thread_local! {
-    static LIMITS: Cell<Limits> = Cell::new(Limits::default());
+    static LIMITS: Cell<Limits> = const { Cell::new(Limits::DEFAULT) };
     static THREADS: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -149,10 +154,19 @@ const INLINE_RANK: usize = 4;
 
 /// A shape: up to [`INLINE_RANK`] sizes inline (unused ones 0, so two inline
 /// shapes are equal exactly when their words are), longer ones boxed.
-#[derive(Clone)]
 enum Shape {
     Inline(u8, [usize; INLINE_RANK]),
     Heap(Box<[usize]>),
+}
+
+impl Clone for Shape {
+    #[inline(always)]
+    fn clone(&self) -> Shape {
+        match self {
+            Shape::Inline(n, d) => Shape::Inline(*n, *d),
+            Shape::Heap(d) => Shape::Heap(d.clone()),
+        }
+    }
 }
 
 impl Shape {
@@ -210,7 +224,7 @@ impl PartialEq for Tensor {
 impl Tensor {
     /// Builds a tensor from a filled result buffer the caller has checked against
     /// `shape` (crate use).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn from_parts(shape: impl AsRef<[usize]>, data: Out) -> Tensor {
         let shape = shape.as_ref();
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
@@ -221,7 +235,7 @@ impl Tensor {
     }
 
     /// A tensor of `like`'s shape holding `data` (same element count; crate use).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn shaped_like(like: &Tensor, data: Out) -> Tensor {
         debug_assert_eq!(like.numel(), data.len());
         Tensor {
