@@ -689,37 +689,50 @@ impl<'p, 'io> Machine<'p, 'io> {
     }
 
     /// A tensor op (`Rhs::Op`): operands by reference (no clone, no reference count
-    /// touched); constants go through [`Machine::op_with_consts`].
+    /// touched). One or two slot/global operands here; the rest (constants, more
+    /// operands) through [`Machine::op_with_consts`].
     #[inline(never)]
-    fn eval_op(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
-        const N: usize = 5;
-        if args.len() > N {
+    pub(super) fn eval_op(
+        &self,
+        op: crate::ir::ops::Op,
+        args: &[Operand],
+        span: Span,
+    ) -> Res<Value> {
+        let r = match args {
+            [x] => match self.operand_ref(x) {
+                Some(x) => tensors::apply(op, &[x]),
+                None => return self.op_with_consts(op, args, span),
+            },
+            [x, y] => match (self.operand_ref(x), self.operand_ref(y)) {
+                (Some(x), Some(y)) => tensors::apply(op, &[x, y]),
+                _ => return self.op_with_consts(op, args, span),
+            },
+            _ => return self.op_with_consts(op, args, span),
+        };
+        r.map_err(|f| self.fault_at(f, span))
+    }
+
+    /// A slot or global operand by reference; `None` for a constant.
+    #[inline(always)]
+    fn operand_ref(&self, a: &Operand) -> Option<&Value> {
+        match a {
+            Operand::Slot(s) => Some(&self.stack[self.base + s.0 as usize]),
+            Operand::Global(g) => Some(&self.globals[g.0 as usize]),
+            Operand::Const(_) => None,
+        }
+    }
+
+    /// A tensor op with constant operands or more than two operands (at most 5): the
+    /// constants are materialised on the native stack, the rest read by reference.
+    #[inline(never)]
+    fn op_with_consts(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
+        if args.len() > 5 {
             return Err(self.error(
                 codes::RUN_TYPE,
                 format!("`{}` with {} operands", op.name(), args.len()),
                 span,
             ));
         }
-        if args.iter().any(|a| matches!(a, Operand::Const(_))) {
-            return self.op_with_consts(op, args, span);
-        }
-        // Never dropped (it owns nothing): no drop glue on this path.
-        let filler = std::mem::ManuallyDrop::new(Value::Vacuum);
-        let mut refs: [&Value; N] = [&*filler; N];
-        for (r, a) in refs.iter_mut().zip(args) {
-            *r = match a {
-                Operand::Slot(s) => &self.stack[self.base + s.0 as usize],
-                Operand::Global(g) => &self.globals[g.0 as usize],
-                Operand::Const(_) => &*filler,
-            };
-        }
-        tensors::apply(op, &refs[..args.len()]).map_err(|f| self.fault_at(f, span))
-    }
-
-    /// A tensor op with constant operands (at most 5 operands): the constants are
-    /// materialised on the native stack, the rest read by reference.
-    #[inline(never)]
-    fn op_with_consts(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
         let mut consts: [Value; 5] = Default::default();
         for (k, a) in consts.iter_mut().zip(args) {
             if let Operand::Const(c) = a {

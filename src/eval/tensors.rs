@@ -182,18 +182,44 @@ fn scalar_of(t: Tensor) -> FResult<Value> {
 }
 
 /// Runs `op` on evaluated operands (receiver first).
+///
+/// The ops of a small training step with tensor operands are dispatched here, the
+/// rest by [`apply_general`] (the same kernels and errors either way).
+#[inline(always)]
 pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
     if a.len() != op.arity() {
-        return fault(
-            codes::RUN_TYPE,
-            format!(
-                "`{}` takes {} operand(s), got {}",
-                op.name(),
-                op.arity(),
-                a.len()
-            ),
-        );
+        return Err(arity_fault(op, a.len()));
     }
+    let r = match (op, a) {
+        (Op::Addita, [Value::Tensor(x), Value::Tensor(y)]) => k::add(x, y),
+        (Op::Subtrahe, [Value::Tensor(x), Value::Tensor(y)]) => k::sub(x, y),
+        (Op::Multiplica, [Value::Tensor(x), Value::Tensor(y)]) => k::mul(x, y),
+        (Op::MatMul, [Value::Tensor(x), Value::Tensor(y)]) => k::matmul(x, y),
+        (Op::MatMulNT, [Value::Tensor(x), Value::Tensor(y)]) => k::matmul_t(x, y, k::Trans::B),
+        (Op::MatMulTN, [Value::Tensor(x), Value::Tensor(y)]) => k::matmul_t(x, y, k::Trans::A),
+        (Op::Neg, [Value::Tensor(x)]) => k::neg(x),
+        // As apply_general's number-operand arm: one pass, no rank-0 tensor.
+        (Op::Multiplica, [Value::Tensor(x), Value::Float(y)]) => k::scale(x, *y),
+        (Op::Addita, [Value::Tensor(x), Value::Float(y)]) => k::add_scalar(x, *y),
+        (Op::Subtrahe, [Value::Tensor(x), Value::Float(y)]) => k::sub_scalar(x, *y),
+        (Op::Media, [Value::Tensor(x)]) => return Ok(Value::Float(kr(k::mean_value(x))?)),
+        _ => return apply_general(op, a),
+    };
+    Ok(Value::tensor(kr(r)?))
+}
+
+#[cold]
+#[inline(never)]
+fn arity_fault(op: Op, n: usize) -> Fault {
+    Fault::Error(
+        codes::RUN_TYPE,
+        format!("`{}` takes {} operand(s), got {}", op.name(), op.arity(), n),
+    )
+}
+
+/// [`apply`] for every op, operand counts already checked.
+#[inline(never)]
+fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
     let t = |i: usize| tensor_arg(op, a[i]);
     let out = match op {
         Op::Crea => kr(Tensor::full(num(op, a[1])?, &dims(a[2])?))?,

@@ -442,7 +442,10 @@ impl<'p> Machine<'p, '_> {
                     set!(dst, v);
                 }
                 Ins::Rhs { dst, rhs } => {
-                    let v = self.eval_rhs(rhs, code.spans[pc])?;
+                    let v = match rhs {
+                        crate::ir::Rhs::Op(op, args) => self.eval_op(*op, args, code.spans[pc])?,
+                        _ => self.eval_rhs(rhs, code.spans[pc])?,
+                    };
                     set!(dst, v);
                 }
                 Ins::Call { dst, func, at, n } => {
