@@ -135,10 +135,13 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     // a(i,p) = ad[i·ra + p·ca], b(p,j) = bd[p·rb + j·cb]
     let (ra, ca) = if tr.a { (1, m) } else { (k, 1) };
     let (rb, cb) = if tr.b { (1, k) } else { (n, 1) };
-    let total = match checked_numel(&[m, n]) {
-        Ok(t) => t,
-        Err(e) => return Some(Err(e)),
-    };
+    // No overflow: k ≥ 1 and m·n·k ≤ SMALL_WORK. Over the thread's limit: its error.
+    let total = m * n;
+    if total > super::Limits::current().max_elements {
+        if let Err(e) = checked_numel(&[m, n]) {
+            return Some(Err(e));
+        }
+    }
     let mut out = match super::alloc(total) {
         Ok(o) => o,
         Err(e) => return Some(Err(e)),
