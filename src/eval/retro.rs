@@ -44,7 +44,7 @@ fn softmax_row(x: &[f64], out: &mut Vec<f64>) {
 pub fn softmax(g: &Tensor, y: &Tensor) -> TResult<Tensor> {
     check_same("retro_softmax", g, y)?;
     let d = last_dim("retro_softmax", y)?;
-    let mut out = Vec::with_capacity(y.numel());
+    let mut out = k::vec_for_tensor(y.numel());
     for (gr, yr) in g.data().chunks_exact(d).zip(y.data().chunks_exact(d)) {
         let mut s = 0.0;
         for (a, b) in gr.iter().zip(yr) {
@@ -59,7 +59,7 @@ pub fn softmax(g: &Tensor, y: &Tensor) -> TResult<Tensor> {
 pub fn log_softmax(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
     check_same("retro_log_softmax", g, x)?;
     let d = last_dim("retro_log_softmax", x)?;
-    let mut out = Vec::with_capacity(x.numel());
+    let mut out = k::vec_for_tensor(x.numel());
     let mut p = Vec::with_capacity(d);
     for (gr, xr) in g.data().chunks_exact(d).zip(x.data().chunks_exact(d)) {
         p.clear();
@@ -87,7 +87,7 @@ pub fn layernorm(
     }
     let df = d as f64;
     let gm = gamma.data();
-    let mut gx = Vec::with_capacity(x.numel());
+    let mut gx = k::vec_for_tensor(x.numel());
     let mut gg: Vec<f64> = Vec::new();
     let mut gb: Vec<f64> = Vec::new();
     let mut xh = vec![0.0; d];
@@ -165,16 +165,17 @@ pub fn gelu(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
     } else {
         k::map_tanh_cr(&u, &mut t, false);
     }
-    let out = g
-        .data()
-        .iter()
-        .zip(x.data())
-        .zip(&t)
-        .map(|((&gv, &xv), &t)| {
-            let du = c * (1.0 + three_beta * (xv * xv));
-            gv * (0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du)
-        })
-        .collect();
+    let mut out = k::vec_for_tensor(x.numel());
+    out.extend(
+        g.data()
+            .iter()
+            .zip(x.data())
+            .zip(&t)
+            .map(|((&gv, &xv), &t)| {
+                let du = c * (1.0 + three_beta * (xv * xv));
+                gv * (0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du)
+            }),
+    );
     Tensor::from_flat(out, x.shape())
 }
 
@@ -186,7 +187,7 @@ pub fn cross_entropy(g: f64, x: &Tensor, t: &Tensor) -> TResult<Tensor> {
     check_same("retro_crux_entropia", x, t)?;
     let d = last_dim("retro_crux_entropia", x)?;
     let c = d as f64;
-    let mut out = Vec::with_capacity(x.numel());
+    let mut out = k::vec_for_tensor(x.numel());
     let mut p = Vec::with_capacity(d);
     let mut r = Vec::with_capacity(d);
     for (xr, tr) in x.data().chunks_exact(d).zip(t.data().chunks_exact(d)) {
@@ -212,7 +213,7 @@ pub fn cross_entropy_indices(g: f64, z: &Tensor, y: &Tensor) -> TResult<Tensor> 
     }
     let ids = y.to_indices(d, "retro_crux_indices")?;
     let n = rows as f64;
-    let mut out = Vec::with_capacity(z.numel());
+    let mut out = k::vec_for_tensor(z.numel());
     for (r, zr) in z.data().chunks_exact(d).enumerate() {
         let start = out.len();
         softmax_row(zr, &mut out);
@@ -239,7 +240,7 @@ pub fn dilata(g: &Tensor, like: &Tensor, axis: usize, scale: f64) -> TResult<Ten
         ));
     }
     let gd = g.data();
-    let mut out = Vec::with_capacity(like.numel());
+    let mut out = k::vec_for_tensor(like.numel());
     for o in 0..outer {
         let row = &gd[o * inner..(o + 1) * inner];
         for _ in 0..n {
@@ -264,7 +265,8 @@ pub fn maximum(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
         ));
     }
     let (xd, gd) = (x.data(), g.data());
-    let mut out = vec![0.0; x.numel()];
+    let mut out = k::vec_for_tensor(x.numel());
+    out.resize(x.numel(), 0.0);
     for o in 0..outer {
         for i in 0..inner {
             let mut best = 0;
@@ -294,11 +296,8 @@ pub fn transpose_last(x: &Tensor) -> TResult<Tensor> {
 
 /// `1.0` where `x > 0`, else `0.0`.
 pub fn positive(x: &Tensor) -> TResult<Tensor> {
-    let out = x
-        .data()
-        .iter()
-        .map(|&v| if v > 0.0 { 1.0 } else { 0.0 })
-        .collect();
+    let mut out = k::vec_for_tensor(x.numel());
+    out.extend(x.data().iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }));
     Tensor::from_flat(out, x.shape())
 }
 

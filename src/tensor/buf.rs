@@ -107,6 +107,12 @@ impl Buf {
     }
 }
 
+/// An empty `Vec` with room for `n` elements that [`Buf::from_vec`] adopts in place
+/// (its block also has room for the trailer).
+pub(crate) fn vec_for(n: usize) -> Vec<f64> {
+    Vec::with_capacity(n.saturating_add(TRAILER))
+}
+
 impl Clone for Buf {
     #[inline(always)]
     fn clone(&self) -> Buf {

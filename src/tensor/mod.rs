@@ -53,6 +53,12 @@ use std::cell::Cell;
 use buf::Buf;
 pub(crate) use buf::Out;
 
+/// An empty `Vec` with room for `n` elements that becomes a tensor's storage
+/// ([`Tensor::from_flat`]) without being copied or grown.
+pub(crate) fn vec_for_tensor(n: usize) -> Vec<f64> {
+    buf::vec_for(n)
+}
+
 /// Resource limits for tensor allocations (per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
