@@ -206,6 +206,18 @@ impl Out {
         }
     }
 
+    /// Declares the whole buffer filled and returns a pointer to its first slot, for a
+    /// kernel that writes through raw pointers (the fast GEMM).
+    ///
+    /// # Safety
+    /// Before the buffer is read (through `Deref`) or finished, every one of its
+    /// `cap` slots must have been written through the returned pointer.
+    #[inline]
+    pub(crate) unsafe fn assume_filled(&mut self) -> *mut f64 {
+        self.filled = self.cap;
+        self.ptr.as_ptr()
+    }
+
     /// The slots not yet filled.
     #[inline(always)]
     fn spare(&mut self) -> &mut [MaybeUninit<f64>] {

@@ -98,12 +98,17 @@ unsafe impl Sync for SendPtr {}
 
 /// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), each
 /// held in a slice of exactly its `m·k` / `k·n` elements, and row-major `c`
-/// (`m×n`, overwritten), on up to `threads` threads (rows or columns of `c`
+/// (`m×n` at `c`, every element written; it need not be initialised), on up to
+/// `threads` threads (rows or columns of `c`
 /// split into blocks of whole tiles). Returns `false` (leaving `c` untouched) when the CPU lacks
 /// AVX-512F or a packing buffer cannot be allocated; the caller then uses
 /// another kernel. The result does not depend on `threads`.
+///
+/// # Safety
+/// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
+/// writes during the call and that do not overlap `a` or `b`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn gemm(
+pub(super) unsafe fn gemm(
     m: usize,
     n: usize,
     k: usize,
@@ -111,10 +116,10 @@ pub(super) fn gemm(
     sa: Strides,
     b: &[f64],
     sb: Strides,
-    c: &mut [f64],
+    c: *mut f64,
     threads: usize,
 ) -> bool {
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    assert!(a.len() >= m * k && b.len() >= k * n);
     // Every addressed element must lie inside its slice: the largest offset is
     // (rows−1)·row + (cols−1)·col.
     let last = |r: usize, cl: usize, s: Strides| (r.max(1) - 1) * s.row + (cl.max(1) - 1) * s.col;
@@ -127,7 +132,8 @@ pub(super) fn gemm(
         return true;
     }
     if k == 0 {
-        c[..m * n].fill(0.0);
+        // SAFETY: c addresses m·n writable elements (the caller's contract).
+        unsafe { std::ptr::write_bytes(c, 0, m * n) };
         return true;
     }
     let t = threads.max(1);
@@ -150,7 +156,7 @@ pub(super) fn gemm(
     if !bufs[..blocks].iter_mut().all(|b| b.reserve(mm, nn, k)) {
         return false;
     }
-    let cp = SendPtr(c.as_mut_ptr());
+    let cp = SendPtr(c);
     let (ap, bp) = (
         SendPtr(a.as_ptr().cast_mut()),
         SendPtr(b.as_ptr().cast_mut()),
@@ -471,6 +477,24 @@ unsafe fn kernel_edge(
 mod tests {
     use super::*;
 
+    /// `gemm` into a whole, initialised slice.
+    #[allow(clippy::too_many_arguments)]
+    fn safe_gemm(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &[f64],
+        sa: Strides,
+        b: &[f64],
+        sb: Strides,
+        c: &mut [f64],
+        t: usize,
+    ) -> bool {
+        assert!(c.len() >= m * n);
+        // SAFETY: c holds m·n elements, borrowed mutably for the call.
+        unsafe { gemm(m, n, k, a, sa, b, sb, c.as_mut_ptr(), t) }
+    }
+
     fn lcg(seed: u64, n: usize) -> Vec<f64> {
         let mut s = seed;
         (0..n)
@@ -497,7 +521,7 @@ mod tests {
         for t in [1, 2, 3] {
             let mut c = vec![f64::NAN; m * n];
             assert!(
-                gemm(
+                safe_gemm(
                     m,
                     n,
                     k,
@@ -549,7 +573,7 @@ mod tests {
             let a = lcg(1, m * k);
             let b = lcg(2, k * n);
             let mut one = vec![0.0; m * n];
-            assert!(gemm(
+            assert!(safe_gemm(
                 m,
                 n,
                 k,
@@ -562,7 +586,7 @@ mod tests {
             ));
             for t in [2, 3, 4, 7] {
                 let mut c = vec![0.0; m * n];
-                assert!(gemm(
+                assert!(safe_gemm(
                     m,
                     n,
                     k,
@@ -601,7 +625,7 @@ mod tests {
             let a = lcg(3, m * k);
             let b = lcg(4, k * n);
             let mut want = vec![0.0; m * n];
-            assert!(gemm(
+            assert!(safe_gemm(
                 m,
                 n,
                 k,
@@ -627,7 +651,7 @@ mod tests {
                         (&b, Strides::rows(n))
                     };
                     let mut c = vec![f64::NAN; m * n];
-                    assert!(gemm(m, n, k, ad, sa, bd, sb, &mut c, t));
+                    assert!(safe_gemm(m, n, k, ad, sa, bd, sb, &mut c, t));
                     assert!(
                         want.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
                         "{m}×{n}×{k} ta={ta} tb={tb} t={t}"

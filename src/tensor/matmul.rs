@@ -223,9 +223,8 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
             let mut out_shape = batch.clone();
             out_shape.extend([m, n]);
             let total = checked_numel(&out_shape)?;
-            let mut out = alloc_zeros(total)?;
             if total == 0 {
-                return Ok(Tensor::from_parts(out_shape, out));
+                return Ok(Tensor::from_parts(out_shape, alloc_zeros(0)?));
             }
             let nb: usize = batch.iter().product();
             // Auto: the exact kernel for small products — judged on the whole batch, so
@@ -235,10 +234,27 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                 Mode::Fast => false,
                 Mode::Auto => (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK,
             };
+            let exact = exact || k == 0;
+            // The exact kernel accumulates into zeros; the fast one stores every element
+            // of every product itself (its first k-block stores, later ones add), so its
+            // output is not zero-filled first.
+            let mut out = if exact {
+                alloc_zeros(total)?
+            } else {
+                super::alloc(total)?
+            };
+            // SAFETY: every slot is written below: the zero-filled buffer already is,
+            // and the fast kernel writes each element of each m×n product (the
+            // products tile the buffer: the tall one covers nb·m rows, the batched ones
+            // nb consecutive m×n blocks).
+            let base = SendPtr(unsafe { out.assume_filled() });
             // `rows` is m, or nb·m for the tall product below (only when a is not
             // transposed); a transposed operand's matrix is stored as [k, rows] / [n, k].
-            let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: &mut [f64]| {
-                if exact || k == 0 {
+            let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: *mut f64| {
+                if exact {
+                    // SAFETY: `od` addresses rows·n initialised (zero) elements of `out`
+                    // that no other reference covers during this call.
+                    let od = unsafe { std::slice::from_raw_parts_mut(od, rows * n) };
                     let (at, bt);
                     let ad = if tr.a {
                         at = transposed_copy(k, rows, ad);
@@ -264,12 +280,14 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                     } else {
                         Strides::rows(n)
                     };
-                    gemm_fast(rows, n, k, ad, sa, bd, sb, od)
+                    // SAFETY: `od` addresses rows·n elements of `out`, written by no one
+                    // else during this call and not overlapping a or b.
+                    unsafe { gemm_fast(rows, n, k, ad, sa, bd, sb, od) }
                 }
             };
             if !tr.a && bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
                 // b is one matrix: the batch of a is one tall [nb·m, k] matrix.
-                kernel(nb * m, a.data(), b.data(), &mut out);
+                kernel(nb * m, a.data(), b.data(), base.get());
             } else {
                 let ia = batch_offsets(ba, &batch);
                 let ib = batch_offsets(bb, &batch);
@@ -277,10 +295,11 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                 // One product per batch index; the indices are split over threads in
                 // contiguous groups when the work is large (each result depends only
                 // on its own operands, so never on the thread count).
-                let run = |first: usize, chunk: &mut [f64]| {
-                    for (i, c) in chunk.chunks_exact_mut(m * n).enumerate() {
-                        let t = first + i;
+                let run = |first: usize, count: usize| {
+                    for t in first..first + count {
                         let (oa, ob) = (ia[t] * m * k, ib[t] * k * n);
+                        // SAFETY: product t owns elements [t·m·n, (t+1)·m·n) of `out`.
+                        let c = unsafe { base.get().add(t * m * n) };
                         kernel(m, &ad[oa..oa + m * k], &bd[ob..ob + k * n], c);
                     }
                 };
@@ -288,10 +307,11 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                 let workers = super::threads().min(nb);
                 if workers > 1 && work >= PAR_MIN_BATCHED_WORK {
                     let per = nb.div_ceil(workers);
-                    let blocks: Vec<&mut [f64]> = out.chunks_mut(per * m * n).collect();
-                    super::pool::run_each(blocks, &|i, chunk| run(i * per, chunk));
+                    super::pool::run_blocks(nb.div_ceil(per), &|i| {
+                        run(i * per, per.min(nb - i * per))
+                    });
                 } else {
-                    run(0, &mut out);
+                    run(0, nb);
                 }
             }
             Ok(Tensor::from_parts(out_shape, out))
@@ -377,7 +397,7 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
     }
 }
 
-/// Tuned GEMM, `c` pre-zeroed. With AVX-512F: `gemm_avx512::gemm`, which
+/// Tuned GEMM writing every element of `c` (which need not be initialised). With AVX-512F: `gemm_avx512::gemm`, which
 /// above `PAR_MIN_WORK` splits the rows (or columns) of `c` between threads.
 /// Otherwise (or if its packing buffers cannot be allocated): above
 /// `PAR_MIN_WORK` the columns of `c` are split into one block per thread
@@ -385,8 +405,12 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
 /// way every `c[i,j]` is accumulated by the same kernel in the same
 /// k-blocking whatever the split, so results do not depend on the thread
 /// count (tests/tensor_errors.rs and the gemm_avx512 unit tests check this).
+///
+/// # Safety
+/// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
+/// writes during the call and that do not overlap `a` or `b`.
 #[allow(clippy::too_many_arguments)]
-fn gemm_fast(
+unsafe fn gemm_fast(
     m: usize,
     n: usize,
     k: usize,
@@ -394,7 +418,7 @@ fn gemm_fast(
     sa: Strides,
     b: &[f64],
     sb: Strides,
-    c: &mut [f64],
+    c: *mut f64,
 ) {
     const PAR_MIN_WORK: usize = 1 << 21;
     #[cfg(target_arch = "x86_64")]
@@ -404,17 +428,21 @@ fn gemm_fast(
         } else {
             super::threads()
         };
-        if super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t) {
+        // SAFETY: c as this function requires.
+        if unsafe { super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t) } {
             return;
         }
     }
     let t = super::threads().min(n / 8);
     if t <= 1 || m * n * k < PAR_MIN_WORK {
-        return gemm_block(m, n, k, a, sa, b, sb, c, n);
+        assert!(a.len() >= m * k && b.len() >= k * n);
+        // SAFETY: a and b hold their matrices whole (asserted), c as required; with
+        // β = 0 matrixmultiply overwrites c without reading it.
+        return unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c, n) };
     }
     // Split the columns of b and c into `t` blocks (multiples of 8 columns).
     let per = n.div_ceil(t).div_ceil(8) * 8;
-    let cp = SendPtr(c.as_mut_ptr());
+    let cp = SendPtr(c);
     let block = move |j0: usize| {
         let cp = cp;
         let w = per.min(n - j0);
@@ -439,31 +467,18 @@ fn gemm_fast(
 
 #[derive(Clone, Copy)]
 struct SendPtr(*mut f64);
-// SAFETY: used only to hand disjoint column blocks of one buffer to scoped threads.
+
+impl SendPtr {
+    /// The pointer (a method, so closures capture the whole `Sync` wrapper).
+    fn get(self) -> *mut f64 {
+        self.0
+    }
+}
+// SAFETY: used only to hand disjoint blocks of one output buffer to scoped threads.
 unsafe impl Send for SendPtr {}
 // SAFETY: as above; the pointer is only copied, never dereferenced concurrently
 // on the same elements.
 unsafe impl Sync for SendPtr {}
-
-/// One `matrixmultiply::dgemm` call on `[m,k]·[k,n]` (operand strides `sa`, `sb`).
-#[allow(clippy::too_many_arguments)]
-fn gemm_block(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f64],
-    sa: Strides,
-    b: &[f64],
-    sb: Strides,
-    c: &mut [f64],
-    ldc: usize,
-) {
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * ldc);
-    // SAFETY: a is m×k with strides sa, b is k×n with strides sb (both held
-    // whole by their slices, row-major or transposed), c is m×n with row stride
-    // ldc ≥ n; c does not alias a or b.
-    unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c.as_mut_ptr(), ldc) }
-}
 
 /// `c[m×n] = a[m×k]·b[k×n]` with operand strides `sa`, `sb` and row stride `ldc`.
 ///
