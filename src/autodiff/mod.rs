@@ -505,61 +505,35 @@ fn reverse_let(
 /// Drops top-level `Let`s whose value nothing reads (the primal's own result,
 /// gradients of constants). Statements inside regions are kept, and count as reads.
 fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    /// Everything a region reads, and the slots its `Let`s define (kept alive too).
     fn reads_in(stmts: &[Stmt], used: &mut FxHashSet<Slot>) {
         for s in stmts {
-            match s {
-                Stmt::Let { dst, rhs, .. } => {
-                    used.insert(*dst);
-                    for o in rules::operands(rhs) {
-                        if let Operand::Slot(x) = o {
-                            used.insert(x);
-                        }
-                    }
+            crate::ir::visit::stmt_operands(s, &mut |o| {
+                if let Operand::Slot(x) = o {
+                    used.insert(*x);
                 }
-                Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    if let Operand::Slot(x) = cond {
-                        used.insert(*x);
-                    }
-                    reads_in(&then.stmts, used);
-                    reads_in(&otherwise.stmts, used);
-                }
-                Stmt::ForRange {
-                    start,
-                    end,
-                    step,
-                    body,
-                    ..
-                } => {
-                    for o in [start, end, step] {
-                        if let Operand::Slot(x) = o {
-                            used.insert(*x);
-                        }
-                    }
-                    reads_in(&body.stmts, used);
-                }
-                Stmt::MethodInPlace { place, args, .. } => {
-                    if let PlaceRoot::Slot(r) = place.root {
-                        used.insert(r);
-                    }
-                    for o in args {
-                        if let Operand::Slot(x) = o {
-                            used.insert(*x);
-                        }
-                    }
-                }
-                Stmt::Store { place, value, .. } => {
-                    if let PlaceRoot::Slot(r) = place.root {
-                        used.insert(r);
-                    }
-                    if let Operand::Slot(x) = value {
-                        used.insert(*x);
-                    }
-                }
-                _ => {}
+            });
+            lets_in(s, used);
+        }
+    }
+    fn lets_in(s: &Stmt, used: &mut FxHashSet<Slot>) {
+        let blocks: Vec<&Block> = match s {
+            Stmt::Let { dst, .. } => {
+                used.insert(*dst);
+                return;
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
+                vec![body]
+            }
+            Stmt::Try { body, handler, .. } => vec![body, handler],
+            _ => return,
+        };
+        for b in blocks {
+            for st in &b.stmts {
+                lets_in(st, used);
             }
         }
     }
