@@ -188,6 +188,7 @@ fn parallel_rows_do_not_change_results() {
     let x = r.normal_tensor(&[700, 300], 0.0, 3.0).unwrap();
     let g = r.normal_tensor(&[300], 1.0, 0.1).unwrap();
     let b = r.normal_tensor(&[300], 0.0, 0.1).unwrap();
+    let y = r.normal_tensor(&[700, 300], 0.0, 1.0).unwrap();
     let run = |n| {
         tensor::set_threads(n);
         let out = vec![
@@ -197,6 +198,11 @@ fn parallel_rows_do_not_change_results() {
             tensor::gelu(&x).unwrap(),
             tensor::exp(&x).unwrap(),
             tensor::matmul_fast(&x, &tensor::transpose(&x).unwrap()).unwrap(),
+            tensor::add(&x, &y).unwrap(),
+            tensor::mul(&x, &y).unwrap(),
+            tensor::scale(&x, 0.3).unwrap(),
+            tensor::add_bias(&x, &b).unwrap(),
+            tensor::neg(&x).unwrap(),
         ];
         tensor::set_threads(0);
         out
@@ -204,6 +210,15 @@ fn parallel_rows_do_not_change_results() {
     let one = run(1);
     assert_eq!(one, run(2));
     assert_eq!(one, run(3));
+    // The split elementwise maps against a plain loop.
+    let (xd, yd, bd) = (x.data(), y.data(), b.data());
+    for (i, (&s, &p)) in one[6].data().iter().zip(one[7].data()).enumerate() {
+        assert_eq!(s.to_bits(), (xd[i] + yd[i]).to_bits());
+        assert_eq!(p.to_bits(), (xd[i] * yd[i]).to_bits());
+        assert_eq!(one[8].data()[i].to_bits(), (xd[i] * 0.3).to_bits());
+        assert_eq!(one[9].data()[i].to_bits(), (xd[i] + bd[i % 300]).to_bits());
+        assert_eq!(one[10].data()[i].to_bits(), (-xd[i]).to_bits());
+    }
 }
 
 #[test]

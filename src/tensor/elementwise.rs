@@ -7,8 +7,11 @@
 //! a size threshold (results never depend on the thread count).
 
 use super::tanh::{map_tanh_cr, tanh_exp};
+use std::mem::MaybeUninit;
+
 use super::{
-    alloc, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError, PAR_MIN_CHEAP,
+    alloc, checked_numel, fmt_shape, par_rows, threads, Out, TResult, Tensor, TensorError,
+    PAR_MIN_CHEAP,
 };
 
 /// NumPy broadcasting: align shapes at the right; each pair of sizes must be
@@ -56,16 +59,84 @@ fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// Elements from which a cheap map (≈ 1 ns per element, memory-bound) is split
+/// between threads: below it the hand-off to the pool costs more than it saves.
+const PAR_MIN_MAP: usize = 1 << 16;
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f64);
+// SAFETY: hands disjoint ranges of one result buffer to the pool's threads.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above; the pointer is only copied.
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// The pointer (a method, so closures capture the whole `Sync` wrapper).
+    fn get(self) -> *mut f64 {
+        self.0
+    }
+}
+
+/// An `n`-element result built by `fill(start, dst)`, which must write every slot of
+/// `dst` with elements `start..start + dst.len()`; on several threads in blocks of
+/// whole `unit`s (rows) when `n ≥ PAR_MIN_MAP`. Each element depends only on its
+/// index, so the result never depends on the thread count.
 #[inline(always)]
-fn binary<F: Fn(f64, f64) -> f64 + Copy>(
+fn build<F>(n: usize, unit: usize, fill: F) -> TResult<Out>
+where
+    F: Fn(usize, &mut [MaybeUninit<f64>]) + Sync,
+{
+    let mut out = alloc(n)?;
+    let unit = unit.max(1);
+    let t = if n >= PAR_MIN_MAP {
+        threads().min(n / unit)
+    } else {
+        1
+    };
+    // SAFETY: every slot is written below: the blocks cover 0..n and `fill`
+    // writes each slot of its block.
+    let base = SendPtr(unsafe { out.assume_filled() });
+    let per = if t <= 1 {
+        n
+    } else {
+        n.div_ceil(unit).div_ceil(t) * unit
+    };
+    let block = |i: usize| {
+        let start = i * per;
+        let len = per.min(n - start);
+        // SAFETY: [start, start + len) lies inside the n-slot buffer and no other
+        // block covers it; MaybeUninit<f64> has f64's layout.
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(base.get().add(start) as *mut MaybeUninit<f64>, len)
+        };
+        fill(start, dst);
+    };
+    if n == 0 {
+        return Ok(out);
+    }
+    if t <= 1 {
+        block(0);
+    } else {
+        super::pool::run_blocks(n.div_ceil(per), &block);
+    }
+    Ok(out)
+}
+
+#[inline(always)]
+fn binary<F: Fn(f64, f64) -> f64 + Copy + Sync>(
     name: &str,
     a: &Tensor,
     b: &Tensor,
     f: F,
 ) -> TResult<Tensor> {
     if a.same_shape(b) {
-        let mut out = alloc(a.numel())?;
-        out.extend(a.data().iter().zip(b.data()).map(|(&x, &y)| f(x, y)));
+        let (ad, bd) = (a.data(), b.data());
+        let out = build(ad.len(), 1, |start, dst| {
+            let src = ad[start..].iter().zip(&bd[start..]);
+            for (d, (&x, &y)) in dst.iter_mut().zip(src) {
+                d.write(f(x, y));
+            }
+        })?;
         return Ok(Tensor::shaped_like(a, out));
     }
     let shape = broadcast_shapes(a.shape(), b.shape()).map_err(|e| TensorError {
@@ -169,20 +240,26 @@ pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
             )))
         }
     };
-    let mut out = alloc(x.numel())?;
-    if c > 0 {
-        let bd = b.data();
-        for row in x.data().chunks_exact(c) {
-            out.extend(row.iter().zip(bd).map(|(&v, &w)| v + w));
+    let (xd, bd) = (x.data(), b.data());
+    let out = build(if c > 0 { xd.len() } else { 0 }, c, |start, dst| {
+        let rows = xd[start..start + dst.len()].chunks_exact(c);
+        for (drow, row) in dst.chunks_exact_mut(c).zip(rows) {
+            for (d, (&v, &w)) in drow.iter_mut().zip(row.iter().zip(bd)) {
+                d.write(v + w);
+            }
         }
-    }
+    })?;
     Ok(Tensor::shaped_like(x, out))
 }
 
 #[inline(always)]
-fn unary<F: Fn(f64) -> f64 + Copy>(x: &Tensor, f: F) -> TResult<Tensor> {
-    let mut out = alloc(x.numel())?;
-    out.extend(x.data().iter().map(|&v| f(v)));
+fn unary<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
+    let xd = x.data();
+    let out = build(xd.len(), 1, |start, dst| {
+        for (d, &v) in dst.iter_mut().zip(&xd[start..]) {
+            d.write(f(v));
+        }
+    })?;
     Ok(Tensor::shaped_like(x, out))
 }
 
