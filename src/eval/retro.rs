@@ -85,52 +85,48 @@ pub fn layernorm(
             k::fmt_shape(gamma.shape())
         )));
     }
-    let df = d as f64;
     let gm = gamma.data();
     let mut gx = k::vec_for_tensor(x.numel());
     let mut gg: Vec<f64> = Vec::new();
     let mut gb: Vec<f64> = Vec::new();
-    let mut xh = vec![0.0; d];
-    for (row, (gr, xr)) in g
-        .data()
-        .chunks_exact(d)
-        .zip(x.data().chunks_exact(d))
-        .enumerate()
-    {
-        let mut sum = 0.0;
-        for &v in xr {
-            sum += v;
+    if let Some(rows) = x.numel().checked_div(d) {
+        let (gd, xd) = (g.data(), x.data());
+        let mut xh = vec![0.0; LN_GROUP * d];
+        let mut r0 = 0;
+        // Rows in groups of LN_GROUP whose in-order sums advance in lockstep (more
+        // independent additions in flight; every row's sums keep their order, so
+        // the bits are those of one row at a time), then the tail one by one.
+        while r0 + LN_GROUP <= rows {
+            let at = r0 * d..(r0 + LN_GROUP) * d;
+            ln_rows::<LN_GROUP>(
+                &gd[at.clone()],
+                &xd[at],
+                gm,
+                eps,
+                d,
+                r0 == 0,
+                &mut xh,
+                &mut gg,
+                &mut gb,
+                &mut gx,
+            );
+            r0 += LN_GROUP;
         }
-        let mean = sum / df;
-        let mut var = 0.0;
-        for &v in xr {
-            let c = v - mean;
-            var += c * c;
-        }
-        let var = var / df;
-        let inv = 1.0 / (var + eps).sqrt();
-        for (h, &v) in xh.iter_mut().zip(xr) {
-            *h = (v - mean) * inv;
-        }
-        if row == 0 {
-            gg = xh.iter().zip(gr).map(|(h, a)| h * a).collect();
-            gb = gr.to_vec();
-        } else {
-            for j in 0..d {
-                gg[j] += xh[j] * gr[j];
-                gb[j] += gr[j];
-            }
-        }
-        let mut s1 = 0.0;
-        let mut s2 = 0.0;
-        for j in 0..d {
-            let h = gr[j] * gm[j];
-            s1 += h;
-            s2 += h * xh[j];
-        }
-        for j in 0..d {
-            let h = gr[j] * gm[j];
-            gx.push(inv * (h - s1 / df - xh[j] * (s2 / df)));
+        while r0 < rows {
+            let at = r0 * d..(r0 + 1) * d;
+            ln_rows::<1>(
+                &gd[at.clone()],
+                &xd[at],
+                gm,
+                eps,
+                d,
+                r0 == 0,
+                &mut xh,
+                &mut gg,
+                &mut gb,
+                &mut gx,
+            );
+            r0 += 1;
         }
     }
     if gg.is_empty() {
@@ -142,6 +138,81 @@ pub fn layernorm(
         Tensor::from_flat(gg, &[d])?,
         Tensor::from_flat(gb, &[d])?,
     ))
+}
+
+/// Rows the layernorm backward processes side by side.
+const LN_GROUP: usize = 4;
+
+/// The layernorm backward of R consecutive rows (`gr`, `xr`: R·d values): per row
+/// mean, variance, x̂ and the two row sums in index order, the rows' terms added to
+/// ∂γ/∂β in row order (`first`: the first row initialises them), ∂x appended.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn ln_rows<const R: usize>(
+    gr: &[f64],
+    xr: &[f64],
+    gm: &[f64],
+    eps: f64,
+    d: usize,
+    first: bool,
+    xh: &mut [f64],
+    gg: &mut Vec<f64>,
+    gb: &mut Vec<f64>,
+    gx: &mut Vec<f64>,
+) {
+    let df = d as f64;
+    let (xr, gr, xh) = (&xr[..R * d], &gr[..R * d], &mut xh[..R * d]);
+    let mut sum = [0.0; R];
+    for j in 0..d {
+        for r in 0..R {
+            sum[r] += xr[r * d + j];
+        }
+    }
+    let mean = sum.map(|s| s / df);
+    let mut var = [0.0; R];
+    for j in 0..d {
+        for r in 0..R {
+            let c = xr[r * d + j] - mean[r];
+            var[r] += c * c;
+        }
+    }
+    let inv = var.map(|v| 1.0 / (v / df + eps).sqrt());
+    for r in 0..R {
+        for j in 0..d {
+            xh[r * d + j] = (xr[r * d + j] - mean[r]) * inv[r];
+        }
+    }
+    for r in 0..R {
+        let (h, a) = (&xh[r * d..(r + 1) * d], &gr[r * d..(r + 1) * d]);
+        if first && r == 0 {
+            *gg = h.iter().zip(a).map(|(h, a)| h * a).collect();
+            *gb = a.to_vec();
+        } else {
+            for j in 0..d {
+                gg[j] += h[j] * a[j];
+                gb[j] += a[j];
+            }
+        }
+    }
+    let mut s1 = [0.0; R];
+    let mut s2 = [0.0; R];
+    for j in 0..d {
+        for r in 0..R {
+            let h = gr[r * d + j] * gm[j];
+            s1[r] += h;
+            s2[r] += h * xh[r * d + j];
+        }
+    }
+    for r in 0..R {
+        let (m1, m2) = (s1[r] / df, s2[r] / df);
+        let (a, h) = (&gr[r * d..(r + 1) * d], &xh[r * d..(r + 1) * d]);
+        gx.extend(
+            a.iter()
+                .zip(gm)
+                .zip(h)
+                .map(|((&a, &w), &h)| inv[r] * (a * w - m1 - h * m2)),
+        );
+    }
 }
 
 /// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`.
@@ -347,5 +418,43 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
         (ra, rb) => Err(TensorError::shape(format!(
             "retro_matmul: ranks {ra} and {rb}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows in lockstep groups give the bits of one row at a time (7 rows: a group of
+    /// four and a tail of three).
+    #[test]
+    fn layernorm_groups_match_single_rows() {
+        let (rows, d) = (7, 13);
+        let mut rng = k::SplitMix64::new(11);
+        let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
+        let g = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
+        let gamma = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
+        let (gx, gg, gb) = layernorm(&g, &x, 1e-5, &gamma).unwrap();
+        let (mut gx1, mut gg1, mut gb1) = (Vec::new(), Vec::new(), Vec::new());
+        let mut xh = vec![0.0; d];
+        for r in 0..rows {
+            let at = r * d..(r + 1) * d;
+            ln_rows::<1>(
+                &g.data()[at.clone()],
+                &x.data()[at],
+                gamma.data(),
+                1e-5,
+                d,
+                r == 0,
+                &mut xh,
+                &mut gg1,
+                &mut gb1,
+                &mut gx1,
+            );
+        }
+        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(gx.data()), bits(&gx1));
+        assert_eq!(bits(gg.data()), bits(&gg1));
+        assert_eq!(bits(gb.data()), bits(&gb1));
     }
 }
