@@ -43,6 +43,15 @@ fn genus_method_on_unknown_field_is_a_diagnostic() {
     }
 }
 
+#[test]
+fn label_after_multibyte_text_in_another_file_is_rendered() {
+    let file = "tests/fuzz_regressions/panic_multibyte_secondary_file/main.fab";
+    let (code, err) = faber(&["check", file]);
+    assert_diagnostic(code, &err, "SEM");
+    assert!(err.contains("main.fab:4:12"), "{err}");
+    assert!(err.contains("imported here"), "{err}");
+}
+
 /// Runs `faber run FILE` with its address space capped at `limit_mb` (through `sh -c
 /// 'ulimit -v'`), so an unbounded allocation fails fast instead of exhausting the
 /// machine. Returns the exit code (`None` on a signal) and stderr.

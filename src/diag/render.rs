@@ -192,56 +192,70 @@ fn snippet(d: &Diagnostic, cache: &mut SnippetCache<'_>, color: bool) -> String 
         (span.file != primary_file, span.file, span.lo, !primary)
     });
 
-    let mut labels = Vec::with_capacity(marks.len());
-    let mut primary_range = 0..0;
-    for (order, (span, message, primary)) in marks.into_iter().enumerate() {
-        let range = cache.snippet_range(span);
-        if primary {
-            primary_range = range.clone();
-        }
-        // ariadne underlines only labels that carry a message, so the primary label
-        // gets an empty one unless a secondary label at the same span gives it text.
-        let mut label = SnippetLabel::new((span.file, range))
-            .with_order(order as i32)
-            .with_message(message.unwrap_or(""));
-        let paint = if primary {
-            primary_color
-        } else {
-            secondary_color
-        };
-        if let Some(c) = paint {
-            label = label.with_color(c);
-        }
-        if primary {
-            label = label.with_priority(1);
-        }
-        labels.push(label);
-    }
-
-    let kind = match d.severity {
-        Severity::Error => ReportKind::Error,
-        Severity::Warning => ReportKind::Warning,
-        Severity::Note => ReportKind::Advice,
-    };
-    let report = Report::build(kind, (primary_file, primary_range))
-        .with_config(
-            Config::default()
-                .with_index_type(IndexType::Byte)
-                .with_color(color),
-        )
-        .with_labels(labels)
-        .finish();
-
-    let mut bytes = Vec::new();
-    if report.write(&mut *cache, &mut bytes).is_err() {
-        return String::new();
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    // Line 0 is ariadne's `Error:` header, line 1 its `╭─[ file:line:col ]`.
+    // One ariadne report per file: a report locates a group in another file by a
+    // character offset that it then uses as a byte offset (ariadne 0.6), which panics
+    // on multi-byte text before the label. Each report's span is in its own file.
     let mut out = String::new();
-    for line in text.lines().skip(2) {
-        out.push_str(line.trim_end());
-        out.push('\n');
+    let mut order = 0i32;
+    let mut start = 0;
+    while start < marks.len() {
+        let file = marks[start].0.file;
+        let end = start
+            + marks[start..]
+                .iter()
+                .take_while(|(span, _, _)| span.file == file)
+                .count();
+        let mut labels = Vec::with_capacity(end - start);
+        let mut report_range = None;
+        for &(span, message, primary) in &marks[start..end] {
+            let range = cache.snippet_range(span);
+            if primary || report_range.is_none() {
+                report_range = Some(range.clone());
+            }
+            // ariadne underlines only labels that carry a message, so the primary label
+            // gets an empty one unless a secondary label at the same span gives it text.
+            let mut label = SnippetLabel::new((span.file, range))
+                .with_order(order)
+                .with_message(message.unwrap_or(""));
+            order += 1;
+            let paint = if primary {
+                primary_color
+            } else {
+                secondary_color
+            };
+            if let Some(c) = paint {
+                label = label.with_color(c);
+            }
+            if primary {
+                label = label.with_priority(1);
+            }
+            labels.push(label);
+        }
+        let kind = match d.severity {
+            Severity::Error => ReportKind::Error,
+            Severity::Warning => ReportKind::Warning,
+            Severity::Note => ReportKind::Advice,
+        };
+        let report = Report::build(kind, (file, report_range.unwrap_or(0..0)))
+            .with_config(
+                Config::default()
+                    .with_index_type(IndexType::Byte)
+                    .with_color(color),
+            )
+            .with_labels(labels)
+            .finish();
+        let mut bytes = Vec::new();
+        if report.write(&mut *cache, &mut bytes).is_ok() {
+            let text = String::from_utf8_lossy(&bytes);
+            // Line 0 is ariadne's `Error:` header, line 1 its `╭─[ file:line:col ]`:
+            // the primary file's location is our `-->` line; another file keeps it.
+            let skip = if file == primary_file { 2 } else { 1 };
+            for line in text.lines().skip(skip) {
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+        }
+        start = end;
     }
     out
 }
@@ -416,6 +430,22 @@ mod tests {
             .with_label(Span::new(b, 8, 9), "defined here");
         let out = render_one(&d, &sm, false);
         assert!(out.contains("b.fab:1:9"), "{out}");
+        assert!(out.contains("defined here"), "{out}");
+    }
+
+    #[test]
+    fn secondary_label_after_multibyte_text_in_other_file() {
+        let mut sm = SourceMap::new();
+        let a = sm.add("a.fab", "importa ex \"./b\"\n");
+        let b = sm.add(
+            "b.fab",
+            "# → → → \u{FFFD}\u{FFFD}\u{FFFD}\nfunctio f() {}\n",
+        );
+        let lo = "# → → → \u{FFFD}\u{FFFD}\u{FFFD}\nfunctio ".len();
+        let d = Diagnostic::error(codes::PARSE_UNEXPECTED, "bad", Span::new(a, 11, 16))
+            .with_label(Span::new(b, lo, lo + 1), "defined here");
+        let out = render_one(&d, &sm, false);
+        assert!(out.contains("b.fab:2:9"), "{out}");
         assert!(out.contains("defined here"), "{out}");
     }
 
