@@ -10,6 +10,7 @@
 //! calls through function values are reported as diagnostics (SEM024).
 
 pub mod check;
+mod demand;
 mod forward;
 mod rules;
 mod simplify;
@@ -25,6 +26,7 @@ use crate::syntax::ast::BinOp;
 /// differentiated (the program is left unchanged for those).
 pub fn differentiate(program: &mut Program) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
+    let mut built = FxHashSet::default();
     for req in program.backward.clone() {
         match build(program, &req) {
             Ok((mut slots, mut body)) => {
@@ -32,10 +34,12 @@ pub fn differentiate(program: &mut Program) -> Vec<Diagnostic> {
                 simplify::simplify(f.params, &mut slots, &mut body);
                 f.slots = slots;
                 f.body = body;
+                built.insert(req.companion);
             }
             Err(d) => diags.push(d),
         }
     }
+    demand::specialise(program, &built);
     diags
 }
 

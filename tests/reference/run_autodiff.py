@@ -187,10 +187,10 @@ def m301_loss(x, w, b, y):
     return mse_fwd(mm(x, w) + b, y)
 
 
-def m301_grad(x, w, b, y):
+def m301_grad(x, w, b, y, g=1.0):
     z = mm(x, w) + b
     d = z - y
-    gd = mse_bwd(d)
+    gd = mse_bwd(d, g)
     gy = -gd
     gz = gd
     gb = gz
@@ -217,6 +217,25 @@ def _(o):
     o.nota(m301_loss(x, w, b, y))
     o.nota(t_(w))
     o.nota(t_(b))
+
+
+@case("308_ad_demanded_gradients")
+def _(o):
+    x = A([0.5, -1.0, 2.0, 0.75], [2, 2])
+    y = A([1.0, 0.5, -0.5, 1.5], [2, 2])
+    w = A([0.2, 0.1, -0.3, 0.6], [2, 2])
+    b = A([0.05, 0.0, 0.1, -0.2], [2, 2])
+    lr = 0.1
+    for passus in range(6):
+        _, gw, gb, _ = m301_grad(x, w, b, y)
+        o.nota(passus, m301_loss(x, w, b, y))
+        w = sgd(w, gw, lr)
+        b = sgd(b, gb, lr)
+    o.nota(t_(w))
+    o.nota(t_(b))
+    # upstream 2.0: the mean's cotangent is 2·(1/N) before the products
+    o.nota(t_(m301_grad(x, w, b, y, 2.0)[0]))
+    o.nota("[" + ", ".join(rt.disp(t_(g)) for g in m301_grad(x, w, b, y)) + "]")
 
 
 # ------------------------------------------------------------------ 302
