@@ -141,6 +141,24 @@ fn inline_let(
                 &format!("I/O or a host function (`hospes.{}`)", h.name()),
             ));
         }
+        Rhs::Op(crate::ir::ops::Op::Gelu, args) => {
+            // GELU as its tangent and the product, so the backward reads the tangent
+            // instead of evaluating tanh again (same bits as `gelu` / `retro_gelu`).
+            use crate::ir::ops::Op;
+            let ty = g.slots[d.0 as usize].ty.clone();
+            let t = g.slot("", ty);
+            g.fwd.push(Stmt::Let {
+                dst: t,
+                rhs: Rhs::Op(Op::GeluTanh, vec![args[0].clone()]),
+                span,
+            });
+            g.tangents.insert(t, args[0].clone());
+            g.fwd.push(Stmt::Let {
+                dst: d,
+                rhs: Rhs::Op(Op::GeluExTanh, vec![args[0].clone(), Operand::Slot(t)]),
+                span,
+            });
+        }
         rhs => g.fwd.push(Stmt::Let { dst: d, rhs, span }),
     }
     Ok(())

@@ -57,6 +57,10 @@ pub(crate) struct Gen<'p> {
     in_region: bool,
     /// Tapes of every copied `itera ab`, keyed by its loop-variable slot.
     loops: Vec<LoopTapes>,
+    /// GELU tangents the forward copy keeps: `t ← x.gelu_tanh()` for each copied
+    /// `x.gelu()` (t → x). Such a `t` carries no cotangent of its own: the rule of
+    /// `x.gelu_ex_tanh(t)` gives x the whole GELU derivative from it.
+    pub tangents: FxHashMap<Slot, Operand>,
 }
 
 /// What the reverse pass of one `itera ab` needs: the tape whose length is the trip
@@ -116,6 +120,7 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
         depth: 0,
         in_region: false,
         loops: Vec::new(),
+        tangents: FxHashMap::default(),
     };
     for i in 0..n {
         let info = primal.slots[i].clone();
@@ -132,7 +137,7 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
     let mut active: FxHashSet<Slot> = (0..n as u32).map(Slot).collect();
     loop {
         let before = active.len();
-        mark_active(&fwd, &g.slots, &mut active);
+        mark_active(&fwd, &g.slots, &g.tangents, &mut active);
         if active.len() == before {
             break;
         }
@@ -266,21 +271,28 @@ fn carries_gradient(ty: &Ty) -> bool {
     }
 }
 
-fn mark_active(stmts: &[Stmt], slots: &[SlotInfo], active: &mut FxHashSet<Slot>) {
+fn mark_active(
+    stmts: &[Stmt],
+    slots: &[SlotInfo],
+    tangents: &FxHashMap<Slot, Operand>,
+    active: &mut FxHashSet<Slot>,
+) {
     for s in stmts {
         match s {
             Stmt::Let { dst, rhs, .. }
-                if reads_active(rhs, active) && carries_gradient(&slots[dst.0 as usize].ty) =>
+                if reads_active(rhs, active)
+                    && carries_gradient(&slots[dst.0 as usize].ty)
+                    && !tangents.contains_key(dst) =>
             {
                 active.insert(*dst);
             }
             Stmt::If {
                 then, otherwise, ..
             } => {
-                mark_active(&then.stmts, slots, active);
-                mark_active(&otherwise.stmts, slots, active);
+                mark_active(&then.stmts, slots, tangents, active);
+                mark_active(&otherwise.stmts, slots, tangents, active);
             }
-            Stmt::ForRange { body, .. } => mark_active(&body.stmts, slots, active),
+            Stmt::ForRange { body, .. } => mark_active(&body.stmts, slots, tangents, active),
             _ => {}
         }
     }

@@ -272,6 +272,25 @@ fn op_rule(
         }
         Op::Gelu => vec![(x(), gen.op(Op::RetroGelu, vec![g, x()]))],
         Op::GeluPerExp => vec![(x(), gen.op(Op::RetroGeluPerExp, vec![g, x()]))],
+        // The pair the forward copy makes of a `gelu` (forward.rs): x gets the whole
+        // GELU derivative from the kept tangent; the tangent itself is not active.
+        Op::GeluExTanh => match &a[1] {
+            Operand::Slot(t) if gen.tangents.get(t) == Some(&a[0]) => {
+                vec![(x(), gen.op(Op::RetroGeluTanh, vec![g, x(), a[1].clone()]))]
+            }
+            _ => {
+                return Err(not_differentiable(
+                    span,
+                    "`gelu_ex_tanh` of a tangent other than the receiver's own `gelu_tanh()` (write `x.gelu()`)",
+                ))
+            }
+        },
+        Op::GeluTanh => {
+            return Err(not_differentiable(
+                span,
+                "`gelu_tanh` (a helper of generated companions; write `x.gelu()`)",
+            ))
+        }
         Op::Relu => {
             let mask = gen.op(Op::Positiva, vec![x()]);
             vec![(x(), gen.op(Op::Multiplica, vec![g, mask]))]
@@ -332,6 +351,12 @@ fn op_rule(
                 "`planata` (its result is a list, not a tensor)",
             ))
         }
+        Op::AdamwPassus => {
+            return Err(not_differentiable(
+                span,
+                "`adamw_passus` (an optimizer update)",
+            ))
+        }
         Op::RetroImple
         | Op::RetroAdde
         | Op::RetroAdFormam
@@ -342,6 +367,7 @@ fn op_rule(
         | Op::RetroLogSoftmax
         | Op::RetroLaminatio
         | Op::RetroGelu
+        | Op::RetroGeluTanh
         | Op::RetroGeluPerExp
         | Op::RetroCruxEntropia
         | Op::RetroCruxIndices

@@ -31,7 +31,7 @@ fn softmax_row(x: &[f64], out: &mut Vec<f64>) {
     let start = out.len();
     let mut s = 0.0;
     for &v in x {
-        let e = (v - m).exp();
+        let e = k::exp_or_zero(v - m);
         s += e;
         out.push(e);
     }
@@ -215,26 +215,19 @@ fn ln_rows<const R: usize>(
     }
 }
 
-/// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`.
+/// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`
+/// (`k::gelu_vjp`), with `t = tanh(u)` recomputed from `x`.
 pub fn gelu(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
     check_same("retro_gelu", g, x)?;
-    let c = (2.0 / std::f64::consts::PI).sqrt();
-    let beta = 0.044715;
-    let three_beta = 3.0 * beta;
     // t = tanh(u) for every element first, through the vectorised correctly rounded
     // map (bit-identical to `tanh_cr` per element), then the derivative.
-    let u: Vec<f64> = x
-        .data()
-        .iter()
-        .map(|&xv| c * (xv + beta * ((xv * xv) * xv)))
-        .collect();
-    let mut t = vec![0.0; u.len()];
+    let mut t = vec![0.0; x.numel()];
     if exp_identity {
-        for (tv, &uv) in t.iter_mut().zip(&u) {
-            *tv = tanh_exp(uv);
+        for (tv, &xv) in t.iter_mut().zip(x.data()) {
+            *tv = tanh_exp(k::GELU_C * (xv + k::GELU_BETA * ((xv * xv) * xv)));
         }
     } else {
-        k::map_tanh_cr(&u, &mut t, false);
+        k::map_tanh_cr(x.data(), &mut t, k::TanhMap::GeluTanh);
     }
     let mut out = k::vec_for_tensor(x.numel());
     out.extend(
@@ -242,10 +235,7 @@ pub fn gelu(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
             .iter()
             .zip(x.data())
             .zip(&t)
-            .map(|((&gv, &xv), &t)| {
-                let du = c * (1.0 + three_beta * (xv * xv));
-                gv * (0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du)
-            }),
+            .map(|((&gv, &xv), &t)| k::gelu_vjp(gv, xv, t)),
     );
     Tensor::from_flat(out, x.shape())
 }

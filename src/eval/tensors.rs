@@ -81,6 +81,32 @@ fn with_tensorish<R>(op: Op, v: &Value, f: impl FnOnce(&Tensor) -> R) -> FResult
     }
 }
 
+/// A `lista` of exactly `n` numbers (an op's scalar parameters).
+fn coefficients(op: Op, v: &Value, n: usize) -> FResult<Vec<f64>> {
+    let nums = match v {
+        Value::List(items) if items.len() == n => items.iter().map(|x| x.as_f64()).collect(),
+        _ => None,
+    };
+    match nums {
+        Some(c) => Ok(c),
+        None => fault(
+            codes::RUN_TYPE,
+            match v {
+                Value::List(items) => format!(
+                    "`{}` needs a lista of {n} numbers, found one of {} item(s)",
+                    op.name(),
+                    items.len()
+                ),
+                other => format!(
+                    "`{}` needs a lista of {n} numbers, found {}",
+                    op.name(),
+                    other.type_name()
+                ),
+            },
+        ),
+    }
+}
+
 fn num(op: Op, v: &Value) -> FResult<f64> {
     match v.as_f64() {
         Some(f) => Ok(f),
@@ -355,6 +381,25 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
                 Value::tensor(gb),
             ])));
         }
+        Op::AdamwPassus => {
+            let c = coefficients(op, a[4], 8)?;
+            let coef = k::AdamCoef {
+                beta1: c[0],
+                one_minus_beta1: c[1],
+                beta2: c[2],
+                one_minus_beta2: c[3],
+                inv_bc2_sqrt: c[4],
+                eps: c[5],
+                decay: c[6],
+                step: c[7],
+            };
+            let (p, m, v) = kr(k::adamw_step(t(0)?, t(1)?, t(2)?, t(3)?, &coef))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(p),
+                Value::tensor(m),
+                Value::tensor(v),
+            ])));
+        }
         Op::RetroMatMul => {
             let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
             return Ok(Value::Tuple(Rc::new(vec![
@@ -363,6 +408,9 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             ])));
         }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
+        Op::GeluTanh => kr(k::gelu_tanh(t(0)?))?,
+        Op::GeluExTanh => kr(k::gelu_ex_tanh(t(0)?, t(1)?))?,
+        Op::RetroGeluTanh => kr(k::gelu_backward_tanh(t(0)?, t(1)?, t(2)?))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, a[0])?, t(1)?, t(2)?))?,
         Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, a[0])?, t(1)?, t(2)?))?,

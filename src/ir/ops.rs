@@ -104,6 +104,12 @@ ops! {
     RetroLogSoftmax = "retro_log_softmax", 2;
     RetroLaminatio = "retro_laminatio", 4;
     RetroGelu = "retro_gelu", 2;
+    // GELU split for a companion's forward sweep, which keeps the tangent for the
+    // backward: `t = x.gelu_tanh()`, `y = x.gelu_ex_tanh(t)` (the bits of `x.gelu()`),
+    // and `g.retro_gelu_tanh(x, t)` (the bits of `g.retro_gelu(x)`)
+    GeluTanh = "gelu_tanh", 1;
+    GeluExTanh = "gelu_ex_tanh", 2;
+    RetroGeluTanh = "retro_gelu_tanh", 3;
     RetroGeluPerExp = "retro_gelu_per_exp", 2;
     RetroCruxEntropia = "retro_crux_entropia", 3;
     RetroCruxIndices = "retro_crux_indices", 3;
@@ -115,6 +121,9 @@ ops! {
     // matmul VJP's `g · bᵀ` and `aᵀ · g` without a transposed copy
     MatMulNT = "matmul_nt", 2;
     MatMulTN = "matmul_tn", 2;
+    // optimizer update fused over a leaf: `p.adamw_passus(g, m, v, [β₁, 1 − β₁, β₂,
+    // 1 − β₂, 1/√(1 − β₂ᵗ), ε, 1 − lr·wd, lr/(1 − β₁ᵗ)])` → (p', m', v')
+    AdamwPassus = "adamw_passus", 5;
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a
@@ -130,7 +139,8 @@ pub enum OpResult {
     FloatList,
     /// `numerus_elementorum`: a `numerus`.
     Int,
-    /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β).
+    /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β); `adamw_passus`:
+    /// (p', m', v').
     Triple,
     /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b).
     Pair,
@@ -143,7 +153,7 @@ impl Op {
             Op::Magnitudines => OpResult::IntList,
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
-            Op::RetroLaminatio => OpResult::Triple,
+            Op::RetroLaminatio | Op::AdamwPassus => OpResult::Triple,
             Op::RetroMatMul => OpResult::Pair,
             _ => OpResult::Tensor,
         }
@@ -306,6 +316,8 @@ pub fn infer_shape(
         | Op::TanhPerExp
         | Op::Gelu
         | Op::GeluPerExp
+        | Op::GeluTanh
+        | Op::GeluExTanh
         | Op::Relu
         | Op::Reciproca
         | Op::Scala

@@ -6,7 +6,7 @@
 //! compiler vectorises; the costly transcendental maps run row-parallel above
 //! a size threshold (results never depend on the thread count).
 
-use super::tanh::{map_tanh_cr, tanh_exp};
+use super::tanh::{map_tanh_cr, tanh_exp, TanhMap};
 use std::mem::MaybeUninit;
 
 use super::{
@@ -333,15 +333,15 @@ pub fn sqrt(x: &Tensor) -> TResult<Tensor> {
 /// `x.tanh()`: the correctly rounded hyperbolic tangent
 /// ([`tanh_cr`](super::tanh_cr)).
 pub fn tanh(x: &Tensor) -> TResult<Tensor> {
-    tanh_map(x, false)
+    tanh_map(x, TanhMap::Tanh)
 }
 
-fn tanh_map(x: &Tensor, gelu: bool) -> TResult<Tensor> {
+fn tanh_map(x: &Tensor, mode: TanhMap) -> TResult<Tensor> {
     let n = x.numel();
     let mut out = alloc(n)?;
     out.resize(n, 0.0);
     par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
-        map_tanh_cr(src, dst, gelu)
+        map_tanh_cr(src, dst, mode)
     });
     Ok(Tensor::shaped_like(x, out))
 }
@@ -371,7 +371,69 @@ pub(crate) fn gelu_with(x: f64, tanh_fn: impl Fn(f64) -> f64) -> f64 {
 /// `x.gelu()`: `u = c·(x + β·((x·x)·x))`, `t = tanh(u)` (correctly rounded),
 /// `y = (0.5·x)·(1 + t)`.
 pub fn gelu(x: &Tensor) -> TResult<Tensor> {
-    tanh_map(x, true)
+    tanh_map(x, TanhMap::Gelu)
+}
+
+/// `x.gelu_tanh()`: GELU's tangent `t = tanh(u)`, `u = c·(x + β·((x·x)·x))`
+/// (correctly rounded). A companion's forward sweep computes GELU as
+/// `x.gelu_ex_tanh(x.gelu_tanh())` and keeps `t` for the backward.
+pub fn gelu_tanh(x: &Tensor) -> TResult<Tensor> {
+    tanh_map(x, TanhMap::GeluTanh)
+}
+
+/// `x.gelu_ex_tanh(t)`: `(0.5·x)·(1 + t)` — GELU from its tangent, the same bits as
+/// `x.gelu()` when `t = x.gelu_tanh()`. `t` must have `x`'s shape.
+pub fn gelu_ex_tanh(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
+    if x.shape() != t.shape() {
+        return Err(TensorError::shape(format!(
+            "gelu_ex_tanh: tangent {} does not match {}",
+            fmt_shape(t.shape()),
+            fmt_shape(x.shape())
+        )));
+    }
+    let (xd, td) = (x.data(), t.data());
+    let out = build(x.numel(), 1, |start, dst| {
+        let xs = &xd[start..start + dst.len()];
+        let ts = &td[start..start + dst.len()];
+        for ((o, &xv), &tv) in dst.iter_mut().zip(xs).zip(ts) {
+            o.write((0.5 * xv) * (1.0 + tv));
+        }
+    })?;
+    Ok(Tensor::shaped_like(x, out))
+}
+
+/// GELU's VJP at `x` for the cotangent `g`, given its tangent `t = tanh(u)`:
+/// `g·(0.5·(1 + t) + ((0.5·x)·(1 − t·t))·du)`, `du = c·(1 + (3β)·(x·x))`.
+#[inline(always)]
+pub(crate) fn gelu_vjp(g: f64, x: f64, t: f64) -> f64 {
+    let du = GELU_C * (1.0 + (3.0 * GELU_BETA) * (x * x));
+    g * (0.5 * (1.0 + t) + ((0.5 * x) * (1.0 - t * t)) * du)
+}
+
+/// `g.retro_gelu_tanh(x, t)`: [`gelu_vjp`] per element, with the tangent `t` the
+/// forward sweep kept (`x.gelu_tanh()`), so no tanh is evaluated again. The same bits
+/// as `retro_gelu(g, x)`, which recomputes `t`.
+pub fn gelu_backward_tanh(g: &Tensor, x: &Tensor, t: &Tensor) -> TResult<Tensor> {
+    if g.shape() != x.shape() || t.shape() != x.shape() {
+        return Err(TensorError::shape(format!(
+            "retro_gelu_tanh: cotangent {} and tangent {} must match {}",
+            fmt_shape(g.shape()),
+            fmt_shape(t.shape()),
+            fmt_shape(x.shape())
+        )));
+    }
+    let (gd, xd, td) = (g.data(), x.data(), t.data());
+    let out = build(x.numel(), 1, |start, dst| {
+        let end = start + dst.len();
+        let it = gd[start..end]
+            .iter()
+            .zip(&xd[start..end])
+            .zip(&td[start..end]);
+        for (o, ((&gv, &xv), &tv)) in dst.iter_mut().zip(it) {
+            o.write(gelu_vjp(gv, xv, tv));
+        }
+    })?;
+    Ok(Tensor::shaped_like(x, out))
 }
 
 /// GELU with tanh through the exp identity (the bert shim's recipe).

@@ -22,6 +22,7 @@ mod error;
 mod gemm_avx512;
 mod matmul;
 mod nn;
+mod optim;
 mod pool;
 mod reduce;
 mod rng;
@@ -30,22 +31,26 @@ mod tanh;
 mod tanh_fast;
 
 pub use construct::dims_from_i64;
+pub(crate) use elementwise::gelu_vjp;
 pub use elementwise::{
-    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_exp_identity, log, mul, neg,
-    reciprocal, relu, scale, sqrt, sub, sub_scalar, tanh, tanh_exp_identity,
+    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_backward_tanh, gelu_ex_tanh,
+    gelu_exp_identity, gelu_tanh, log, mul, neg, reciprocal, relu, scale, sqrt, sub, sub_scalar,
+    tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
+pub(crate) use nn::exp_or_zero;
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
 };
+pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,
 };
 pub use rng::SplitMix64;
 pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
-pub(crate) use tanh::map_tanh_cr;
+pub(crate) use tanh::{map_tanh_cr, TanhMap};
 pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;

@@ -86,6 +86,23 @@ fn softmax_rows_generic(src: &[f64], dst: &mut [f64], c: usize) {
     }
 }
 
+/// Below this, `exp` rounds to +0: e^x < 2⁻¹⁰⁷⁵ (half the least subnormal) for
+/// x < −1075·ln 2 ≈ −745.13, so round-to-nearest gives 0 (glibc's `exp` returns
+/// +0 there too, after a slow underflow path that sets `errno`).
+const EXP_ZERO_BELOW: f64 = -746.0;
+
+/// `exp(d)`, with the inputs whose result is +0 answered without calling it (the
+/// masked entries of causal attention, `x − m ≈ −1e9`, are half of every row
+/// block). Same bits as `d.exp()` for every `d`, NaN included (`NaN < c` is false).
+#[inline(always)]
+pub(crate) fn exp_or_zero(d: f64) -> f64 {
+    if d < EXP_ZERO_BELOW {
+        0.0
+    } else {
+        d.exp()
+    }
+}
+
 /// Softmax of one row into `out`: `m = max`, `e = exp(x − m)`, `s = Σ e`
 /// left to right, `y = e / s`.
 #[inline(always)]
@@ -96,7 +113,7 @@ fn softmax_row(row: &[f64], out: &mut [f64]) {
     let m = row_max(row);
     let mut s = 0.0;
     for (o, &v) in out.iter_mut().zip(row) {
-        let e = (v - m).exp();
+        let e = exp_or_zero(v - m);
         *o = e;
         s += e;
     }
@@ -128,7 +145,7 @@ pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
                 let m = row_max(r);
                 let mut s = 0.0;
                 for &v in r {
-                    s += (v - m).exp();
+                    s += exp_or_zero(v - m);
                 }
                 let ls = s.ln();
                 for (o, &v) in o.iter_mut().zip(r) {
@@ -246,7 +263,7 @@ pub fn cross_entropy_indices(z: &Tensor, y: &Tensor) -> TResult<Tensor> {
         let m = row_max(r);
         let mut s = 0.0;
         for &e in r {
-            s += (e - m).exp();
+            s += exp_or_zero(e - m);
         }
         total += (m + s.ln()) - r[id];
     }
@@ -324,4 +341,40 @@ pub fn embedding_backward(ids: &Tensor, g: &Tensor, vocab: usize) -> TResult<Ten
         }
     }
     Ok(Tensor::from_parts(shape, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exp_or_zero;
+
+    /// The shortcut gives `exp`'s own bits on both sides of the threshold, at the
+    /// underflow boundary, far below it and for the special values.
+    #[test]
+    fn exp_or_zero_matches_exp() {
+        let mut xs = vec![
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -1e9,
+            -1e300,
+            -0.0,
+            0.0,
+            1.0,
+            709.0,
+        ];
+        let mut d = -760.0;
+        while d < -700.0 {
+            xs.push(d);
+            d += 0.015625 / 3.0;
+        }
+        for x in [-746.0f64, -745.1332191019412, -745.1332191019411] {
+            xs.extend([
+                x,
+                f64::from_bits(x.to_bits() - 1),
+                f64::from_bits(x.to_bits() + 1),
+            ]);
+        }
+        for x in xs {
+            assert_eq!(exp_or_zero(x).to_bits(), x.exp().to_bits(), "x = {x:e}");
+        }
+    }
 }

@@ -317,23 +317,35 @@ pub fn tanh_cr(x: f64) -> f64 {
     tanh_core::<false>(x)
 }
 
+/// What a map over `tanh_cr` writes for an input `x`, with GELU's argument
+/// `u = c·(x + β·((x·x)·x))` (the order of `elementwise::gelu_with`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TanhMap {
+    /// `tanh_cr(x)`
+    Tanh,
+    /// GELU: `(0.5·x)·(1 + tanh_cr(u))`
+    Gelu,
+    /// GELU's tangent alone: `tanh_cr(u)` (kept by the forward sweep of a companion
+    /// for the backward, `gelu_tanh`)
+    GeluTanh,
+}
+
 #[inline(always)]
-fn map_core<const FMA: bool>(src: &[f64], dst: &mut [f64], gelu: bool) {
-    if gelu {
-        for (d, &x) in dst.iter_mut().zip(src) {
-            *d = super::elementwise::gelu_with(x, tanh_core::<FMA>);
-        }
-    } else {
-        for (d, &x) in dst.iter_mut().zip(src) {
-            *d = tanh_core::<FMA>(x);
-        }
+fn map_core<const FMA: bool>(src: &[f64], dst: &mut [f64], mode: TanhMap) {
+    use super::elementwise::{GELU_BETA, GELU_C};
+    for (d, &x) in dst.iter_mut().zip(src) {
+        *d = match mode {
+            TanhMap::Tanh => tanh_core::<FMA>(x),
+            TanhMap::Gelu => super::elementwise::gelu_with(x, tanh_core::<FMA>),
+            TanhMap::GeluTanh => tanh_core::<FMA>(GELU_C * (x + GELU_BETA * ((x * x) * x))),
+        };
     }
 }
 
-/// `dst[i] = tanh_cr(src[i])` (or GELU with `tanh_cr` when `gelu`), with the
-/// CPU feature check done once per slice: the vectorised fast phase for
+/// `dst[i]` = `tanh_cr(src[i])`, GELU or GELU's tangent (see [`TanhMap`]), with
+/// the CPU feature check done once per slice: the vectorised fast phase for
 /// AVX-512, AVX2 or plain FMA, else `tanh_core` element by element.
-pub(crate) fn map_tanh_cr(src: &[f64], dst: &mut [f64], gelu: bool) {
+pub(crate) fn map_tanh_cr(src: &[f64], dst: &mut [f64], mode: TanhMap) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::is_x86_feature_detected as has;
@@ -341,17 +353,17 @@ pub(crate) fn map_tanh_cr(src: &[f64], dst: &mut [f64], gelu: bool) {
             // SAFETY: each variant runs only on a CPU with its features.
             unsafe {
                 if has!("avx512f") && has!("avx2") {
-                    fast::map_avx512(src, dst, gelu);
+                    fast::map_avx512(src, dst, mode);
                 } else if has!("avx2") {
-                    fast::map_avx2(src, dst, gelu);
+                    fast::map_avx2(src, dst, mode);
                 } else {
-                    fast::map_fma(src, dst, gelu);
+                    fast::map_fma(src, dst, mode);
                 }
             }
             return;
         }
     }
-    map_core::<false>(src, dst, gelu)
+    map_core::<false>(src, dst, mode)
 }
 
 /// The accurate path (see the module docs), used alone where FMA is
@@ -561,13 +573,13 @@ mod tests {
 
         let n = xs.len() - 3;
         let mut out = vec![0.0; n];
-        map_tanh_cr(&xs[..n], &mut out, false);
+        map_tanh_cr(&xs[..n], &mut out, TanhMap::Tanh);
         for ((&x, &w), &o) in xs.iter().zip(&want).zip(&out) {
             assert_eq!(o.to_bits(), w.to_bits(), "map tanh, x = {x:e}");
         }
         let gx: Vec<f64> = xs.iter().step_by(4).map(|x| x * 0.7).collect();
         let mut out = vec![0.0; gx.len()];
-        map_tanh_cr(&gx, &mut out, true);
+        map_tanh_cr(&gx, &mut out, TanhMap::Gelu);
         for (&x, &o) in gx.iter().zip(&out) {
             let w = super::super::elementwise::gelu_with(x, tanh_core::<true>);
             assert_eq!(o.to_bits(), w.to_bits(), "map gelu, x = {x:e}");

@@ -63,7 +63,7 @@
 
 #![cfg(target_arch = "x86_64")]
 
-use super::tanh::{tanh_core, EXP2_J, LN2_64_A, LN2_64_B};
+use super::tanh::{tanh_core, TanhMap, EXP2_J, LN2_64_A, LN2_64_B};
 
 /// 2⁻²⁷ and 19.1: below and above these, tanh x rounds to x and to ±1.
 const TINY: f64 = 7.450580596923828e-9;
@@ -175,15 +175,21 @@ pub(super) fn fast_phase(x: f64) -> (f64, bool) {
     }
 }
 
-/// One chunk: `out = tanh_cr(xs)` or, with GELU, `(0.5·x)·(1 + tanh_cr(u))`
-/// with `u = c·(x + β·((x·x)·x))` (the order of `elementwise::gelu_with`).
+/// Map modes as const parameters (see `TanhMap`).
+const TANH: u8 = 0;
+const GELU: u8 = 1;
+const GELU_TANH: u8 = 2;
+
+/// One chunk: `out = tanh_cr(xs)`, or with GELU `(0.5·x)·(1 + tanh_cr(u))`, or
+/// GELU's tangent `tanh_cr(u)`, with `u = c·(x + β·((x·x)·x))` (the order of
+/// `elementwise::gelu_with`).
 ///
 /// Only called from the `target_feature` maps below, all of which enable FMA.
 #[inline(always)]
-fn chunk<const L: usize, const GELU: bool>(xs: &[f64; L], out: &mut [f64; L]) {
+fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
     use super::elementwise::{GELU_BETA, GELU_C};
     let mut u = *xs;
-    if GELU {
+    if MODE != TANH {
         for v in u.iter_mut() {
             *v = GELU_C * (*v + GELU_BETA * ((*v * *v) * *v));
         }
@@ -197,7 +203,7 @@ fn chunk<const L: usize, const GELU: bool>(xs: &[f64; L], out: &mut [f64; L]) {
         // SAFETY: the CPU has FMA (see above).
         unsafe { fix_up(&u, &mut t, &ok) };
     }
-    if GELU {
+    if MODE == GELU {
         for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
             *o = (0.5 * x) * (1.0 + t);
         }
@@ -218,51 +224,51 @@ unsafe fn fix_up<const L: usize>(u: &[f64; L], t: &mut [f64; L], ok: &[bool; L])
     }
 }
 
-/// `dst[i] = tanh_cr(src[i])` (or GELU when `gelu`), `L` elements at a time
-/// (the tail through a zero-padded chunk).
+/// `dst[i]` per `mode`, `L` elements at a time (the tail through a zero-padded
+/// chunk).
 #[inline(always)]
-fn map_fast<const L: usize>(src: &[f64], dst: &mut [f64], gelu: bool) {
-    if gelu {
-        map_chunks::<L, true>(src, dst)
-    } else {
-        map_chunks::<L, false>(src, dst)
+fn map_fast<const L: usize>(src: &[f64], dst: &mut [f64], mode: TanhMap) {
+    match mode {
+        TanhMap::Tanh => map_chunks::<L, TANH>(src, dst),
+        TanhMap::Gelu => map_chunks::<L, GELU>(src, dst),
+        TanhMap::GeluTanh => map_chunks::<L, GELU_TANH>(src, dst),
     }
 }
 
 #[inline(always)]
-fn map_chunks<const L: usize, const GELU: bool>(src: &[f64], dst: &mut [f64]) {
+fn map_chunks<const L: usize, const MODE: u8>(src: &[f64], dst: &mut [f64]) {
     let mut s = src.chunks_exact(L);
     let mut d = dst.chunks_exact_mut(L);
     for (s, d) in (&mut s).zip(&mut d) {
         let s: &[f64; L] = s.try_into().expect("chunk of L");
         let d: &mut [f64; L] = d.try_into().expect("chunk of L");
-        chunk::<L, GELU>(s, d);
+        chunk::<L, MODE>(s, d);
     }
     let (s, d) = (s.remainder(), d.into_remainder());
     if !s.is_empty() {
         let (mut xs, mut ys) = ([0.0; L], [0.0; L]);
         xs[..s.len()].copy_from_slice(s);
-        chunk::<L, GELU>(&xs, &mut ys);
+        chunk::<L, MODE>(&xs, &mut ys);
         d.copy_from_slice(&ys[..s.len()]);
     }
 }
 
 /// [`map_fast`] for AVX-512: one zmm register per chunk of 8.
 #[target_feature(enable = "avx512f,avx2,fma")]
-pub(super) unsafe fn map_avx512(src: &[f64], dst: &mut [f64], gelu: bool) {
-    map_fast::<8>(src, dst, gelu)
+pub(super) unsafe fn map_avx512(src: &[f64], dst: &mut [f64], mode: TanhMap) {
+    map_fast::<8>(src, dst, mode)
 }
 
 /// [`map_fast`] for AVX2 (chunks of 4: larger ones spill registers).
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn map_avx2(src: &[f64], dst: &mut [f64], gelu: bool) {
-    map_fast::<4>(src, dst, gelu)
+pub(super) unsafe fn map_avx2(src: &[f64], dst: &mut [f64], mode: TanhMap) {
+    map_fast::<4>(src, dst, mode)
 }
 
 /// [`map_fast`] for FMA without AVX2 (chunks of 8 interleave scalar code).
 #[target_feature(enable = "fma")]
-pub(super) unsafe fn map_fma(src: &[f64], dst: &mut [f64], gelu: bool) {
-    map_fast::<8>(src, dst, gelu)
+pub(super) unsafe fn map_fma(src: &[f64], dst: &mut [f64], mode: TanhMap) {
+    map_fast::<8>(src, dst, mode)
 }
 
 /// Scalar `tanh_cr`: the fast phase, else the accurate path.

@@ -1,0 +1,120 @@
+//! The fused kernels give the bits of the computations they replace:
+//! * `adamw_step` against the same AdamW step written with the unfused tensor ops
+//!   (`scale`, `add`, `mul`, `sqrt`, `div`, `sub`), as gradus wrote it before;
+//! * `gelu_tanh` / `gelu_ex_tanh` / `gelu_backward_tanh` (the GELU split a companion's
+//!   forward sweep uses) against `gelu` and against the scalar correctly rounded
+//!   `tanh_cr` with GELU's formulas written out here.
+//!
+//! Their shape errors are errors, not panics.
+
+use faber::tensor::{self, AdamCoef, SplitMix64, Tensor, TensorErrorKind as K};
+
+fn bits(t: &Tensor) -> Vec<u64> {
+    t.data().iter().map(|v| v.to_bits()).collect()
+}
+
+fn normal(seed: u64, shape: &[usize], std: f64) -> Tensor {
+    SplitMix64::new(seed)
+        .normal_tensor(shape, 0.0, std)
+        .unwrap()
+}
+
+#[test]
+fn adamw_step_equals_the_unfused_ops() {
+    let shape = [37, 5];
+    let p = normal(1, &shape, 0.5);
+    let g = normal(2, &shape, 0.1);
+    let m = normal(3, &shape, 0.01);
+    // second moments are non-negative
+    let v = tensor::mul(&normal(4, &shape, 0.01), &normal(4, &shape, 0.01)).unwrap();
+    let (lr, beta1, beta2, eps, wd, t) = (3e-3f64, 0.9f64, 0.99f64, 1e-8, 0.1, 7);
+    let bc1 = 1.0 - beta1.powi(t);
+    let bc2_sqrt = (1.0 - beta2.powi(t)).sqrt();
+    let c = AdamCoef {
+        beta1,
+        one_minus_beta1: 1.0 - beta1,
+        beta2,
+        one_minus_beta2: 1.0 - beta2,
+        inv_bc2_sqrt: 1.0 / bc2_sqrt,
+        eps,
+        decay: 1.0 - lr * wd,
+        step: lr / bc1,
+    };
+    let (p1, m1, v1) = tensor::adamw_step(&p, &g, &m, &v, &c).unwrap();
+
+    let s = |x: &Tensor, f: f64| tensor::scale(x, f).unwrap();
+    let m2 = tensor::add(&s(&m, c.beta1), &s(&g, c.one_minus_beta1)).unwrap();
+    let gg = tensor::mul(&g, &g).unwrap();
+    let v2 = tensor::add(&s(&v, c.beta2), &s(&gg, c.one_minus_beta2)).unwrap();
+    let denom = tensor::add_scalar(&s(&tensor::sqrt(&v2).unwrap(), c.inv_bc2_sqrt), c.eps).unwrap();
+    let upd = s(&tensor::div(&m2, &denom).unwrap(), c.step);
+    let p2 = tensor::sub(&s(&p, c.decay), &upd).unwrap();
+
+    assert_eq!(bits(&m1), bits(&m2));
+    assert_eq!(bits(&v1), bits(&v2));
+    assert_eq!(bits(&p1), bits(&p2));
+    assert_eq!(p1.shape(), &shape);
+    // the update moved the parameters
+    assert_ne!(bits(&p1), bits(&p));
+}
+
+#[test]
+fn adamw_step_shape_mismatch_is_an_error() {
+    let a = normal(1, &[3, 4], 1.0);
+    let b = normal(2, &[4, 3], 1.0);
+    let c = AdamCoef {
+        beta1: 0.9,
+        one_minus_beta1: 0.1,
+        beta2: 0.99,
+        one_minus_beta2: 0.01,
+        inv_bc2_sqrt: 1.0,
+        eps: 1e-8,
+        decay: 1.0,
+        step: 1e-3,
+    };
+    for (g, m, v) in [(&b, &a, &a), (&a, &b, &a), (&a, &a, &b)] {
+        let e = tensor::adamw_step(&a, g, m, v, &c).expect_err("shape mismatch");
+        assert_eq!(e.kind, K::Shape);
+    }
+}
+
+/// GELU's formulas with the scalar correctly rounded tanh.
+fn u_of(x: f64) -> f64 {
+    tensor::GELU_C * (x + tensor::GELU_BETA * ((x * x) * x))
+}
+
+#[test]
+fn gelu_split_has_the_bits_of_gelu_and_its_vjp() {
+    // wide enough to reach both tanh saturation and the tiny-argument path
+    let x = normal(11, &[2, 3, 171], 3.0);
+    let x = tensor::concat(&[&x, &normal(12, &[2, 3, 171], 1e-6)], 2).unwrap();
+    let g = normal(13, x.shape(), 1.0);
+    let t = tensor::gelu_tanh(&x).unwrap();
+    let y = tensor::gelu_ex_tanh(&x, &t).unwrap();
+    assert_eq!(bits(&y), bits(&tensor::gelu(&x).unwrap()));
+    let gx = tensor::gelu_backward_tanh(&g, &x, &t).unwrap();
+    for (i, &xv) in x.data().iter().enumerate() {
+        let tv = tensor::tanh_cr(u_of(xv));
+        assert_eq!(t.data()[i].to_bits(), tv.to_bits(), "tangent at x = {xv:e}");
+        let du = tensor::GELU_C * (1.0 + (3.0 * tensor::GELU_BETA) * (xv * xv));
+        let gv = g.data()[i];
+        let want = gv * (0.5 * (1.0 + tv) + ((0.5 * xv) * (1.0 - tv * tv)) * du);
+        assert_eq!(gx.data()[i].to_bits(), want.to_bits(), "vjp at x = {xv:e}");
+    }
+}
+
+#[test]
+fn gelu_split_shape_mismatch_is_an_error() {
+    let x = normal(1, &[2, 5], 1.0);
+    let other = normal(2, &[5, 2], 1.0);
+    assert_eq!(tensor::gelu_ex_tanh(&x, &other).unwrap_err().kind, K::Shape);
+    let t = tensor::gelu_tanh(&x).unwrap();
+    assert_eq!(
+        tensor::gelu_backward_tanh(&other, &x, &t).unwrap_err().kind,
+        K::Shape
+    );
+    assert_eq!(
+        tensor::gelu_backward_tanh(&x, &x, &other).unwrap_err().kind,
+        K::Shape
+    );
+}
