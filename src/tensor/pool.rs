@@ -10,7 +10,7 @@
 //! through the blocks itself too, so a job finishes even with no worker at all.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// One call of [`run_blocks`]. `f` is the caller's closure with its lifetime erased:
@@ -34,6 +34,9 @@ struct State {
 
 struct Shared {
     state: Mutex<State>,
+    /// `State::generation`, readable without the lock: workers spin on it for a
+    /// while before they sleep (see [`SPIN`]).
+    generation: AtomicU64,
     /// Workers wait here for a new job.
     wake: Condvar,
     /// Callers wait here for their job's last block.
@@ -56,6 +59,7 @@ fn pool() -> &'static Arc<Shared> {
                 job: None,
                 generation: 0,
             }),
+            generation: AtomicU64::new(0),
             wake: Condvar::new(),
             finished: Condvar::new(),
         });
@@ -74,9 +78,34 @@ fn pool() -> &'static Arc<Shared> {
     })
 }
 
+/// How long a pool thread polls for new work (a worker) or for the last block of its
+/// job (the caller) before it sleeps on a condition variable. Kernels come in bursts —
+/// a training step runs hundreds of parallel operations with short serial gaps — and
+/// waking a sleeping thread costs tens of microseconds on a virtual machine, as much
+/// as a small kernel's whole block; OpenMP runtimes spin before sleeping for the same
+/// reason. Only threads that just worked spin, and only for this long.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Polls until `ready()` or [`SPIN`] has passed; whether it became ready.
+fn spin_until(ready: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        for _ in 0..64 {
+            if ready() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= SPIN {
+            return ready();
+        }
+    }
+}
+
 fn worker(shared: &Shared) {
     let mut seen = 0;
     loop {
+        spin_until(|| shared.generation.load(Ordering::Acquire) != seen);
         let job = {
             let mut st = lock(shared);
             while st.generation == seen {
@@ -137,9 +166,11 @@ pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
         let mut st = lock(shared);
         st.job = Some(Arc::clone(&job));
         st.generation = st.generation.wrapping_add(1);
+        shared.generation.store(st.generation, Ordering::Release);
         shared.wake.notify_all();
     }
     work(shared, &job);
+    spin_until(|| job.done.load(Ordering::Acquire) >= n);
     let mut st = lock(shared);
     while job.done.load(Ordering::Acquire) < n {
         st = match shared.finished.wait(st) {
