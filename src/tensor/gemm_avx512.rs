@@ -137,6 +137,13 @@ pub(super) unsafe fn gemm(
         return true;
     }
     let t = threads.max(1);
+    if t == 1 && k <= KC && m <= super::gemm_small::MAX_MN && n <= super::gemm_small::MAX_MN {
+        // One k-block: the unpacked kernel's FMA chains are this kernel's (same bits).
+        // SAFETY: AVX-512F is present; a, b, c as this function requires (the strides
+        // address only elements inside a and b, asserted above).
+        unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c) };
+        return true;
+    }
     let (by_rows, per) = split(m, n, t);
     let total = if by_rows { m } else { n };
     let blocks = total.div_ceil(per);

@@ -20,6 +20,8 @@ mod elementwise;
 mod error;
 #[cfg(target_arch = "x86_64")]
 mod gemm_avx512;
+#[cfg(target_arch = "x86_64")]
+mod gemm_small;
 mod matmul;
 mod nn;
 mod optim;
