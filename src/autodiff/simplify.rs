@@ -11,11 +11,13 @@
 //!   computed only for its shape; and `retro_imple(x, s) ⊙ e` (a filled tensor times a
 //!   tensor of the same static shape) becomes `e ⊙ s` (the same products, one pass,
 //!   no filled tensor);
-//! - **dead values**: a pure statement whose result is never read is removed.
+//! - **dead values**: a pure statement whose result is never read is removed — at
+//!   any depth, `si`/`itera` bodies included (the reverse loop of an `itera` computes
+//!   a gradient for every operand of a rule, also for the inactive scale of `scala`).
 //!
-//! Only the top level of the body is rewritten (straight-line code, where every
-//! earlier statement runs before every later one); nested `si`/`itera` blocks are
-//! left as generated, but their reads count. A slot qualifies when it is assigned
+//! The other rewrites touch only the top level of the body (straight-line code, where
+//! every earlier statement runs before every later one); nested `si`/`itera` blocks
+//! are left as generated there, but their reads count. A slot qualifies when it is assigned
 //! exactly once and never mutated in place (parameters: never assigned), so its value
 //! is the same wherever it is read.
 
@@ -218,10 +220,39 @@ fn definitions(b: &Block) -> FxHashMap<Slot, u32> {
     m
 }
 
-/// Removes top-level `Let`s of pure right-hand sides whose slot is never read, to a
-/// fixpoint.
+/// Removes `Let`s of pure right-hand sides whose slot is never read anywhere in the
+/// body, at any depth (inside `si`/`itera` too: a value no statement reads is dead
+/// whatever the control flow), to a fixpoint.
 fn remove_dead(body: &mut Block) {
+    fn retain(b: &mut Block, reads: &FxHashMap<Slot, u32>) -> usize {
+        let before = b.stmts.len();
+        b.stmts.retain(|st| match st {
+            Stmt::Let { dst, rhs, .. } => reads.contains_key(dst) || !pure(rhs),
+            _ => true,
+        });
+        let mut removed = before - b.stmts.len();
+        for st in &mut b.stmts {
+            match st {
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    removed += retain(then, reads);
+                    removed += retain(otherwise, reads);
+                }
+                Stmt::Loop { body, .. }
+                | Stmt::ForRange { body, .. }
+                | Stmt::ForEach { body, .. } => removed += retain(body, reads),
+                Stmt::Try { body, handler, .. } => {
+                    removed += retain(body, reads);
+                    removed += retain(handler, reads);
+                }
+                _ => {}
+            }
+        }
+        removed
+    }
     loop {
+        // `stmt_operands` walks nested blocks: the top level covers every read.
         let mut reads: FxHashMap<Slot, u32> = FxHashMap::default();
         for st in &body.stmts {
             stmt_operands(st, &mut |o| {
@@ -230,12 +261,7 @@ fn remove_dead(body: &mut Block) {
                 }
             });
         }
-        let before = body.stmts.len();
-        body.stmts.retain(|st| match st {
-            Stmt::Let { dst, rhs, .. } => reads.contains_key(dst) || !pure(rhs),
-            _ => true,
-        });
-        if body.stmts.len() == before {
+        if retain(body, &reads) == 0 {
             return;
         }
     }
