@@ -201,6 +201,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "(x.larva_causalis(-1000000000.0).activatio_softmax() ⊙ w).summa()",
     ),
     (
+        "softmax_causalis",
+        "tf32[2, 3, 4] x, f32 s, tf32[2, 3, 4] w",
+        "(x.softmax_causalis(s, -1000000000.0) ⊙ w).summa()",
+    ),
+    (
         "sectio",
         "tf32[4, 2] x, tf32[2, 2] w",
         "(x.sectio(1, 3) ⊙ w).summa()",

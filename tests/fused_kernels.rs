@@ -118,3 +118,73 @@ fn gelu_split_shape_mismatch_is_an_error() {
         K::Shape
     );
 }
+
+/// `softmax_causalis` against the unfused chain it replaces, and its VJP against the
+/// chain's VJPs written out (per row `d = Σ g·y` in order, `(y·(g − d))·s`, masked
+/// entries `0·s`): square and non-square matrices, a batch, a negative scale, rows
+/// whose scores lie below the mask value (so masked entries get weight) and a NaN.
+#[test]
+fn softmax_causalis_equals_the_unfused_chain() {
+    let cases: [(&[usize], f64, f64); 5] = [
+        (&[2, 3, 8, 8], 0.25, -1e9),
+        (&[5, 7], 0.5, -1e9),
+        (&[7, 5], -0.75, -1e9),
+        (&[3, 6, 6], 1.0, -3.0),
+        (&[1, 1], 2.0, -1e9),
+    ];
+    for (ci, &(shape, s, v)) in cases.iter().enumerate() {
+        let mut x = normal(20 + ci as u64, shape, 4.0);
+        if ci == 3 {
+            // scores far below the mask value: the masked entries dominate
+            x = tensor::add_scalar(&x, -40.0).unwrap();
+        }
+        if ci == 1 {
+            let mut d = x.data().to_vec();
+            d[9] = f64::NAN;
+            x = Tensor::from_flat(d, shape).unwrap();
+        }
+        let fused = tensor::softmax_causal(&x, s, v).unwrap();
+        let chain =
+            tensor::softmax(&tensor::causal_mask(&tensor::scale(&x, s).unwrap(), v).unwrap())
+                .unwrap();
+        assert_eq!(bits(&fused), bits(&chain), "forward, case {ci}");
+
+        let g = normal(40 + ci as u64, shape, 1.0);
+        let back = tensor::softmax_causal_backward(&g, &fused, s).unwrap();
+        let c = shape[shape.len() - 1];
+        let t1 = shape[shape.len() - 2];
+        let (gd, yd) = (g.data(), fused.data());
+        for row in 0..x.numel() / c {
+            let i = row % t1;
+            let (gr, yr) = (&gd[row * c..(row + 1) * c], &yd[row * c..(row + 1) * c]);
+            let mut d = 0.0;
+            for j in 0..c {
+                d += gr[j] * yr[j];
+            }
+            for j in 0..c {
+                let want = if j <= i {
+                    (yr[j] * (gr[j] - d)) * s
+                } else {
+                    0.0 * s
+                };
+                assert_eq!(
+                    back.data()[row * c + j].to_bits(),
+                    want.to_bits(),
+                    "backward, case {ci}, row {row}, j {j}"
+                );
+            }
+        }
+    }
+    let flat = normal(1, &[4], 1.0);
+    assert_eq!(
+        tensor::softmax_causal(&flat, 1.0, -1e9).unwrap_err().kind,
+        K::Shape
+    );
+    let y = normal(2, &[3, 3], 1.0);
+    assert_eq!(
+        tensor::softmax_causal_backward(&normal(3, &[3, 4], 1.0), &y, 1.0)
+            .unwrap_err()
+            .kind,
+        K::Shape
+    );
+}

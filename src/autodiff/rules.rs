@@ -302,6 +302,19 @@ fn op_rule(
         }
         // ---- fused recipes ----
         Op::Softmax => vec![(x(), gen.op(Op::RetroSoftmax, vec![g, y.clone()]))],
+        // The unfused chain's rules in one: x gets the masked softmax VJP times s; s
+        // gets Σ (masked VJP ⊙ x) as `scala`'s rule gives it (dead, so removed, when s
+        // is a constant); v gets nothing, as under `larva_causalis`'s rule.
+        Op::SoftmaxCausalis => {
+            let gx = gen.op(
+                Op::RetroSoftmaxCausalis,
+                vec![g.clone(), y.clone(), a[1].clone()],
+            );
+            let gz = gen.op(Op::RetroSoftmaxCausalis, vec![g, y.clone(), fl(1.0)]);
+            let prod = gen.op(Op::Multiplica, vec![gz, x()]);
+            let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
+            vec![(x(), gx), (a[1].clone(), gs)]
+        }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
             let triple = s(gen.emit(
@@ -364,6 +377,7 @@ fn op_rule(
         | Op::RetroMaximum
         | Op::RetroInpone
         | Op::RetroSoftmax
+        | Op::RetroSoftmaxCausalis
         | Op::RetroLogSoftmax
         | Op::RetroLaminatio
         | Op::RetroGelu

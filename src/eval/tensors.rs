@@ -314,6 +314,8 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         Op::MaximumAxis => kr(k::max_axis(t(0)?, axis(op, a[1])?, flag(op, a[2])?))?,
         Op::Argmax => kr(k::argmax(t(0)?))?,
         Op::Softmax => kr(k::softmax(t(0)?))?,
+        Op::SoftmaxCausalis => kr(k::softmax_causal(t(0)?, num(op, a[1])?, num(op, a[2])?))?,
+        Op::RetroSoftmaxCausalis => kr(k::softmax_causal_backward(t(0)?, t(1)?, num(op, a[2])?))?,
         Op::LogSoftmax => kr(k::log_softmax(t(0)?))?,
         Op::Laminatio => kr(k::layernorm(
             t(0)?,

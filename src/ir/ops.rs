@@ -80,6 +80,9 @@ ops! {
     CruxEntropiaIndices = "crux_entropia_indices", 2;
     Collige = "collige", 2;
     LarvaCausalis = "larva_causalis", 2;
+    // `x.softmax_causalis(s, v)`: `x.scala(s).larva_causalis(v).activatio_softmax()` in
+    // one pass (same bits)
+    SoftmaxCausalis = "softmax_causalis", 3;
     // seeded random tensors, pure functions of an integer seed (JAX-style keys):
     // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
     // `p.multinomialis(seed)` (one class index per probability row)
@@ -101,6 +104,7 @@ ops! {
     RetroMaximum = "retro_maximum", 4;
     RetroInpone = "retro_inpone", 4;
     RetroSoftmax = "retro_softmax", 2;
+    RetroSoftmaxCausalis = "retro_softmax_causalis", 3;
     RetroLogSoftmax = "retro_log_softmax", 2;
     RetroLaminatio = "retro_laminatio", 4;
     RetroGelu = "retro_gelu", 2;
@@ -324,6 +328,7 @@ pub fn infer_shape(
         | Op::Softmax
         | Op::LogSoftmax
         | Op::Laminatio
+        | Op::SoftmaxCausalis
         | Op::LarvaCausalis => s0,
         Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => Some(vec![]),
         _ => None,

@@ -15,6 +15,7 @@
 //!   `Limit` error, never an abort).
 
 mod buf;
+mod causal;
 mod construct;
 mod elementwise;
 mod error;
@@ -32,6 +33,7 @@ mod shape;
 mod tanh;
 mod tanh_fast;
 
+pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
 pub(crate) use elementwise::gelu_vjp;
 pub use elementwise::{
