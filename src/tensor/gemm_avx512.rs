@@ -137,13 +137,55 @@ pub(super) unsafe fn gemm(
         return true;
     }
     let t = threads.max(1);
-    if t == 1 && k <= KC && m <= super::gemm_small::MAX_MN && n <= super::gemm_small::MAX_MN {
-        // One k-block: the unpacked kernel's FMA chains are this kernel's (same bits).
-        // SAFETY: AVX-512F is present; a, b, c as this function requires (the strides
-        // address only elements inside a and b, asserted above).
-        unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c) };
+    if k <= KC && super::gemm_small::suits(n) {
+        // One k-block: the unpacked kernel's FMA chains are this kernel's (same bits),
+        // on row blocks of c when there are several threads.
+        let blocks = t.min(m.div_ceil(MR));
+        let per = m.div_ceil(blocks).div_ceil(MR) * MR;
+        let (ap, cp) = (SendPtr(a.as_ptr().cast_mut()), SendPtr(c));
+        let run = |i: usize| {
+            let (ap, cp) = (ap, cp);
+            let s = i * per;
+            let w = per.min(m - s);
+            // SAFETY: AVX-512F is present; rows [s, s+w) of a (strides sa: offsets
+            // from s·sa.row, all inside a as asserted above) and of c (disjoint
+            // between blocks, row stride n) are this block's; b is only read.
+            unsafe {
+                let a_rows = std::slice::from_raw_parts(ap.0.add(s * sa.row), a.len() - s * sa.row);
+                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n))
+            };
+        };
+        if blocks <= 1 {
+            run(0);
+        } else {
+            super::pool::run_blocks(m.div_ceil(per), &run);
+        }
         return true;
     }
+    // SAFETY: as this function requires.
+    unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t) }
+}
+
+/// [`gemm`] through packed panels and the 8×24 kernel (any k), for `m, n, k ≥ 1`.
+///
+/// # Safety
+/// As [`gemm`].
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn gemm_packed(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    sa: Strides,
+    b: &[f64],
+    sb: Strides,
+    c: *mut f64,
+    threads: usize,
+) -> bool {
+    if !available() {
+        return false;
+    }
+    let t = threads.max(1);
     let (by_rows, per) = split(m, n, t);
     let total = if by_rows { m } else { n };
     let blocks = total.div_ceil(per);
