@@ -57,8 +57,11 @@ pub(super) unsafe fn gemm(
     }
     B_ROWS.with(|cell| {
         let mut bt = cell.borrow_mut();
-        bt.clear();
-        bt.resize(k * n, 0.0);
+        // Every element is written below: grow (zeroing only the new part), never clear.
+        if bt.len() < k * n {
+            bt.resize(k * n, 0.0);
+        }
+        let bt = &mut bt[..k * n];
         // Column j of b is (for `matmul_nt`) a contiguous row of the operand: read it
         // in order, scatter into row-major order.
         for j in 0..n {

@@ -5,6 +5,9 @@
 //! and §5 exactly; rows run in parallel above a size threshold (each row's
 //! result depends only on that row).
 
+use std::mem::MaybeUninit;
+
+use super::elementwise::build;
 use super::{
     alloc, alloc_zeros, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError,
     PAR_MIN_CHEAP,
@@ -185,8 +188,9 @@ pub fn layernorm(
         return Err(TensorError::shape("laminatio: the last axis is empty"));
     }
     let (g, b) = (gamma.data(), beta.data());
-    let mut out = alloc_zeros(x.numel())?;
-    par_rows(x.data(), &mut out, d, d, PAR_MIN_CHEAP, |src, dst| {
+    let xd = x.data();
+    let out = build(x.numel(), d, |start, dst| {
+        let src = &xd[start..start + dst.len()];
         // Four rows in lockstep: their in-order sums are independent chains, so they
         // overlap instead of waiting on one another (each row's sums unchanged).
         let mut groups = src.chunks_exact(4 * d).zip(dst.chunks_exact_mut(4 * d));
@@ -200,17 +204,17 @@ pub fn layernorm(
         {
             ln_forward_rows::<1>(r, o, d, eps, g, b);
         }
-    });
+    })?;
     Ok(Tensor::shaped_like(x, out))
 }
 
-/// LayerNorm of `R` consecutive rows of length `d` (the recipe of [`layernorm`]: per
-/// row `mean = Σx/d`, `c = x − mean`, `var = Σc²/d`, sums left to right from 0.0),
-/// the rows' loops interleaved.
+/// LayerNorm of `R` consecutive rows of length `d` into `dst` (every slot written; the
+/// recipe of [`layernorm`]: per row `mean = Σx/d`, `c = x − mean`, `var = Σc²/d`, sums
+/// left to right from 0.0), the rows' loops interleaved.
 #[inline(always)]
 fn ln_forward_rows<const R: usize>(
     src: &[f64],
-    dst: &mut [f64],
+    dst: &mut [MaybeUninit<f64>],
     d: usize,
     eps: f64,
     g: &[f64],
@@ -229,14 +233,16 @@ fn ln_forward_rows<const R: usize>(
     for j in 0..d {
         for r in 0..R {
             let c = src[r * d + j] - mean[r];
-            dst[r * d + j] = c;
+            dst[r * d + j].write(c);
             var[r] += c * c;
         }
     }
     let inv = var.map(|v| 1.0 / (v / dn + eps).sqrt());
     for r in 0..R {
         for ((o, &gv), &bv) in dst[r * d..(r + 1) * d].iter_mut().zip(g).zip(b) {
-            *o = (*o * inv[r]) * gv + bv;
+            // SAFETY: written in the loop above.
+            let c = unsafe { o.assume_init() };
+            o.write((c * inv[r]) * gv + bv);
         }
     }
 }
