@@ -201,6 +201,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "(x.larva_causalis(-1000000000.0).activatio_softmax() ⊙ w).summa()",
     ),
     (
+        "lineare",
+        "tf32[2, 3, 4] x, tf32[4, 5] m, tf32[5] b, tf32[2, 3, 5] w",
+        "(x.lineare(m, b).tanh() ⊙ w).summa()",
+    ),
+    (
         "softmax_causalis",
         "tf32[2, 3, 4] x, f32 s, tf32[2, 3, 4] w",
         "(x.softmax_causalis(s, -1000000000.0) ⊙ w).summa()",

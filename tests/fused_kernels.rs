@@ -188,3 +188,39 @@ fn softmax_causalis_equals_the_unfused_chain() {
         K::Shape
     );
 }
+
+/// `lineare` is `(x · w).addita_bias(b)`: plain, batched, large enough for threads and
+/// the packed kernel, and with a bias that does not fit.
+#[test]
+fn linear_equals_matmul_then_bias() {
+    let cases: [(&[usize], usize); 4] = [
+        (&[3, 5], 4),
+        (&[2, 7, 5], 3),
+        (&[1024, 64], 64),
+        (&[300, 256], 69),
+    ];
+    for (ci, &(xs, n)) in cases.iter().enumerate() {
+        let x = normal(60 + ci as u64, xs, 1.0);
+        let k = xs[xs.len() - 1];
+        let w = normal(70 + ci as u64, &[k, n], 0.3);
+        let b = normal(80 + ci as u64, &[n], 0.5);
+        let fused = tensor::linear(&x, &w, &b).unwrap();
+        let chain = tensor::add_bias(&tensor::matmul(&x, &w).unwrap(), &b).unwrap();
+        assert_eq!(fused.shape(), chain.shape());
+        assert_eq!(bits(&fused), bits(&chain), "case {ci}");
+    }
+    let x = normal(1, &[3, 5], 1.0);
+    let w = normal(2, &[5, 4], 1.0);
+    assert_eq!(
+        tensor::linear(&x, &w, &normal(3, &[5], 1.0))
+            .unwrap_err()
+            .kind,
+        K::Shape
+    );
+    assert_eq!(
+        tensor::linear(&x, &normal(4, &[4, 4], 1.0), &normal(5, &[4], 1.0))
+            .unwrap_err()
+            .kind,
+        K::Shape
+    );
+}

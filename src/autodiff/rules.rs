@@ -256,6 +256,14 @@ fn op_rule(
             vec![(x(), ga), (a[1].clone(), gb)]
         }
         Op::MatMul => matmul_rule(gen, &a[0], &a[1], g, out_ty, span)?,
+        // `addita_bias`'s rule (the bias gets g's column sums, the product g), then
+        // `·`'s rule with that g: what the two unfused ops emit.
+        Op::Lineare => {
+            let gb = gen.op(Op::RetroAdFormam, vec![g.clone(), a[2].clone()]);
+            let mut c = matmul_rule(gen, &a[0], &a[1], g, out_ty, span)?;
+            c.push((a[2].clone(), gb));
+            c
+        }
         Op::MatMulNT | Op::MatMulTN => matmul_t_rule(gen, op, &a[0], &a[1], g, out_ty, span)?,
         // ---- elementwise with a derivative ----
         Op::Exp => vec![(x(), gen.op(Op::Multiplica, vec![g, y.clone()]))],

@@ -294,6 +294,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         }
         Op::AdditaBias => kr(k::add_bias(t(0)?, t(1)?))?,
         Op::MatMul => kr(k::matmul(t(0)?, t(1)?))?,
+        Op::Lineare => kr(k::linear(t(0)?, t(1)?, t(2)?))?,
         Op::MatMulNT => kr(k::matmul_t(t(0)?, t(1)?, k::Trans::B))?,
         Op::MatMulTN => kr(k::matmul_t(t(0)?, t(1)?, k::Trans::A))?,
         Op::Neg => kr(k::neg(t(0)?))?,

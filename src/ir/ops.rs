@@ -53,6 +53,8 @@ ops! {
     Divide = "divide", 2;
     AdditaBias = "addita_bias", 2;
     MatMul = "matmul", 2;
+    // `x.lineare(w, b)`: `(x · w).addita_bias(b)` in one op (same bits)
+    Lineare = "lineare", 3;
     // unary
     Neg = "neg", 1;
     Exp = "exp", 1;
@@ -280,7 +282,7 @@ pub fn infer_shape(
             }
             _ => s0.clone(),
         },
-        Op::MatMul => match (&s0, &s1) {
+        Op::MatMul | Op::Lineare => match (&s0, &s1) {
             (Some(a), Some(b)) => matmul_shape(a, b)?,
             _ => None,
         },

@@ -252,6 +252,52 @@ pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
     Ok(Tensor::shaped_like(x, out))
 }
 
+/// `x.lineare(w, b)`: `(x · w).addita_bias(b)` with the bias added in place to the
+/// product's fresh buffer while it is still in cache (one result buffer instead of
+/// two; `v + w` per element, the same bits as the two ops).
+pub fn linear(x: &Tensor, w: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    let mut y = super::matmul(x, w)?;
+    let c = match (y.shape().last(), b.shape()) {
+        (Some(&c), &[bc]) if c == bc => c,
+        _ => {
+            return Err(TensorError::shape(format!(
+                "lineare: bias {} does not fit the last axis of the product {}",
+                fmt_shape(b.shape()),
+                fmt_shape(y.shape())
+            )))
+        }
+    };
+    if c == 0 {
+        return Ok(y);
+    }
+    let bd = b.data();
+    let yd = y.data_mut();
+    let rows = yd.len() / c;
+    let t = if yd.len() >= PAR_MIN_MAP {
+        threads().min(rows)
+    } else {
+        1
+    };
+    if t <= 1 {
+        for row in yd.chunks_exact_mut(c) {
+            for (v, &w) in row.iter_mut().zip(bd) {
+                *v += w;
+            }
+        }
+    } else {
+        let per = rows.div_ceil(t) * c;
+        let blocks: Vec<&mut [f64]> = yd.chunks_mut(per).collect();
+        super::pool::run_each(blocks, &|_, block: &mut [f64]| {
+            for row in block.chunks_exact_mut(c) {
+                for (v, &w) in row.iter_mut().zip(bd) {
+                    *v += w;
+                }
+            }
+        });
+    }
+    Ok(y)
+}
+
 #[inline(always)]
 fn unary<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
     let xd = x.data();
