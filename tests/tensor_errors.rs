@@ -189,6 +189,9 @@ fn parallel_rows_do_not_change_results() {
     let g = r.normal_tensor(&[300], 1.0, 0.1).unwrap();
     let b = r.normal_tensor(&[300], 0.0, 0.1).unwrap();
     let y = r.normal_tensor(&[700, 300], 0.0, 1.0).unwrap();
+    let x3 = tensor::reshape(&x, &[70, 10, 300]).unwrap();
+    let y3 = tensor::reshape(&y, &[70, 10, 300]).unwrap();
+    let b7 = r.normal_tensor(&[700], 0.0, 0.1).unwrap();
     let run = |n| {
         tensor::set_threads(n);
         let out = vec![
@@ -203,6 +206,19 @@ fn parallel_rows_do_not_change_results() {
             tensor::scale(&x, 0.3).unwrap(),
             tensor::add_bias(&x, &b).unwrap(),
             tensor::neg(&x).unwrap(),
+            tensor::permute(&x3, &[1, 0, 2]).unwrap(),
+            tensor::permute(&x3, &[2, 1, 0]).unwrap(),
+            tensor::softmax_causal(&x3, 0.7, -1e9).unwrap(),
+            tensor::softmax_causal_backward(
+                &y3,
+                &tensor::softmax_causal(&x3, 0.7, -1e9).unwrap(),
+                0.7,
+            )
+            .unwrap(),
+            tensor::gelu_tanh(&x).unwrap(),
+            tensor::gelu_ex_tanh(&x, &y).unwrap(),
+            tensor::gelu_backward_tanh(&y, &x, &y).unwrap(),
+            tensor::linear(&x, &tensor::transpose(&x).unwrap(), &b7).unwrap(),
         ];
         tensor::set_threads(0);
         out

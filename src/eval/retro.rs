@@ -274,16 +274,21 @@ pub fn cross_entropy_indices(g: f64, z: &Tensor, y: &Tensor) -> TResult<Tensor> 
     }
     let ids = y.to_indices(d, "retro_crux_indices")?;
     let n = rows as f64;
-    let mut out = k::vec_for_tensor(z.numel());
-    for (r, zr) in z.data().chunks_exact(d).enumerate() {
-        let start = out.len();
-        softmax_row(zr, &mut out);
-        out[start + ids[r]] -= 1.0;
-        for v in &mut out[start..] {
-            *v = *v * g / n;
+    let zd = z.data();
+    // Rows are independent: blocks of rows on the pool's threads.
+    let out = k::build(z.numel(), d, |start, dst| {
+        let mut p = Vec::with_capacity(d);
+        for (i, o) in dst.chunks_exact_mut(d).enumerate() {
+            let r = start / d + i;
+            p.clear();
+            softmax_row(&zd[r * d..(r + 1) * d], &mut p);
+            p[ids[r]] -= 1.0;
+            for (o, &v) in o.iter_mut().zip(&p) {
+                o.write(v * g / n);
+            }
         }
-    }
-    Tensor::from_flat(out, z.shape())
+    })?;
+    Ok(Tensor::shaped_like(z, out))
 }
 
 /// The gradient of a reduction along `axis` broadcast back to `like`'s shape.

@@ -82,7 +82,7 @@ impl SendPtr {
 /// whole `unit`s (rows) when `n ≥ PAR_MIN_MAP`. Each element depends only on its
 /// index, so the result never depends on the thread count.
 #[inline(always)]
-pub(super) fn build<F>(n: usize, unit: usize, fill: F) -> TResult<Out>
+pub(crate) fn build<F>(n: usize, unit: usize, fill: F) -> TResult<Out>
 where
     F: Fn(usize, &mut [MaybeUninit<f64>]) + Sync,
 {

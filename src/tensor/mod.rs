@@ -35,12 +35,12 @@ mod tanh_fast;
 
 pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
-pub(crate) use elementwise::gelu_vjp;
 pub use elementwise::{
     add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_backward_tanh, gelu_ex_tanh,
     gelu_exp_identity, gelu_tanh, linear, log, mul, neg, reciprocal, relu, scale, sqrt, sub,
     sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
+pub(crate) use elementwise::{build, gelu_vjp};
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub(crate) use nn::exp_or_zero;

@@ -74,40 +74,52 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
     let out_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
     let strides: Vec<usize> = axes.iter().map(|&a| in_strides[a]).collect();
     let n = x.numel();
-    let mut out = alloc(n)?;
     if n == 0 || rank == 0 {
+        let mut out = alloc(n)?;
         out.extend_from_slice(x.data());
         return Ok(Tensor::from_parts(out_shape, out));
     }
     let src = x.data();
     let last = rank - 1;
     let (inner, inner_stride) = (out_shape[last], strides[last]);
-    let mut idx = vec![0usize; rank];
-    let mut base = 0usize;
-    loop {
-        if inner_stride == 1 {
-            // The last axis stays last (e.g. splitting heads [B,T,H,d] → [B,H,T,d]):
-            // contiguous runs copy as slices.
-            out.extend_from_slice(&src[base..base + inner]);
-        } else {
-            out.extend((0..inner).map(|j| src[base + j * inner_stride]));
+    // Blocks of whole output runs (one run = the last axis) on the pool's threads;
+    // each block finds its first run's source offset from its index.
+    let out = super::build(n, inner, |start, dst| {
+        let mut idx = vec![0usize; rank];
+        let mut q = start / inner;
+        let mut base = 0usize;
+        for ax in (0..last).rev() {
+            idx[ax] = q % out_shape[ax];
+            q /= out_shape[ax];
+            base += idx[ax] * strides[ax];
         }
-        // Advance the odometer over the outer axes.
-        let mut ax = last;
-        loop {
-            if ax == 0 {
-                return Ok(Tensor::from_parts(out_shape, out));
+        for run in dst.chunks_exact_mut(inner) {
+            if inner_stride == 1 {
+                // The last axis stays last (e.g. splitting heads [B,T,H,d] → [B,H,T,d]):
+                // contiguous runs copy as slices.
+                for (d, &v) in run.iter_mut().zip(&src[base..base + inner]) {
+                    d.write(v);
+                }
+            } else {
+                for (j, d) in run.iter_mut().enumerate() {
+                    d.write(src[base + j * inner_stride]);
+                }
             }
-            ax -= 1;
-            idx[ax] += 1;
-            base += strides[ax];
-            if idx[ax] < out_shape[ax] {
-                break;
+            // Advance the odometer over the outer axes.
+            let mut ax = last;
+            while ax > 0 {
+                ax -= 1;
+                idx[ax] += 1;
+                base += strides[ax];
+                if idx[ax] < out_shape[ax] {
+                    break;
+                }
+                base -= strides[ax] * idx[ax];
+                idx[ax] = 0;
             }
-            base -= strides[ax] * idx[ax];
-            idx[ax] = 0;
         }
-    }
+    })?;
+    Ok(Tensor::from_parts(out_shape, out))
 }
 
 /// `x.angusta(axis, a, b)`: indices `[a, b)` along `axis` (general narrow).
