@@ -219,6 +219,11 @@ fn parallel_rows_do_not_change_results() {
             tensor::gelu_ex_tanh(&x, &y).unwrap(),
             tensor::gelu_backward_tanh(&y, &x, &y).unwrap(),
             tensor::linear(&x, &tensor::transpose(&x).unwrap(), &b7).unwrap(),
+            tensor::sum_axis(&x3, 0, false).unwrap(),
+            tensor::sum_axis(&x3, 1, true).unwrap(),
+            tensor::mean_axis(&x3, 2, false).unwrap(),
+            tensor::max_axis(&x3, 0, false).unwrap(),
+            tensor::sum_to_shape(&x3, &[10, 1]).unwrap(),
         ];
         tensor::set_threads(0);
         out

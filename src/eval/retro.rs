@@ -86,55 +86,70 @@ pub fn layernorm(
         )));
     }
     let gm = gamma.data();
-    let mut gx = k::vec_for_tensor(x.numel());
-    let mut gg: Vec<f64> = Vec::new();
-    let mut gb: Vec<f64> = Vec::new();
-    if let Some(rows) = x.numel().checked_div(d) {
-        let (gd, xd) = (g.data(), x.data());
-        let mut xh = vec![0.0; LN_GROUP * d];
-        let mut r0 = 0;
-        // Rows in groups of LN_GROUP whose in-order sums advance in lockstep (more
-        // independent additions in flight; every row's sums keep their order, so
-        // the bits are those of one row at a time), then the tail one by one.
-        while r0 + LN_GROUP <= rows {
-            let at = r0 * d..(r0 + LN_GROUP) * d;
-            ln_rows::<LN_GROUP>(
-                &gd[at.clone()],
-                &xd[at],
-                gm,
-                eps,
-                d,
-                r0 == 0,
-                &mut xh,
-                &mut gg,
-                &mut gb,
-                &mut gx,
-            );
-            r0 += LN_GROUP;
+    let (gd, xd) = (g.data(), x.data());
+    let rows = x.numel() / d;
+    let df = d as f64;
+    // 1. Per row (mean, 1/√(var + eps)), blocks of rows on the pool's threads, four rows
+    //    in lockstep (independent in-order sums in flight; each row's order unchanged).
+    // (Each pair of values takes 3·d operations: threaded from 64 rows.)
+    let stats = k::build_from(rows * 2, 2, 128, |start, dst| {
+        let (r0, n) = (start / 2, dst.len() / 2);
+        let mut r = 0;
+        while r + LN_GROUP <= n {
+            let st = ln_stats::<LN_GROUP>(&xd[(r0 + r) * d..(r0 + r + LN_GROUP) * d], d, eps);
+            for (i, (mean, inv)) in st.into_iter().enumerate() {
+                dst[2 * (r + i)].write(mean);
+                dst[2 * (r + i) + 1].write(inv);
+            }
+            r += LN_GROUP;
         }
-        while r0 < rows {
-            let at = r0 * d..(r0 + 1) * d;
-            ln_rows::<1>(
-                &gd[at.clone()],
-                &xd[at],
-                gm,
-                eps,
-                d,
-                r0 == 0,
-                &mut xh,
-                &mut gg,
-                &mut gb,
-                &mut gx,
-            );
-            r0 += 1;
+        while r < n {
+            let [(mean, inv)] = ln_stats::<1>(&xd[(r0 + r) * d..(r0 + r + 1) * d], d, eps);
+            dst[2 * r].write(mean);
+            dst[2 * r + 1].write(inv);
+            r += 1;
         }
-    }
-    if gg.is_empty() {
-        gg = vec![0.0; d];
-        gb = vec![0.0; d];
+    })?;
+    let stats: &[f64] = &stats;
+    // 2. ∂x, rows independent: per row h = g ⊙ γ, s1 = Σ h, s2 = Σ h·x̂ in index order,
+    //    ∂x = inv·(h − s1/d − x̂·(s2/d)).
+    let gx = k::build(x.numel(), d, |start, dst| {
+        for (i, o) in dst.chunks_exact_mut(d).enumerate() {
+            let r = start / d + i;
+            let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
+            let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
+            let (mut s1, mut s2) = (0.0, 0.0);
+            for j in 0..d {
+                let h = gr[j] * gm[j];
+                s1 += h;
+                s2 += h * ((xr[j] - mean) * inv);
+            }
+            let (m1, m2) = (s1 / df, s2 / df);
+            for j in 0..d {
+                let xh = (xr[j] - mean) * inv;
+                o[j].write(inv * (gr[j] * gm[j] - m1 - xh * m2));
+            }
+        }
+    })?;
+    // 3. ∂γ = Σ_rows x̂ ⊙ g and ∂β = Σ_rows g, rows in order from the first row's terms.
+    let mut gg = vec![0.0; d];
+    let mut gb = vec![0.0; d];
+    for r in 0..rows {
+        let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
+        let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
+        for j in 0..d {
+            let t = ((xr[j] - mean) * inv) * gr[j];
+            if r == 0 {
+                gg[j] = t;
+                gb[j] = gr[j];
+            } else {
+                gg[j] += t;
+                gb[j] += gr[j];
+            }
+        }
     }
     Ok((
-        Tensor::from_flat(gx, x.shape())?,
+        Tensor::shaped_like(x, gx),
         Tensor::from_flat(gg, &[d])?,
         Tensor::from_flat(gb, &[d])?,
     ))
@@ -143,25 +158,13 @@ pub fn layernorm(
 /// Rows the layernorm backward processes side by side.
 const LN_GROUP: usize = 4;
 
-/// The layernorm backward of R consecutive rows (`gr`, `xr`: R·d values): per row
-/// mean, variance, x̂ and the two row sums in index order, the rows' terms added to
-/// ∂γ/∂β in row order (`first`: the first row initialises them), ∂x appended.
-#[allow(clippy::too_many_arguments)]
+/// `(mean, 1/√(var + eps))` of R consecutive rows of length `d` (`xr`: R·d values):
+/// `mean = Σx/d`, `var = Σ(x − mean)²/d`, each sum in index order from 0.0, the rows'
+/// loops interleaved.
 #[inline(always)]
-fn ln_rows<const R: usize>(
-    gr: &[f64],
-    xr: &[f64],
-    gm: &[f64],
-    eps: f64,
-    d: usize,
-    first: bool,
-    xh: &mut [f64],
-    gg: &mut Vec<f64>,
-    gb: &mut Vec<f64>,
-    gx: &mut Vec<f64>,
-) {
+fn ln_stats<const R: usize>(xr: &[f64], d: usize, eps: f64) -> [(f64, f64); R] {
     let df = d as f64;
-    let (xr, gr, xh) = (&xr[..R * d], &gr[..R * d], &mut xh[..R * d]);
+    let xr = &xr[..R * d];
     let mut sum = [0.0; R];
     for j in 0..d {
         for r in 0..R {
@@ -176,43 +179,7 @@ fn ln_rows<const R: usize>(
             var[r] += c * c;
         }
     }
-    let inv = var.map(|v| 1.0 / (v / df + eps).sqrt());
-    for r in 0..R {
-        for j in 0..d {
-            xh[r * d + j] = (xr[r * d + j] - mean[r]) * inv[r];
-        }
-    }
-    for r in 0..R {
-        let (h, a) = (&xh[r * d..(r + 1) * d], &gr[r * d..(r + 1) * d]);
-        if first && r == 0 {
-            *gg = h.iter().zip(a).map(|(h, a)| h * a).collect();
-            *gb = a.to_vec();
-        } else {
-            for j in 0..d {
-                gg[j] += h[j] * a[j];
-                gb[j] += a[j];
-            }
-        }
-    }
-    let mut s1 = [0.0; R];
-    let mut s2 = [0.0; R];
-    for j in 0..d {
-        for r in 0..R {
-            let h = gr[r * d + j] * gm[j];
-            s1[r] += h;
-            s2[r] += h * xh[r * d + j];
-        }
-    }
-    for r in 0..R {
-        let (m1, m2) = (s1[r] / df, s2[r] / df);
-        let (a, h) = (&gr[r * d..(r + 1) * d], &xh[r * d..(r + 1) * d]);
-        gx.extend(
-            a.iter()
-                .zip(gm)
-                .zip(h)
-                .map(|((&a, &w), &h)| inv[r] * (a * w - m1 - h * m2)),
-        );
-    }
+    std::array::from_fn(|r| (mean[r], 1.0 / (var[r] / df + eps).sqrt()))
 }
 
 /// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`
@@ -420,36 +387,61 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
 mod tests {
     use super::*;
 
-    /// Rows in lockstep groups give the bits of one row at a time (7 rows: a group of
-    /// four and a tail of three).
+    /// The layernorm backward against its recipe written out row by row (AUTODIFF.md
+    /// §1: x̂ = (x − mean)·inv, ∂γ = Σ x̂ ⊙ g and ∂β = Σ g over rows in order, ∂x =
+    /// inv·(g⊙γ − Σ(g⊙γ)/d − x̂·Σ(g⊙γ⊙x̂)/d)): 7 rows (a lockstep group and a tail), and
+    /// 1,100 rows of 64 on one and on two threads (the threaded paths).
     #[test]
-    fn layernorm_groups_match_single_rows() {
-        let (rows, d) = (7, 13);
-        let mut rng = k::SplitMix64::new(11);
-        let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
-        let g = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
-        let gamma = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
-        let (gx, gg, gb) = layernorm(&g, &x, 1e-5, &gamma).unwrap();
-        let (mut gx1, mut gg1, mut gb1) = (Vec::new(), Vec::new(), Vec::new());
-        let mut xh = vec![0.0; d];
-        for r in 0..rows {
-            let at = r * d..(r + 1) * d;
-            ln_rows::<1>(
-                &g.data()[at.clone()],
-                &x.data()[at],
-                gamma.data(),
-                1e-5,
-                d,
-                r == 0,
-                &mut xh,
-                &mut gg1,
-                &mut gb1,
-                &mut gx1,
-            );
+    fn layernorm_backward_matches_the_recipe() {
+        for (rows, d, threads) in [(7, 13, 1), (1100, 64, 1), (1100, 64, 2)] {
+            let mut rng = k::SplitMix64::new(11);
+            let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
+            let g = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
+            let gamma = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
+            k::set_threads(threads);
+            let (gx, gg, gb) = layernorm(&g, &x, 1e-5, &gamma).unwrap();
+            k::set_threads(0);
+            let (xd, gd, gm) = (x.data(), g.data(), gamma.data());
+            let df = d as f64;
+            let (mut gg1, mut gb1) = (vec![0.0; d], vec![0.0; d]);
+            for r in 0..rows {
+                let (xr, gr) = (&xd[r * d..(r + 1) * d], &gd[r * d..(r + 1) * d]);
+                let mut sum = 0.0;
+                for &v in xr {
+                    sum += v;
+                }
+                let mean = sum / df;
+                let mut var = 0.0;
+                for &v in xr {
+                    var += (v - mean) * (v - mean);
+                }
+                let inv = 1.0 / (var / df + 1e-5).sqrt();
+                let xh: Vec<f64> = xr.iter().map(|&v| (v - mean) * inv).collect();
+                let (mut s1, mut s2) = (0.0, 0.0);
+                for j in 0..d {
+                    let h = gr[j] * gm[j];
+                    s1 += h;
+                    s2 += h * xh[j];
+                    if r == 0 {
+                        gg1[j] = xh[j] * gr[j];
+                        gb1[j] = gr[j];
+                    } else {
+                        gg1[j] += xh[j] * gr[j];
+                        gb1[j] += gr[j];
+                    }
+                }
+                for j in 0..d {
+                    let want = inv * (gr[j] * gm[j] - s1 / df - xh[j] * (s2 / df));
+                    assert_eq!(
+                        gx.data()[r * d + j].to_bits(),
+                        want.to_bits(),
+                        "{rows}×{d}, t {threads}, row {r}"
+                    );
+                }
+            }
+            let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(gg.data()), bits(&gg1));
+            assert_eq!(bits(gb.data()), bits(&gb1));
         }
-        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(gx.data()), bits(&gx1));
-        assert_eq!(bits(gg.data()), bits(&gg1));
-        assert_eq!(bits(gb.data()), bits(&gb1));
     }
 }

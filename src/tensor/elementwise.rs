@@ -61,7 +61,7 @@ fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
 
 /// Elements from which a cheap map (≈ 1 ns per element, memory-bound) is split
 /// between threads: below it the hand-off to the pool costs more than it saves.
-const PAR_MIN_MAP: usize = 1 << 16;
+pub(super) const PAR_MIN_MAP: usize = 1 << 16;
 
 #[derive(Clone, Copy)]
 struct SendPtr(*mut f64);
@@ -86,9 +86,19 @@ pub(crate) fn build<F>(n: usize, unit: usize, fill: F) -> TResult<Out>
 where
     F: Fn(usize, &mut [MaybeUninit<f64>]) + Sync,
 {
+    build_from(n, unit, PAR_MIN_MAP, fill)
+}
+
+/// [`build`], threaded from `min_par` elements (for results whose elements each
+/// take many operations).
+#[inline(always)]
+pub(crate) fn build_from<F>(n: usize, unit: usize, min_par: usize, fill: F) -> TResult<Out>
+where
+    F: Fn(usize, &mut [MaybeUninit<f64>]) + Sync,
+{
     let mut out = alloc(n)?;
     let unit = unit.max(1);
-    let t = if n >= PAR_MIN_MAP {
+    let t = if n >= min_par {
         threads().min(n / unit)
     } else {
         1

@@ -40,7 +40,7 @@ pub use elementwise::{
     gelu_exp_identity, gelu_tanh, linear, log, mul, neg, reciprocal, relu, scale, sqrt, sub,
     sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
-pub(crate) use elementwise::{build, gelu_vjp};
+pub(crate) use elementwise::{build, build_from, gelu_vjp};
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub(crate) use nn::exp_or_zero;

@@ -66,28 +66,40 @@ fn around(
 
 /// Folds along the axis: `out = x[.., 0, ..]`, then `out = f(out, x[.., k, ..])`
 /// for k = 1, 2, … in order (vectorised over the inner extent).
-fn fold_axis<F: Fn(f64, f64) -> f64 + Copy>(
+fn fold_axis<F: Fn(f64, f64) -> f64 + Copy + Sync>(
     x: &Tensor,
     outer: usize,
     d: usize,
     inner: usize,
     f: F,
 ) -> TResult<Out> {
-    let mut out = alloc(outer * inner)?;
     let src = x.data();
-    for o in 0..outer {
-        let block = &src[o * d * inner..(o + 1) * d * inner];
-        let start = out.len();
-        out.extend_from_slice(&block[..inner]);
-        let acc = &mut out[start..];
-        for k in 1..d {
-            let row = &block[k * inner..(k + 1) * inner];
-            for (a, &v) in acc.iter_mut().zip(row) {
-                *a = f(*a, v);
+    // Output elements are independent (each folds its own slices in order): blocks of
+    // them on the pool's threads once the whole fold is large.
+    let min_par = super::elementwise::PAR_MIN_MAP.div_ceil(d.max(1));
+    super::build_from(outer * inner, 1, min_par, |start, dst| {
+        let end = start + dst.len();
+        let mut pos = start;
+        while pos < end {
+            // One run of positions inside one outer block: [i0, i1) of block o.
+            let (o, i0) = (pos / inner, pos % inner);
+            let i1 = inner.min(i0 + (end - pos));
+            let block = &src[o * d * inner..(o + 1) * d * inner];
+            let acc = &mut dst[pos - start..pos - start + (i1 - i0)];
+            for (a, &v) in acc.iter_mut().zip(&block[i0..i1]) {
+                a.write(v);
             }
+            for k in 1..d {
+                let row = &block[k * inner + i0..k * inner + i1];
+                for (a, &v) in acc.iter_mut().zip(row) {
+                    // SAFETY: written by the first slice above.
+                    let cur = unsafe { a.assume_init() };
+                    a.write(f(cur, v));
+                }
+            }
+            pos += i1 - i0;
         }
-    }
-    Ok(out)
+    })
 }
 
 /// `x.summa_axis(axis, keep)`: sums along `axis` (first slice, then the rest
