@@ -15,7 +15,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::simplify;
-use crate::ir::visit::stmt_operands;
+use crate::ir::visit::{child_blocks, child_blocks_mut, stmt_operands};
 use crate::ir::*;
 
 /// Points every call of a companion in `companions` whose result is only read
@@ -158,31 +158,17 @@ fn restricted(f: &Function, read: &std::collections::BTreeSet<u32>) -> Option<Fu
 /// Rewrites `dst ← f(…)` to call `targets[(dst, f)]`.
 fn retarget(b: &mut Block, targets: &FxHashMap<(Slot, FuncId), FuncId>) {
     for st in &mut b.stmts {
-        match st {
-            Stmt::Let {
-                dst,
-                rhs: Rhs::Call(f, _),
-                ..
-            } => {
-                if let Some(&c) = targets.get(&(*dst, *f)) {
-                    *f = c;
-                }
+        if let Stmt::Let {
+            dst,
+            rhs: Rhs::Call(f, _),
+            ..
+        } = st
+        {
+            if let Some(&c) = targets.get(&(*dst, *f)) {
+                *f = c;
             }
-            Stmt::If {
-                then, otherwise, ..
-            } => {
-                retarget(then, targets);
-                retarget(otherwise, targets);
-            }
-            Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
-                retarget(body, targets)
-            }
-            Stmt::Try { body, handler, .. } => {
-                retarget(body, targets);
-                retarget(handler, targets);
-            }
-            _ => {}
         }
+        child_blocks_mut(st, &mut |inner| retarget(inner, targets));
     }
 }
 
@@ -190,21 +176,6 @@ fn retarget(b: &mut Block, targets: &FxHashMap<(Slot, FuncId), FuncId>) {
 fn each_stmt<'b>(b: &'b Block, f: &mut impl FnMut(&'b Stmt)) {
     for st in &b.stmts {
         f(st);
-        match st {
-            Stmt::If {
-                then, otherwise, ..
-            } => {
-                each_stmt(then, f);
-                each_stmt(otherwise, f);
-            }
-            Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
-                each_stmt(body, f)
-            }
-            Stmt::Try { body, handler, .. } => {
-                each_stmt(body, f);
-                each_stmt(handler, f);
-            }
-            _ => {}
-        }
+        child_blocks(st, &mut |inner| each_stmt(inner, f));
     }
 }

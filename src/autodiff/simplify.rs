@@ -24,7 +24,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::ir::ops::Op;
-use crate::ir::visit::{stmt_operands, stmt_operands_mut};
+use crate::ir::visit::{child_blocks_mut, stmt_operands, stmt_operands_mut};
 use crate::ir::*;
 
 /// Simplifies `body` in place (slots are kept; some may become unused).
@@ -232,22 +232,7 @@ fn remove_dead(body: &mut Block) {
         });
         let mut removed = before - b.stmts.len();
         for st in &mut b.stmts {
-            match st {
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    removed += retain(then, reads);
-                    removed += retain(otherwise, reads);
-                }
-                Stmt::Loop { body, .. }
-                | Stmt::ForRange { body, .. }
-                | Stmt::ForEach { body, .. } => removed += retain(body, reads),
-                Stmt::Try { body, handler, .. } => {
-                    removed += retain(body, reads);
-                    removed += retain(handler, reads);
-                }
-                _ => {}
-            }
+            child_blocks_mut(st, &mut |inner| removed += retain(inner, reads));
         }
         removed
     }

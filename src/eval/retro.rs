@@ -96,7 +96,7 @@ pub fn layernorm(
         let (r0, n) = (start / 2, dst.len() / 2);
         let mut r = 0;
         while r + LN_GROUP <= n {
-            let st = ln_stats::<LN_GROUP>(&xd[(r0 + r) * d..(r0 + r + LN_GROUP) * d], d, eps);
+            let st = k::ln_stats::<LN_GROUP>(&xd[(r0 + r) * d..(r0 + r + LN_GROUP) * d], d, eps);
             for (i, (mean, inv)) in st.into_iter().enumerate() {
                 dst[2 * (r + i)].write(mean);
                 dst[2 * (r + i) + 1].write(inv);
@@ -104,7 +104,7 @@ pub fn layernorm(
             r += LN_GROUP;
         }
         while r < n {
-            let [(mean, inv)] = ln_stats::<1>(&xd[(r0 + r) * d..(r0 + r + 1) * d], d, eps);
+            let [(mean, inv)] = k::ln_stats::<1>(&xd[(r0 + r) * d..(r0 + r + 1) * d], d, eps);
             dst[2 * r].write(mean);
             dst[2 * r + 1].write(inv);
             r += 1;
@@ -157,30 +157,6 @@ pub fn layernorm(
 
 /// Rows the layernorm backward processes side by side.
 const LN_GROUP: usize = 4;
-
-/// `(mean, 1/√(var + eps))` of R consecutive rows of length `d` (`xr`: R·d values):
-/// `mean = Σx/d`, `var = Σ(x − mean)²/d`, each sum in index order from 0.0, the rows'
-/// loops interleaved.
-#[inline(always)]
-fn ln_stats<const R: usize>(xr: &[f64], d: usize, eps: f64) -> [(f64, f64); R] {
-    let df = d as f64;
-    let xr = &xr[..R * d];
-    let mut sum = [0.0; R];
-    for j in 0..d {
-        for r in 0..R {
-            sum[r] += xr[r * d + j];
-        }
-    }
-    let mean = sum.map(|s| s / df);
-    let mut var = [0.0; R];
-    for j in 0..d {
-        for r in 0..R {
-            let c = xr[r * d + j] - mean[r];
-            var[r] += c * c;
-        }
-    }
-    std::array::from_fn(|r| (mean[r], 1.0 / (var[r] / df + eps).sqrt()))
-}
 
 /// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`
 /// (`k::gelu_vjp`), with `t = tanh(u)` recomputed from `x`.

@@ -43,11 +43,11 @@ pub use elementwise::{
 pub(crate) use elementwise::{build, build_from, gelu_vjp};
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
-pub(crate) use nn::exp_or_zero;
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
 };
+pub(crate) use nn::{exp_or_zero, ln_stats};
 pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,

@@ -209,8 +209,7 @@ pub fn layernorm(
 }
 
 /// LayerNorm of `R` consecutive rows of length `d` into `dst` (every slot written; the
-/// recipe of [`layernorm`]: per row `mean = Σx/d`, `c = x − mean`, `var = Σc²/d`, sums
-/// left to right from 0.0), the rows' loops interleaved.
+/// recipe of [`layernorm`]), the rows' sums interleaved ([`ln_stats`]).
 #[inline(always)]
 fn ln_forward_rows<const R: usize>(
     src: &[f64],
@@ -220,31 +219,39 @@ fn ln_forward_rows<const R: usize>(
     g: &[f64],
     b: &[f64],
 ) {
-    let dn = d as f64;
-    let (src, dst) = (&src[..R * d], &mut dst[..R * d]);
+    let stats = ln_stats::<R>(src, d, eps);
+    for (r, (mean, inv)) in stats.into_iter().enumerate() {
+        let row = &src[r * d..(r + 1) * d];
+        let out = &mut dst[r * d..(r + 1) * d];
+        for (((o, &x), &gv), &bv) in out.iter_mut().zip(row).zip(g).zip(b) {
+            o.write(((x - mean) * inv) * gv + bv);
+        }
+    }
+}
+
+/// `(mean, 1/√(var + eps))` of R consecutive rows of length `d` (`xr`: R·d values):
+/// `mean = Σx/d`, `var = Σ(x − mean)²/d`, each sum in index order from 0.0, the rows'
+/// loops interleaved (independent in-order sums in flight; each row's order, so its
+/// bits, unchanged). Shared by the layernorm forward and its VJP.
+#[inline(always)]
+pub(crate) fn ln_stats<const R: usize>(xr: &[f64], d: usize, eps: f64) -> [(f64, f64); R] {
+    let df = d as f64;
+    let xr = &xr[..R * d];
     let mut sum = [0.0; R];
     for j in 0..d {
         for r in 0..R {
-            sum[r] += src[r * d + j];
+            sum[r] += xr[r * d + j];
         }
     }
-    let mean = sum.map(|s| s / dn);
+    let mean = sum.map(|s| s / df);
     let mut var = [0.0; R];
     for j in 0..d {
         for r in 0..R {
-            let c = src[r * d + j] - mean[r];
-            dst[r * d + j].write(c);
+            let c = xr[r * d + j] - mean[r];
             var[r] += c * c;
         }
     }
-    let inv = var.map(|v| 1.0 / (v / dn + eps).sqrt());
-    for r in 0..R {
-        for ((o, &gv), &bv) in dst[r * d..(r + 1) * d].iter_mut().zip(g).zip(b) {
-            // SAFETY: written in the loop above.
-            let c = unsafe { o.assume_init() };
-            o.write((c * inv[r]) * gv + bv);
-        }
-    }
+    std::array::from_fn(|r| (mean[r], 1.0 / (var[r] / df + eps).sqrt()))
 }
 
 /// `x.crux_entropia(t)`: `−(Σ t·ln(softmax(x) + 1e-7)) / C` → rank 0, with
