@@ -466,7 +466,7 @@ pub(crate) fn gelu_vjp(g: f64, x: f64, t: f64) -> f64 {
     g * (0.5 * (1.0 + t) + ((0.5 * x) * (1.0 - t * t)) * du)
 }
 
-/// `g.retro_gelu_tanh(x, t)`: [`gelu_vjp`] per element, with the tangent `t` the
+/// `g.retro_gelu_tanh(x, t)`: GELU's VJP per element, with the tangent `t` the
 /// forward sweep kept (`x.gelu_tanh()`), so no tanh is evaluated again. The same bits
 /// as `retro_gelu(g, x)`, which recomputes `t`.
 pub fn gelu_backward_tanh(g: &Tensor, x: &Tensor, t: &Tensor) -> TResult<Tensor> {

@@ -1,12 +1,13 @@
-//! Small products without packing, for the batched products of attention (per head
-//! `[64, 16] · [16, 64]` and `[64, 64] · [64, 16]`): there the packed GEMM spends
-//! more time packing, padding 16-wide edges to its 24-wide tiles and setting up each
-//! call than multiplying (12–15 GFLOP/s against 35–45 on large products).
+//! Products without packing, for k ≤ 256 and n that fits 16-wide tiles (n ≤ 128: the
+//! attention heads' `[64, 16] · [16, 64]` and `[64, 64] · [64, 16]`, and the model's
+//! `[1024, 64] · [64, 64]`-like products, on row blocks when threaded): there the packed
+//! GEMM spends more time packing, padding 16-wide edges to its 24-wide tiles and setting
+//! up each call than multiplying (12–15 GFLOP/s on the attention heads).
 //!
 //! Each `8 × 16` tile of `c` keeps 16 AVX-512 accumulators that start at +0.0 and take
 //! one fused multiply-add per `p = 0, 1, …, k − 1` in order — the packed kernel's
 //! sequence for a product that fits one of its k-blocks (`k ≤ KC`), so the results are
-//! bit for bit those of [`super::gemm_avx512::gemm`]. Rows of `a` are read through its
+//! bit for bit those of [`super::gemm_avx512::gemm_packed`]. Rows of `a` are read through its
 //! strides (one broadcast per element); `b` is read a row at a time, so a `b` read
 //! transposed (`matmul_nt`) is first copied to row-major order (at most `k·n` values).
 
