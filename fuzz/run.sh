@@ -117,6 +117,15 @@ for t in "${TARGETS[@]}"; do
     ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
     corp=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*')
     ooms=$(echo "$last" | grep -o 'oom/timeout/crash: [0-9/]*' | cut -d' ' -f2)
+    # Fork mode with -ignore_ooms/-ignore_timeouts can still end with the exit code of
+    # its last job when that job hit the memory or time limit (71 / 70): per the policy
+    # above that is a report, not a failure, unless the log shows a crash.
+    if [ "$t" = run ] && { [ $rc -eq 71 ] || [ $rc -eq 70 ]; } &&
+        ! grep -qE 'panicked at|deadly signal|ERROR: AddressSanitizer' "$log"; then
+        kind=oom; [ $rc -eq 70 ] && kind=timeout
+        ooms="last job: $kind ($(ls -t "$FUZZ_DIR/artifacts/$t" | grep -m1 -E '^(oom|timeout)-' || true))"
+        rc=0
+    fi
     if [ $rc -eq 0 ]; then
         verdict="ok"
         if [ -n "$ooms" ] && [ "$ooms" != "0/0/0" ]; then
