@@ -151,43 +151,30 @@ macro_rules! visitors {
 visitors!(rhs_operands, stmt_operands,);
 visitors!(rhs_operands_mut, stmt_operands_mut, mut);
 
-/// Calls `f` on each block nested directly in `st` (branches, loop bodies, `fac` body
-/// and handler), for passes that walk or rewrite statements at every depth.
-pub fn child_blocks<'s>(st: &'s Stmt, f: &mut impl FnMut(&'s Block)) {
-    match st {
-        Stmt::If {
-            then, otherwise, ..
-        } => {
-            f(then);
-            f(otherwise);
+macro_rules! child_walkers {
+    ($name:ident, $($m:ident)?) => {
+        /// Calls `f` on each block nested directly in `st` (branches, loop bodies, `fac`
+        /// body and handler), for passes that walk or rewrite statements at every depth.
+        pub fn $name<'s>(st: &'s $($m)? Stmt, f: &mut impl FnMut(&'s $($m)? Block)) {
+            match st {
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    f(then);
+                    f(otherwise);
+                }
+                Stmt::Loop { body, .. }
+                | Stmt::ForRange { body, .. }
+                | Stmt::ForEach { body, .. } => f(body),
+                Stmt::Try { body, handler, .. } => {
+                    f(body);
+                    f(handler);
+                }
+                _ => {}
+            }
         }
-        Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
-            f(body)
-        }
-        Stmt::Try { body, handler, .. } => {
-            f(body);
-            f(handler);
-        }
-        _ => {}
-    }
+    };
 }
 
-/// [`child_blocks`] with mutable access.
-pub fn child_blocks_mut(st: &mut Stmt, f: &mut impl FnMut(&mut Block)) {
-    match st {
-        Stmt::If {
-            then, otherwise, ..
-        } => {
-            f(then);
-            f(otherwise);
-        }
-        Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
-            f(body)
-        }
-        Stmt::Try { body, handler, .. } => {
-            f(body);
-            f(handler);
-        }
-        _ => {}
-    }
-}
+child_walkers!(child_blocks,);
+child_walkers!(child_blocks_mut, mut);

@@ -13,7 +13,7 @@ use super::nn::exp_or_zero;
 use super::{fmt_shape, TResult, Tensor, TensorError};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
-fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
+pub(super) fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
     let r = x.rank();
     if r < 2 {
         return Err(TensorError::shape(format!(

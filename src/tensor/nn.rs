@@ -340,14 +340,7 @@ pub fn embedding(table: &Tensor, ids: &Tensor) -> TResult<Tensor> {
 /// `x.larva_causalis(value)`: a copy of `x` (rank ≥ 2) with every entry whose
 /// last-axis index j exceeds its second-to-last index i set to `value`.
 pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
-    let r = x.rank();
-    if r < 2 {
-        return Err(TensorError::shape(format!(
-            "larva_causalis: needs rank ≥ 2, found {}",
-            fmt_shape(x.shape())
-        )));
-    }
-    let (t1, t2) = (x.shape()[r - 2], x.shape()[r - 1]);
+    let (t1, t2) = super::causal::matrix("larva_causalis", x)?;
     let mut out = alloc(x.numel())?;
     out.extend_from_slice(x.data());
     if t1 > 0 && t2 > 0 {
