@@ -211,6 +211,44 @@ fn tanh_is_correctly_rounded() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// `exp_cr` (every tensor `exp` and the softmax family) against mpmath's exp at
+/// 300 bits rounded once, subnormal results included; libm's `exp` is reported.
+#[test]
+fn exp_is_correctly_rounded() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/tensor_exp.json"
+    ))
+    .unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let xs: Vec<f64> = doc["x"].as_array().unwrap().iter().map(num).collect();
+    let ys: Vec<f64> = doc["exp"].as_array().unwrap().iter().map(num).collect();
+    assert!(xs.len() > 5000);
+    let mut wrong = Vec::new();
+    let mut libm_differs = 0;
+    for (&x, &y) in xs.iter().zip(&ys) {
+        let got = tensor::exp_cr(x);
+        if got.to_bits() != y.to_bits() {
+            wrong.push(format!("exp({x:e}) = {got:e}, want {y:e}"));
+        }
+        libm_differs += usize::from(x.exp().to_bits() != y.to_bits());
+    }
+    // The tensor op maps the whole slice through the vectorised path.
+    let t = tensor::Tensor::from_slice(&xs, &[xs.len()]).unwrap();
+    let e = tensor::exp(&t).unwrap();
+    for ((&x, &y), &got) in xs.iter().zip(&ys).zip(e.data()) {
+        if got.to_bits() != y.to_bits() {
+            wrong.push(format!("tensor exp({x:e}) = {got:e}, want {y:e}"));
+        }
+    }
+    eprintln!(
+        "exp: {} points; exp_cr wrong on {}; f64::exp differs on {libm_differs}",
+        xs.len(),
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A larger offline check: `TENSOR_TANH_BULK=file.json cargo test --test
 /// tensor_ops -- --ignored` with a file in tensor_tanh.json's format (e.g.
 /// 100 000 random points written by the same mpmath code).

@@ -12,7 +12,7 @@ PY=benches/.venv-peers/bin/python
 faber_ms() {
     ./target/release/faber --threads "$1" run examples/gpt-shakespeare -- \
         --steps 60 --eval-interval 1000 --sample 0 --time-steps --out /tmp/faber-bench-gpt |
-        awk '/^tempus passus/ { n = $3; sub(":", "", n); if (n >= 10) print $4 }' |
+        awk '/^tempus passus/ { n = $3; sub(":", "", n); if (n + 0 >= 10) print $4 }' |
         sort -g | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.2f\n", m }'
 }
 # The host is shared and its speed drifts by tens of percent within minutes, so each

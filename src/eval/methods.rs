@@ -341,7 +341,7 @@ fn number_method(m: Method, recv: &Value, args: &[Value]) -> FResult<Value> {
             let x = num_arg(m, recv)?;
             Ok(Value::Float(match m {
                 Method::Radix => x.sqrt(),
-                Method::Exponens => x.exp(),
+                Method::Exponens => crate::tensor::exp_cr(x),
                 Method::Logarithmus => x.ln(),
                 Method::Sinus => x.sin(),
                 _ => x.cos(),

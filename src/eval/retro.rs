@@ -29,12 +29,8 @@ fn last_dim(name: &str, x: &Tensor) -> TResult<usize> {
 fn softmax_row(x: &[f64], out: &mut Vec<f64>) {
     let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let start = out.len();
-    let mut s = 0.0;
-    for &v in x {
-        let e = k::exp_or_zero(v - m);
-        s += e;
-        out.push(e);
-    }
+    out.extend_from_slice(x);
+    let s = k::exp_shifted_sum(&mut out[start..], m);
     for e in &mut out[start..] {
         *e /= s;
     }

@@ -9,7 +9,7 @@
 //! maximum, as for the usual `v = −1e9`, where adding it to the sum changes nothing).
 
 use super::elementwise::build;
-use super::nn::exp_or_zero;
+use super::nn::{exp_or_zero, exp_shifted_sum};
 use super::{fmt_shape, TResult, Tensor, TensorError};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
@@ -56,12 +56,12 @@ pub fn softmax_causal(x: &Tensor, s: f64, v: f64) -> TResult<Tensor> {
             if nan {
                 m = f64::NAN;
             }
-            let mut sum = 0.0;
             for (o, &xv) in o[..kept].iter_mut().zip(&xr[..kept]) {
-                let e = exp_or_zero(xv * s - m);
-                o.write(e);
-                sum += e;
+                o.write(xv * s);
             }
+            // SAFETY: o[..kept] was written just above.
+            let ek = unsafe { &mut *(&mut o[..kept] as *mut [_] as *mut [f64]) };
+            let mut sum = exp_shifted_sum(ek, m);
             let ev = exp_or_zero(v - m);
             // Adding +0.0 to the (never −0.0) sum changes nothing.
             if ev != 0.0 {

@@ -19,6 +19,7 @@ mod causal;
 mod construct;
 mod elementwise;
 mod error;
+mod exp_cr;
 #[cfg(target_arch = "x86_64")]
 mod gemm_avx512;
 #[cfg(target_arch = "x86_64")]
@@ -42,12 +43,14 @@ pub use elementwise::{
 };
 pub(crate) use elementwise::{build, build_from, gelu_vjp};
 pub use error::{TResult, TensorError, TensorErrorKind};
+pub use exp_cr::exp_cr;
+pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
 };
-pub(crate) use nn::{exp_or_zero, ln_stats};
+pub(crate) use nn::{exp_shifted_sum, ln_stats};
 pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,

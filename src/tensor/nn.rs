@@ -9,8 +9,8 @@ use std::mem::MaybeUninit;
 
 use super::elementwise::build;
 use super::{
-    alloc, alloc_zeros, checked_numel, fmt_shape, par_rows, TResult, Tensor, TensorError,
-    PAR_MIN_CHEAP,
+    alloc, alloc_zeros, checked_numel, exp_cr, exp_cr_in_place, fmt_shape, par_rows, TResult,
+    Tensor, TensorError, PAR_MIN_CHEAP,
 };
 
 /// Size of the last axis, or a `Shape` error at rank 0.
@@ -93,16 +93,31 @@ fn softmax_rows_generic(src: &[f64], dst: &mut [f64], c: usize) {
 /// +0 there too, after a slow underflow path that sets `errno`).
 const EXP_ZERO_BELOW: f64 = -746.0;
 
-/// `exp(d)`, with the inputs whose result is +0 answered without calling it (the
-/// masked entries of causal attention, `x − m ≈ −1e9`, are half of every row
-/// block). Same bits as `d.exp()` for every `d`, NaN included (`NaN < c` is false).
+/// `exp_cr(d)`, with the inputs whose result is +0 answered at once (the masked
+/// entries of causal attention, `x − m ≈ −1e9`). Same bits as `exp_cr(d)` for every
+/// `d`, NaN included (`NaN < c` is false).
 #[inline(always)]
 pub(crate) fn exp_or_zero(d: f64) -> f64 {
     if d < EXP_ZERO_BELOW {
         0.0
     } else {
-        d.exp()
+        exp_cr(d)
     }
+}
+
+/// `row[i] = exp_cr(row[i] − m)` in place, then their sum left to right: the
+/// exponentials of a softmax row through the vectorised map.
+#[inline(always)]
+pub(crate) fn exp_shifted_sum(row: &mut [f64], m: f64) -> f64 {
+    for v in row.iter_mut() {
+        *v -= m;
+    }
+    exp_cr_in_place(row);
+    let mut s = 0.0;
+    for &e in row.iter() {
+        s += e;
+    }
+    s
 }
 
 /// Softmax of one row into `out`: `m = max`, `e = exp(x − m)`, `s = Σ e`
@@ -113,12 +128,8 @@ fn softmax_row(row: &[f64], out: &mut [f64]) {
         return;
     }
     let m = row_max(row);
-    let mut s = 0.0;
-    for (o, &v) in out.iter_mut().zip(row) {
-        let e = exp_or_zero(v - m);
-        *o = e;
-        s += e;
-    }
+    out.copy_from_slice(row);
+    let s = exp_shifted_sum(out, m);
     for o in out.iter_mut() {
         *o /= s;
     }
@@ -145,11 +156,8 @@ pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
         par_rows(x.data(), &mut out, c, c, PAR_MIN_CHEAP, |src, dst| {
             for (r, o) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
                 let m = row_max(r);
-                let mut s = 0.0;
-                for &v in r {
-                    s += exp_or_zero(v - m);
-                }
-                let ls = s.ln();
+                o.copy_from_slice(r);
+                let ls = exp_shifted_sum(o, m).ln();
                 for (o, &v) in o.iter_mut().zip(r) {
                     *o = (v - m) - ls;
                 }
@@ -306,12 +314,11 @@ pub fn cross_entropy_indices(z: &Tensor, y: &Tensor) -> TResult<Tensor> {
     }
     let ids = y.to_indices(v, "crux_entropia_indices")?;
     let mut total = 0.0;
+    let mut e = vec![0.0; v];
     for (r, &id) in z.data().chunks_exact(v).zip(&ids) {
         let m = row_max(r);
-        let mut s = 0.0;
-        for &e in r {
-            s += exp_or_zero(e - m);
-        }
+        e.copy_from_slice(r);
+        let s = exp_shifted_sum(&mut e, m);
         total += (m + s.ln()) - r[id];
     }
     Ok(Tensor::scalar(total / ids.len() as f64))
@@ -385,7 +392,7 @@ pub fn embedding_backward(ids: &Tensor, g: &Tensor, vocab: usize) -> TResult<Ten
 
 #[cfg(test)]
 mod tests {
-    use super::exp_or_zero;
+    use super::{exp_cr, exp_or_zero};
 
     /// Rows in lockstep groups give the recipe's bits row by row (7 rows: a group of
     /// four and a tail of three), against the recipe written out here.
@@ -420,7 +427,7 @@ mod tests {
         }
     }
 
-    /// The shortcut gives `exp`'s own bits on both sides of the threshold, at the
+    /// The shortcut gives `exp_cr`'s own bits on both sides of the threshold, at the
     /// underflow boundary, far below it and for the special values.
     #[test]
     fn exp_or_zero_matches_exp() {
@@ -447,7 +454,7 @@ mod tests {
             ]);
         }
         for x in xs {
-            assert_eq!(exp_or_zero(x).to_bits(), x.exp().to_bits(), "x = {x:e}");
+            assert_eq!(exp_or_zero(x).to_bits(), exp_cr(x).to_bits(), "x = {x:e}");
         }
     }
 }

@@ -28,10 +28,11 @@
 #[cfg(target_arch = "x86_64")]
 use super::tanh_fast as fast;
 
+/// A double-double `hi + lo` (|lo| ≤ ulp(hi)/2 after normalisation).
 #[derive(Clone, Copy, Debug)]
-struct Dd {
-    hi: f64,
-    lo: f64,
+pub(super) struct Dd {
+    pub(super) hi: f64,
+    pub(super) lo: f64,
 }
 
 #[inline(always)]
@@ -44,7 +45,7 @@ fn quick_two_sum(a: f64, b: f64) -> Dd {
 }
 
 #[inline(always)]
-fn two_sum(a: f64, b: f64) -> Dd {
+pub(super) fn two_sum(a: f64, b: f64) -> Dd {
     let s = a + b;
     let bb = s - a;
     Dd {
@@ -64,7 +65,7 @@ fn split(a: f64) -> (f64, f64) {
 /// Exact product `a·b = hi + lo`: one FMA where the CPU has it, else Dekker's
 /// split (both exact, so results are identical).
 #[inline(always)]
-fn two_prod<const FMA: bool>(a: f64, b: f64) -> Dd {
+pub(super) fn two_prod<const FMA: bool>(a: f64, b: f64) -> Dd {
     let p = a * b;
     if FMA {
         return Dd {
@@ -79,7 +80,7 @@ fn two_prod<const FMA: bool>(a: f64, b: f64) -> Dd {
 }
 
 #[inline(always)]
-fn add(a: Dd, b: Dd) -> Dd {
+pub(super) fn add(a: Dd, b: Dd) -> Dd {
     let s = two_sum(a.hi, b.hi);
     let t = two_sum(a.lo, b.lo);
     let s = quick_two_sum(s.hi, s.lo + t.hi);
@@ -87,13 +88,13 @@ fn add(a: Dd, b: Dd) -> Dd {
 }
 
 #[inline(always)]
-fn add_f64(a: Dd, b: f64) -> Dd {
+pub(super) fn add_f64(a: Dd, b: f64) -> Dd {
     let s = two_sum(a.hi, b);
     quick_two_sum(s.hi, s.lo + a.lo)
 }
 
 #[inline(always)]
-fn mul<const FMA: bool>(a: Dd, b: Dd) -> Dd {
+pub(super) fn mul<const FMA: bool>(a: Dd, b: Dd) -> Dd {
     let p = two_prod::<FMA>(a.hi, b.hi);
     quick_two_sum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi))
 }
@@ -289,7 +290,7 @@ const EXP2_J_M1: [(f64, f64); 64] = [
 /// in plain f64 (its rounding reaches the result scaled by z⁶/7! < 2⁻⁵⁷, i.e.
 /// below 2⁻¹¹⁰ relative); k = 6…2 run in double-double.
 #[inline(always)]
-fn expm1_small<const FMA: bool>(z: Dd) -> Dd {
+pub(super) fn expm1_small<const FMA: bool>(z: Dd) -> Dd {
     const TAIL_INV: [f64; 5] = [1.0 / 11.0, 0.1, 1.0 / 9.0, 0.125, 1.0 / 7.0];
     let zh = z.hi;
     let mut tail = 1.0;

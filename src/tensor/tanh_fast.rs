@@ -85,17 +85,32 @@ const C8: f64 = 1.0 / 40320.0;
 
 /// `a + b = s + e` exactly, for |a| ≥ |b| (or a = 0).
 #[inline(always)]
-fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     (s, b - (s - a))
 }
 
 /// `a + b = s + e` exactly.
 #[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
+}
+
+/// Step 2 of the method: `expm1(rh + rl) ≈ emh + eml` for |rh| ≤ R, with the
+/// low-part terms in f64 (module docs; also the exp fast phase's core).
+#[inline(always)]
+pub(super) fn expm1_dd(rh: f64, rl: f64) -> (f64, f64) {
+    let sq = rh * rh;
+    let sqe = rh.mul_add(rh, -sq); // rh² = sq + sqe
+    let p = rh.mul_add(rh.mul_add(rh.mul_add(rh.mul_add(C8, C7), C6), C5), C4);
+    let p = rh.mul_add(p, C3);
+    let cube = sq.mul_add(rh, sqe * rh);
+    let corr = rl * ((1.0 + rh) + 0.5 * sq);
+    let lo = cube.mul_add(p, 0.5 * sqe + corr);
+    let (emh, e1) = fast_two_sum(rh, 0.5 * sq);
+    (emh, e1 + lo)
 }
 
 /// `tanh a ≈ th + tl`, normalised, with relative error below 2⁻⁶⁷·⁸ for
@@ -117,15 +132,7 @@ pub(super) fn tanh_dd(a: f64) -> (f64, f64) {
     let (rh, e) = two_sum(r1, -ph);
     let rl = e - pl;
     // Step 2: expm1(rh + rl) ≈ emh + eml.
-    let sq = rh * rh;
-    let sqe = rh.mul_add(rh, -sq); // rh² = sq + sqe
-    let p = rh.mul_add(rh.mul_add(rh.mul_add(rh.mul_add(C8, C7), C6), C5), C4);
-    let p = rh.mul_add(p, C3);
-    let cube = sq.mul_add(rh, sqe * rh);
-    let corr = rl * ((1.0 + rh) + 0.5 * sq);
-    let lo = cube.mul_add(p, 0.5 * sqe + corr);
-    let (emh, e1) = fast_two_sum(rh, 0.5 * sq);
-    let eml = e1 + lo;
+    let (emh, eml) = expm1_dd(rh, rl);
     // Step 3: X = 2ᵏ·(B + T·em) = xh + xl with T = t_hi + t_lo.
     let (t_hi, t_lo) = EXP2_J[j];
     let small = k == 0;
@@ -152,6 +159,18 @@ pub(super) fn tanh_dd(a: f64) -> (f64, f64) {
     fast_two_sum(ah, al)
 }
 
+/// The rounding test (module docs): for a normalised `th + tl` with th > 0 and
+/// relative error below [`EPS`], whether the exact value surely rounds to th.
+/// Branch-free; wrapping only matters for results the caller discards.
+#[inline(always)]
+pub(super) fn rounds_to_hi(th: f64, tl: f64) -> bool {
+    let err = EPS * th;
+    let b = th.to_bits();
+    let up = f64::from_bits(b.wrapping_add(1)) - th;
+    let down = th - f64::from_bits(b.wrapping_sub(1));
+    tl + err < 0.5 * up && err - tl < 0.5 * down
+}
+
 /// The fast phase: `(tanh_cr(x), true)` when the rounding test passes, else
 /// `(_, false)`. Branch-free; needs FMA hardware to be fast (`mul_add` is
 /// exact everywhere).
@@ -161,11 +180,7 @@ pub(super) fn fast_phase(x: f64) -> (f64, bool) {
     let (th, tl) = tanh_dd(a);
     // Rounding test (module docs); wrapping only matters for lanes whose
     // result is replaced below.
-    let err = EPS * th;
-    let b = th.to_bits();
-    let up = f64::from_bits(b.wrapping_add(1)) - th;
-    let down = th - f64::from_bits(b.wrapping_sub(1));
-    let ok = tl + err < 0.5 * up && err - tl < 0.5 * down;
+    let ok = rounds_to_hi(th, tl);
     if a.is_nan() || a < TINY {
         (x, true)
     } else if a >= HUGE {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tensor_ops.json and tensor_tanh.json: expected results for
+"""Writes tensor_ops.json, tensor_tanh.json and tensor_exp.json: expected results for
 tests/tensor_ops.rs (the Rust tensor runtime, src/tensor/).
 
 Run from the repository root with the bench venv (numpy, mpmath):
@@ -13,7 +13,7 @@ pairwise `sum` would round differently), exp/log/cos come from Python's `math`
 loop. Elementwise IEEE operations (+ − × ÷ sqrt), shape ops and gathers use
 numpy directly, which is exact. Large matmuls compare against numpy's BLAS
 `@` with a 1e-12 relative tolerance ("cmp": "rel"); everything else is exact.
-tanh is checked against mpmath at 300 bits, rounded once to float64.
+tanh and exp are checked against mpmath at 300 bits, rounded once to float64.
 """
 import json
 import math
@@ -191,6 +191,23 @@ def tanh_cr(x):
     if x == 0.0 or math.isnan(x):
         return x
     return float(mpmath.tanh(mpmath.mpf(x)))
+
+
+def exp_cr(x):
+    """Correctly rounded exp: mpmath at 300 bits, rounded once to float64 (subnormal
+    results at their own quantum 2^-1074, which float() of an mpf does not do)."""
+    if math.isnan(x):
+        return x
+    if x == math.inf:
+        return x
+    if x == -math.inf:
+        return 0.0
+    e = mpmath.exp(mpmath.mpf(x))
+    if e < mpmath.ldexp(1, -1022):
+        return math.ldexp(int(mpmath.nint(mpmath.ldexp(e, 1074))), -1074)
+    if e > mpmath.mpf(2) ** 1024:
+        return math.inf
+    return float(e)
 
 
 def gelu_ref(x, th):
@@ -470,6 +487,23 @@ def tanh_points():
     return xs
 
 
+def exp_points():
+    pts = set()
+    r = np.random.default_rng(77)
+    pts.update(r.uniform(-1, 1, 1500))
+    pts.update(r.uniform(-40, 0, 1500))  # softmax arguments
+    pts.update(r.uniform(-750, 712, 1500))
+    pts.update(r.uniform(-746, -706, 300))  # subnormal results and the underflow edge
+    pts.update(r.uniform(708, 710, 200))  # the overflow edge
+    pts.update(np.exp(r.uniform(math.log(1e-300), math.log(1e-3), 500)) * r.choice([-1, 1], 500))
+    pts.update([k / 16 for k in range(-400, 401)])
+    pts.update([k * math.log(2) for k in range(-1075, 1025, 7)])
+    pts.update([0.0, 5e-324, 709.782712893384, 709.7827128933841, -745.1332191019411,
+                -745.1332191019412, -708.3964185322641, -708.3964185322642, 1e300, -1e300,
+                -705.47916666627])  # glibc 2.3x rounds this one the wrong way
+    return sorted(float(p) for p in pts)
+
+
 def main():
     build()
     path = os.path.join(HERE, "tensor_ops.json")
@@ -480,6 +514,12 @@ def main():
     with open(os.path.join(HERE, "tensor_tanh.json"), "w") as f:
         json.dump({"x": xs, "tanh": ys}, f, separators=(",", ":"))
     libm_diff = sum(1 for x, y in zip(xs, ys) if math.tanh(x) != y)
+    es = exp_points()
+    ey = [exp_cr(x) for x in es]
+    with open(os.path.join(HERE, "tensor_exp.json"), "w") as f:
+        json.dump({"x": es, "exp": [enc(y) for y in ey]}, f, separators=(",", ":"))
+    exp_diff = sum(1 for x, y in zip(es, ey) if x < 709 and math.exp(x) != y)
+    print(f"{len(es)} exp points; math.exp differs from the correctly rounded value on {exp_diff}")
     print(f"{len(CASES)} cases -> {path} ({os.path.getsize(path)} bytes)")
     print(f"{len(xs)} tanh points; math.tanh differs from the correctly rounded value on {libm_diff}")
 
