@@ -211,6 +211,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "(x.softmax_causalis(s, -1000000000.0) ⊙ w).summa()",
     ),
     (
+        "attentio",
+        "tf32[2, 3, 4] q, tf32[2, 3, 4] k, tf32[2, 3, 4] v, tf32[2, 3, 4] w",
+        "(q.attentio_pondera(k, 2).attentio_applica(v) ⊙ w).summa()",
+    ),
+    (
+        "attentio_self",
+        "tf32[1, 4, 3] x, tf32[1, 4, 3] w",
+        "(x.attentio_pondera(x, 1).attentio_applica(x) ⊙ w).summa()",
+    ),
+    (
         "sectio",
         "tf32[4, 2] x, tf32[2, 2] w",
         "(x.sectio(1, 3) ⊙ w).summa()",

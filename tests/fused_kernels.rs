@@ -224,3 +224,126 @@ fn linear_equals_matmul_then_bias() {
         K::Shape
     );
 }
+
+/// `[B, T, D]` → `[B, H, T, dh]` as gradus wrote it: `forma` then `permute`.
+fn split_heads(x: &Tensor, h: usize) -> Tensor {
+    let &[b, t, d] = x.shape() else { panic!() };
+    tensor::permute(
+        &tensor::reshape(x, &[b, t, h, d / h]).unwrap(),
+        &[0, 2, 1, 3],
+    )
+    .unwrap()
+}
+
+/// `[B, H, T, dh]` → `[B, T, D]`.
+fn join_heads(x: &Tensor) -> Tensor {
+    let &[b, h, t, dh] = x.shape() else { panic!() };
+    tensor::reshape(&tensor::permute(x, &[0, 2, 1, 3]).unwrap(), &[b, t, h * dh]).unwrap()
+}
+
+/// The attention ops and their VJPs give the bits of the unfused chain gradus used
+/// (`forma`/`permute` per head, `matmul_nt`, `softmax_causalis(dh^−½, −1e9)`, `·`,
+/// heads joined; backward: the products' and the softmax's VJPs) — heads of width 1,
+/// 3, 16 and 24, one head, T = 1, T = 300 (products with k > 256 take the packed
+/// kernel's k-blocks) — on one thread and on two.
+#[test]
+fn attention_equals_the_unfused_chain() {
+    let cases: [(usize, usize, usize, usize); 6] = [
+        (2, 8, 8, 8),
+        (3, 5, 12, 4),
+        (16, 64, 64, 4),
+        (2, 1, 6, 2),
+        (1, 300, 48, 2),
+        (2, 9, 16, 1),
+    ];
+    for (ci, &(b, t, d, h)) in cases.iter().enumerate() {
+        let seed = 100 + 10 * ci as u64;
+        let q = normal(seed, &[b, t, d], 1.0);
+        let k = normal(seed + 1, &[b, t, d], 1.0);
+        let v = normal(seed + 2, &[b, t, d], 1.0);
+        let gy = normal(seed + 3, &[b, t, d], 1.0);
+        let gp = normal(seed + 4, &[b, h, t, t], 1.0);
+        let s = ((d / h) as f64).powf(-0.5);
+        let (qp, kp, vp) = (split_heads(&q, h), split_heads(&k, h), split_heads(&v, h));
+        let p = tensor::softmax_causal(
+            &tensor::matmul_t(&qp, &kp, tensor::Trans::B).unwrap(),
+            s,
+            -1e9,
+        )
+        .unwrap();
+        let y = join_heads(&tensor::matmul(&p, &vp).unwrap());
+        let gyp = split_heads(&gy, h);
+        let gp_chain = tensor::matmul_t(&gyp, &vp, tensor::Trans::B).unwrap();
+        let gv_chain = join_heads(&tensor::matmul_t(&p, &gyp, tensor::Trans::A).unwrap());
+        let gs = tensor::softmax_causal_backward(&gp, &p, s).unwrap();
+        let gq_chain = join_heads(&tensor::matmul(&gs, &kp).unwrap());
+        let gk_chain = join_heads(&tensor::matmul_t(&gs, &qp, tensor::Trans::A).unwrap());
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let pf = tensor::attention_weights(&q, &k, h).unwrap();
+            let yf = tensor::attention_apply(&pf, &v).unwrap();
+            let (gpf, gvf) = tensor::attention_apply_backward(&gy, &pf, &v).unwrap();
+            let (gqf, gkf) = tensor::attention_weights_backward(&gp, &pf, &q, &k, h).unwrap();
+            tensor::set_threads(before);
+            let at = format!("case {ci} ({b}, {t}, {d}, {h} heads), {threads} thread(s)");
+            assert_eq!(pf.shape(), p.shape(), "{at}");
+            assert_eq!(bits(&pf), bits(&p), "weights, {at}");
+            assert_eq!(bits(&yf), bits(&y), "output, {at}");
+            assert_eq!(bits(&gpf), bits(&gp_chain), "∂p, {at}");
+            assert_eq!(bits(&gvf), bits(&gv_chain), "∂v, {at}");
+            assert_eq!(bits(&gqf), bits(&gq_chain), "∂q, {at}");
+            assert_eq!(bits(&gkf), bits(&gk_chain), "∂k, {at}");
+        }
+    }
+}
+
+/// Shapes that do not fit are `Shape` errors: a rank other than 3, heads that do not
+/// divide the width, zero heads, an empty time axis, keys or values of another shape,
+/// weights or cotangents that do not fit.
+#[test]
+fn attention_shape_errors() {
+    let x = normal(1, &[2, 3, 4], 1.0);
+    let p = tensor::attention_weights(&x, &x, 2).unwrap();
+    let err = |r: tensor::TResult<Tensor>| r.unwrap_err().kind;
+    assert_eq!(
+        err(tensor::attention_weights(&normal(2, &[3, 4], 1.0), &x, 2)),
+        K::Shape
+    );
+    assert_eq!(err(tensor::attention_weights(&x, &x, 3)), K::Shape);
+    assert_eq!(err(tensor::attention_weights(&x, &x, 0)), K::Shape);
+    assert_eq!(
+        err(tensor::attention_weights(
+            &normal(3, &[2, 0, 4], 1.0),
+            &normal(3, &[2, 0, 4], 1.0),
+            2
+        )),
+        K::Shape
+    );
+    assert_eq!(
+        err(tensor::attention_weights(
+            &x,
+            &normal(4, &[2, 3, 6], 1.0),
+            2
+        )),
+        K::Shape
+    );
+    assert_eq!(
+        err(tensor::attention_apply(&p, &normal(5, &[2, 4, 4], 1.0))),
+        K::Shape
+    );
+    assert_eq!(err(tensor::attention_apply(&x, &x)), K::Shape);
+    assert_eq!(
+        err(tensor::attention_apply(&p, &normal(6, &[2, 3, 5], 1.0))),
+        K::Shape
+    );
+    let pair = |r: tensor::TResult<(Tensor, Tensor)>| r.unwrap_err().kind;
+    assert_eq!(pair(tensor::attention_apply_backward(&p, &p, &x)), K::Shape);
+    assert_eq!(
+        pair(tensor::attention_weights_backward(&x, &p, &x, &x, 2)),
+        K::Shape
+    );
+    assert_eq!(
+        pair(tensor::attention_weights_backward(&p, &p, &x, &x, 1)),
+        K::Shape
+    );
+}

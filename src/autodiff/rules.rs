@@ -323,6 +323,26 @@ fn op_rule(
             let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
             vec![(x(), gx), (a[1].clone(), gs)]
         }
+        // Both attention VJPs give a pair: (∂q, ∂k) from the weights' cotangent (the
+        // head count gets none), (∂p, ∂v) from the output's.
+        Op::AttentioPondera | Op::AttentioApplica => {
+            let (retro, args) = if op == Op::AttentioPondera {
+                let args = vec![g, y.clone(), x(), a[1].clone(), a[2].clone()];
+                (Op::RetroAttentioPondera, args)
+            } else {
+                (Op::RetroAttentioApplica, vec![g, x(), a[1].clone()])
+            };
+            let pair = s(gen.emit(Rhs::Op(retro, args), Ty::Tuple(vec![tensor(); 2])));
+            let pick = |gen: &mut Gen, i: i64| {
+                s(gen.emit(
+                    Rhs::Index(pair.clone(), Operand::Const(Const::Int(i))),
+                    tensor(),
+                ))
+            };
+            let ga = pick(gen, 0);
+            let gb = pick(gen, 1);
+            vec![(x(), ga), (a[1].clone(), gb)]
+        }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
             let triple = s(gen.emit(
@@ -396,7 +416,9 @@ fn op_rule(
         | Op::RetroCollige
         | Op::RetroPermute
         | Op::RetroPars
-        | Op::RetroMatMul => {
+        | Op::RetroMatMul
+        | Op::RetroAttentioPondera
+        | Op::RetroAttentioApplica => {
             return Err(not_differentiable(
                 span,
                 &format!("the backward helper `{}` (second derivatives)", op.name()),

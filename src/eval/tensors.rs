@@ -141,6 +141,18 @@ fn axis(op: Op, v: &Value) -> FResult<usize> {
     })
 }
 
+/// A head count: a `numerus` ≥ 1.
+fn heads(op: Op, v: &Value) -> FResult<usize> {
+    let n = int(op, v)?;
+    match usize::try_from(n) {
+        Ok(h) if h >= 1 => Ok(h),
+        _ => fault(
+            codes::RUN_SHAPE,
+            format!("`{}`: the head count must be ≥ 1, found {n}", op.name()),
+        ),
+    }
+}
+
 fn flag(op: Op, v: &Value) -> FResult<bool> {
     match v {
         Value::Bool(b) => Ok(*b),
@@ -408,6 +420,19 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             return Ok(Value::Tuple(Rc::new(vec![
                 Value::tensor(ga),
                 Value::tensor(gb),
+            ])));
+        }
+        Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,
+        Op::AttentioApplica => kr(k::attention_apply(t(0)?, t(1)?))?,
+        Op::RetroAttentioPondera | Op::RetroAttentioApplica => {
+            let (x, y) = kr(if op == Op::RetroAttentioPondera {
+                k::attention_weights_backward(t(0)?, t(1)?, t(2)?, t(3)?, heads(op, a[4])?)
+            } else {
+                k::attention_apply_backward(t(0)?, t(1)?, t(2)?)
+            })?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(x),
+                Value::tensor(y),
             ])));
         }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,

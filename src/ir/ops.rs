@@ -85,6 +85,12 @@ ops! {
     // `x.softmax_causalis(s, v)`: `x.scala(s).larva_causalis(v).activatio_softmax()` in
     // one pass (same bits)
     SoftmaxCausalis = "softmax_causalis", 3;
+    // causal multi-head self-attention on [B, T, D] activations, heads read in place:
+    // `q.attentio_pondera(k, capita)` → weights [B, H, T, T] (what `forma`, `permute`,
+    // `matmul_nt` and `softmax_causalis(dh^−½, −1e9)` give per head, same bits) and
+    // `p.attentio_applica(v)` → [B, T, D] (the product per head, heads joined)
+    AttentioPondera = "attentio_pondera", 3;
+    AttentioApplica = "attentio_applica", 2;
     // seeded random tensors, pure functions of an integer seed (JAX-style keys):
     // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
     // `p.multinomialis(seed)` (one class index per probability row)
@@ -123,6 +129,10 @@ ops! {
     RetroPermute = "retro_permute", 2;
     RetroPars = "retro_pars", 5;
     RetroMatMul = "retro_matmul", 3;
+    // `g.retro_attentio_pondera(p, q, k, capita)` → (∂q, ∂k);
+    // `g.retro_attentio_applica(p, v)` → (∂p, ∂v)
+    RetroAttentioPondera = "retro_attentio_pondera", 5;
+    RetroAttentioApplica = "retro_attentio_applica", 3;
     // products with an operand read transposed (last two axes, ranks ≥ 2): the
     // matmul VJP's `g · bᵀ` and `aᵀ · g` without a transposed copy
     MatMulNT = "matmul_nt", 2;
@@ -148,7 +158,7 @@ pub enum OpResult {
     /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β); `adamw_passus`:
     /// (p', m', v').
     Triple,
-    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b).
+    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b); likewise the attention VJPs.
     Pair,
 }
 
@@ -160,7 +170,7 @@ impl Op {
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
             Op::RetroLaminatio | Op::AdamwPassus => OpResult::Triple,
-            Op::RetroMatMul => OpResult::Pair,
+            Op::RetroMatMul | Op::RetroAttentioPondera | Op::RetroAttentioApplica => OpResult::Pair,
             _ => OpResult::Tensor,
         }
     }

@@ -8,6 +8,8 @@
 //! is computed once per row (and is +0 whenever `v` lies 746 or more below the row
 //! maximum, as for the usual `v = −1e9`, where adding it to the sum changes nothing).
 
+use std::mem::MaybeUninit;
+
 use super::elementwise::build;
 use super::nn::{exp_or_zero, exp_shifted_sum};
 use super::{fmt_shape, TResult, Tensor, TensorError};
@@ -36,51 +38,83 @@ pub fn softmax_causal(x: &Tensor, s: f64, v: f64) -> TResult<Tensor> {
         let rows = dst.chunks_exact_mut(c);
         for (r, o) in rows.enumerate() {
             let row = start / c + r;
-            let i = row % t1;
             let xr = &xd[row * c..(row + 1) * c];
-            // j ≤ i keep x·s; the other c − kept entries are v.
-            let kept = (i + 1).min(c);
-            let masked = c - kept;
-            // Row maximum (NaN if any value is NaN), as `row_max` of the masked row.
-            let mut m = f64::NEG_INFINITY;
-            let mut nan = false;
-            for &xv in &xr[..kept] {
-                let z = xv * s;
-                nan |= z.is_nan();
-                m = if z > m { z } else { m };
+            for (o, &xv) in o.iter_mut().zip(xr) {
+                o.write(xv);
             }
-            if masked > 0 {
-                nan |= v.is_nan();
-                m = if v > m { v } else { m };
-            }
-            if nan {
-                m = f64::NAN;
-            }
-            for (o, &xv) in o[..kept].iter_mut().zip(&xr[..kept]) {
-                o.write(xv * s);
-            }
-            // SAFETY: o[..kept] was written just above.
-            let ek = unsafe { &mut *(&mut o[..kept] as *mut [_] as *mut [f64]) };
-            let mut sum = exp_shifted_sum(ek, m);
-            let ev = exp_or_zero(v - m);
-            // Adding +0.0 to the (never −0.0) sum changes nothing.
-            if ev != 0.0 {
-                for _ in 0..masked {
-                    sum += ev;
-                }
-            }
-            for o in o[..kept].iter_mut() {
-                // SAFETY: written just above.
-                let e = unsafe { o.assume_init() };
-                o.write(e / sum);
-            }
-            let y = ev / sum;
-            for o in o[kept..].iter_mut() {
-                o.write(y);
-            }
+            // SAFETY: every element of o was written just above.
+            let o = unsafe { &mut *(o as *mut [_] as *mut [f64]) };
+            causal_row(o, row % t1, s, v);
         }
     })?;
     Ok(Tensor::shaped_like(x, out))
+}
+
+/// Row `i` of [`softmax_causal`] in place: `row` holds the scores on entry (only
+/// entries j ≤ i are read) and the weights on return.
+#[inline(always)]
+pub(super) fn causal_row(row: &mut [f64], i: usize, s: f64, v: f64) {
+    let c = row.len();
+    // j ≤ i keep x·s; the other c − kept entries are v.
+    let kept = (i + 1).min(c);
+    let masked = c - kept;
+    // Row maximum (NaN if any value is NaN), as `row_max` of the masked row.
+    let mut m = f64::NEG_INFINITY;
+    let mut nan = false;
+    for &xv in &row[..kept] {
+        let z = xv * s;
+        nan |= z.is_nan();
+        m = if z > m { z } else { m };
+    }
+    if masked > 0 {
+        nan |= v.is_nan();
+        m = if v > m { v } else { m };
+    }
+    if nan {
+        m = f64::NAN;
+    }
+    for x in row[..kept].iter_mut() {
+        *x *= s;
+    }
+    let mut sum = exp_shifted_sum(&mut row[..kept], m);
+    let ev = exp_or_zero(v - m);
+    // Adding +0.0 to the (never −0.0) sum changes nothing.
+    if ev != 0.0 {
+        for _ in 0..masked {
+            sum += ev;
+        }
+    }
+    for o in row[..kept].iter_mut() {
+        *o /= sum;
+    }
+    let y = ev / sum;
+    for o in row[kept..].iter_mut() {
+        *o = y;
+    }
+}
+
+/// Row `i` of [`softmax_causal_backward`]: `d = Σ_j g_j·y_j`, then
+/// `(y_j·(g_j − d))·s` for j ≤ i and `0·s` for the masked entries.
+#[inline(always)]
+pub(super) fn causal_row_backward(
+    gr: &[f64],
+    yr: &[f64],
+    o: &mut [MaybeUninit<f64>],
+    i: usize,
+    s: f64,
+) {
+    let mut d = 0.0;
+    for (a, b) in gr.iter().zip(yr) {
+        d += a * b;
+    }
+    let kept = (i + 1).min(o.len());
+    for ((o, &gv), &yv) in o[..kept].iter_mut().zip(gr).zip(yr) {
+        o.write((yv * (gv - d)) * s);
+    }
+    let zero = 0.0 * s;
+    for o in o[kept..].iter_mut() {
+        o.write(zero);
+    }
 }
 
 /// The VJP of [`softmax_causal`] for `x`, from the cotangent `g` and the result `y`:
@@ -96,26 +130,14 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
     }
     let (t1, c) = matrix("retro_softmax_causalis", y)?;
     let (gd, yd) = (g.data(), y.data());
-    let zero = 0.0 * s;
     let out = build(y.numel(), c.max(1), |start, dst| {
         if c == 0 {
             return;
         }
         for (r, o) in dst.chunks_exact_mut(c).enumerate() {
             let row = start / c + r;
-            let i = row % t1;
             let (gr, yr) = (&gd[row * c..(row + 1) * c], &yd[row * c..(row + 1) * c]);
-            let mut d = 0.0;
-            for (a, b) in gr.iter().zip(yr) {
-                d += a * b;
-            }
-            let kept = (i + 1).min(c);
-            for ((o, &gv), &yv) in o[..kept].iter_mut().zip(gr).zip(yr) {
-                o.write((yv * (gv - d)) * s);
-            }
-            for o in o[kept..].iter_mut() {
-                o.write(zero);
-            }
+            causal_row_backward(gr, yr, o, row % t1, s);
         }
     })?;
     Ok(Tensor::shaped_like(y, out))

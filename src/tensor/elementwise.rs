@@ -63,8 +63,10 @@ fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
 /// between threads: below it the hand-off to the pool costs more than it saves.
 pub(super) const PAR_MIN_MAP: usize = 1 << 16;
 
+/// A result buffer's base pointer handed to the pool's threads, each of which
+/// writes its own disjoint part.
 #[derive(Clone, Copy)]
-struct SendPtr(*mut f64);
+pub(super) struct SendPtr(pub(super) *mut f64);
 // SAFETY: hands disjoint ranges of one result buffer to the pool's threads.
 unsafe impl Send for SendPtr {}
 // SAFETY: as above; the pointer is only copied.
@@ -72,7 +74,7 @@ unsafe impl Sync for SendPtr {}
 
 impl SendPtr {
     /// The pointer (a method, so closures capture the whole `Sync` wrapper).
-    fn get(self) -> *mut f64 {
+    pub(super) fn get(self) -> *mut f64 {
         self.0
     }
 }

@@ -20,7 +20,7 @@
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
 
-use super::elementwise::broadcast_shapes;
+use super::elementwise::{broadcast_shapes, SendPtr};
 use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
 
 /// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
@@ -150,20 +150,43 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     if ad.len() != m * k || bd.len() != k * n {
         return None;
     }
+    let (sa, sb) = (Strides { row: ra, col: ca }, Strides { row: rb, col: cb });
+    // SAFETY: `i·ra + p·ca ≤ m·k − 1 < ad.len()` and `p·rb + j·cb ≤ k·n − 1 < bd.len()`
+    // for either stride pair (lengths checked above); k ≥ 1.
+    unsafe { exact_strided(m, n, k, ad, sa, bd, sb, |v| out.push(v)) };
+    Some(Ok(Tensor::from_parts([m, n], out)))
+}
+
+/// The exact kernel's order — `a(i,0)·b(0,j)`, then `+= a(i,p)·b(p,j)` for p = 1, 2, …
+/// (no FMA) — read through strides, so the bits of [`gemm_exact`] on the same values;
+/// hands the results to `put` row by row.
+///
+/// # Safety
+/// k ≥ 1 and the strides address elements of `a` (`m×k`) and `b` (`k×n`) only.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) unsafe fn exact_strided(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    sa: Strides,
+    b: &[f64],
+    sb: Strides,
+    mut put: impl FnMut(f64),
+) {
     for i in 0..m {
         for j in 0..n {
-            // SAFETY: i < m, j < n, p < k: `i·ra + p·ca ≤ m·k − 1 < ad.len()` and
-            // `p·rb + j·cb ≤ k·n − 1 < bd.len()` for either stride pair (lengths checked above).
-            let x = |p: usize| unsafe { *ad.get_unchecked(i * ra + p * ca) };
-            let y = |p: usize| unsafe { *bd.get_unchecked(p * rb + j * cb) };
+            // SAFETY: i < m, j < n, p < k address elements of a and b (as required).
+            let x = |p: usize| unsafe { *a.get_unchecked(i * sa.row + p * sa.col) };
+            let y = |p: usize| unsafe { *b.get_unchecked(p * sb.row + j * sb.col) };
             let mut acc = x(0) * y(0);
             for p in 1..k {
                 acc += x(p) * y(p);
             }
-            out.push(acc);
+            put(acc);
         }
     }
-    Some(Ok(Tensor::from_parts([m, n], out)))
 }
 
 fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
@@ -410,7 +433,7 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
 /// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
 /// writes during the call and that do not overlap `a` or `b`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_fast(
+pub(super) unsafe fn gemm_fast(
     m: usize,
     n: usize,
     k: usize,
@@ -464,21 +487,6 @@ unsafe fn gemm_fast(
     };
     super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
 }
-
-#[derive(Clone, Copy)]
-struct SendPtr(*mut f64);
-
-impl SendPtr {
-    /// The pointer (a method, so closures capture the whole `Sync` wrapper).
-    fn get(self) -> *mut f64 {
-        self.0
-    }
-}
-// SAFETY: used only to hand disjoint blocks of one output buffer to scoped threads.
-unsafe impl Send for SendPtr {}
-// SAFETY: as above; the pointer is only copied, never dereferenced concurrently
-// on the same elements.
-unsafe impl Sync for SendPtr {}
 
 /// `c[m×n] = a[m×k]·b[k×n]` with operand strides `sa`, `sb` and row stride `ldc`.
 ///

@@ -14,6 +14,7 @@
 //!   thread's [`Limits`] (a result with more than `max_elements` elements is a
 //!   `Limit` error, never an abort).
 
+mod attention;
 mod buf;
 mod causal;
 mod construct;
@@ -34,6 +35,9 @@ mod shape;
 mod tanh;
 mod tanh_fast;
 
+pub use attention::{
+    attention_apply, attention_apply_backward, attention_weights, attention_weights_backward,
+};
 pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
 pub use elementwise::{
