@@ -22,7 +22,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::causal::{causal_row, causal_row_backward};
+use super::causal::{causal_row_backward, causal_rows};
 use super::elementwise::SendPtr;
 use super::matmul::{exact_strided, gemm_fast, Strides, EXACT_MATMUL_MAX_WORK};
 use super::{alloc, checked_numel, fmt_shape, pool, threads, TResult, Tensor, TensorError};
@@ -240,9 +240,7 @@ pub fn attention_weights(q: &Tensor, k: &Tensor, heads: usize) -> TResult<Tensor
                 std::slice::from_raw_parts_mut(base.get().add((b * g.h + h) * g.block()), g.block())
             };
             kern.product(g.t, g.t, g.dh, g.head(qd, b, h), g.head_t(kd, b, h), p);
-            for (i, row) in p.chunks_exact_mut(g.t).enumerate() {
-                causal_row(row, i, s, MASKED);
-            }
+            causal_rows(p, g.t, 0, g.t, s, MASKED);
         }
     });
     Ok(Tensor::from_parts(shape, out))

@@ -11,7 +11,8 @@
 use std::mem::MaybeUninit;
 
 use super::elementwise::build;
-use super::nn::{exp_or_zero, exp_shifted_sum};
+use super::exp_cr_in_place;
+use super::nn::exp_or_zero;
 use super::{fmt_shape, TResult, Tensor, TensorError};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
@@ -35,61 +36,83 @@ pub fn softmax_causal(x: &Tensor, s: f64, v: f64) -> TResult<Tensor> {
         if c == 0 {
             return;
         }
-        let rows = dst.chunks_exact_mut(c);
-        for (r, o) in rows.enumerate() {
-            let row = start / c + r;
-            let xr = &xd[row * c..(row + 1) * c];
-            for (o, &xv) in o.iter_mut().zip(xr) {
-                o.write(xv);
-            }
-            // SAFETY: every element of o was written just above.
-            let o = unsafe { &mut *(o as *mut [_] as *mut [f64]) };
-            causal_row(o, row % t1, s, v);
+        let first = start / c;
+        let n = dst.len();
+        for (o, &xv) in dst.iter_mut().zip(&xd[start..start + n]) {
+            o.write(xv);
         }
+        // SAFETY: every element of dst was written just above.
+        let rows = unsafe { &mut *(dst as *mut [_] as *mut [f64]) };
+        causal_rows(rows, c, first, t1, s, v);
     })?;
     Ok(Tensor::shaped_like(x, out))
 }
 
-/// Row `i` of [`softmax_causal`] in place: `row` holds the scores on entry (only
-/// entries j ≤ i are read) and the weights on return.
-#[inline(always)]
-pub(super) fn causal_row(row: &mut [f64], i: usize, s: f64, v: f64) {
-    let c = row.len();
-    // j ≤ i keep x·s; the other c − kept entries are v.
-    let kept = (i + 1).min(c);
-    let masked = c - kept;
-    // Row maximum (NaN if any value is NaN), as `row_max` of the masked row.
-    let mut m = f64::NEG_INFINITY;
-    let mut nan = false;
-    for &xv in &row[..kept] {
-        let z = xv * s;
-        nan |= z.is_nan();
-        m = if z > m { z } else { m };
+/// Rows `first, first + 1, …` of [`softmax_causal`] in place (`rows` holds whole rows
+/// of `c` scores on entry, the weights on return; row r's query index is `r mod t1`,
+/// only its entries j ≤ i are read). The kept entries' `x·s − m` of every row go
+/// through one vectorised `exp_cr` call, then each row is summed in order.
+pub(super) fn causal_rows(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: f64) {
+    if c == 0 || t1 == 0 {
+        return;
     }
-    if masked > 0 {
-        nan |= v.is_nan();
-        m = if v > m { v } else { m };
+    // Groups of about 4 096 scores, so that the exponentials stay in cache.
+    let group = (4096 / c).max(1);
+    for (g, rows) in rows.chunks_mut(group * c).enumerate() {
+        causal_group(rows, c, first + g * group, t1, s, v);
     }
-    if nan {
-        m = f64::NAN;
-    }
-    for x in row[..kept].iter_mut() {
-        *x *= s;
-    }
-    let mut sum = exp_shifted_sum(&mut row[..kept], m);
-    let ev = exp_or_zero(v - m);
-    // Adding +0.0 to the (never −0.0) sum changes nothing.
-    if ev != 0.0 {
-        for _ in 0..masked {
-            sum += ev;
+}
+
+/// [`causal_rows`] for one group of rows.
+fn causal_group(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: f64) {
+    let kept = |r: usize| ((first + r) % t1 + 1).min(c);
+    let mut z = Vec::with_capacity(rows.len());
+    let mut maxima = Vec::with_capacity(rows.len() / c);
+    for (r, row) in rows.chunks_exact(c).enumerate() {
+        // j ≤ i keep x·s; the other c − kept entries are v.
+        let kept = kept(r);
+        // Row maximum (NaN if any value is NaN), as `row_max` of the masked row.
+        let mut m = f64::NEG_INFINITY;
+        let mut nan = false;
+        for &xv in &row[..kept] {
+            let z = xv * s;
+            nan |= z.is_nan();
+            m = if z > m { z } else { m };
         }
+        if kept < c {
+            nan |= v.is_nan();
+            m = if v > m { v } else { m };
+        }
+        if nan {
+            m = f64::NAN;
+        }
+        maxima.push(m);
+        z.extend(row[..kept].iter().map(|&xv| xv * s - m));
     }
-    for o in row[..kept].iter_mut() {
-        *o /= sum;
-    }
-    let y = ev / sum;
-    for o in row[kept..].iter_mut() {
-        *o = y;
+    exp_cr_in_place(&mut z);
+    let mut e = &z[..];
+    for (r, row) in rows.chunks_exact_mut(c).enumerate() {
+        let kept = kept(r);
+        let (er, rest) = e.split_at(kept);
+        e = rest;
+        let mut sum = 0.0;
+        for &x in er {
+            sum += x;
+        }
+        let ev = exp_or_zero(v - maxima[r]);
+        // Adding +0.0 to the (never −0.0) sum changes nothing.
+        if ev != 0.0 {
+            for _ in kept..c {
+                sum += ev;
+            }
+        }
+        for (o, &x) in row.iter_mut().zip(er) {
+            *o = x / sum;
+        }
+        let y = ev / sum;
+        for o in row[kept..].iter_mut() {
+            *o = y;
+        }
     }
 }
 
