@@ -19,14 +19,24 @@ fn normal(seed: u64, shape: &[usize], std: f64) -> Tensor {
         .unwrap()
 }
 
+/// The fused AdamW step against the unfused ops: a small leaf, and a leaf large enough
+/// to be split over threads (on one thread and on two).
 #[test]
 fn adamw_step_equals_the_unfused_ops() {
-    let shape = [37, 5];
-    let p = normal(1, &shape, 0.5);
-    let g = normal(2, &shape, 0.1);
-    let m = normal(3, &shape, 0.01);
+    for threads in [1, 2] {
+        let before = tensor::set_threads(threads);
+        adamw_case(&[37, 5]);
+        adamw_case(&[129, 257]);
+        tensor::set_threads(before);
+    }
+}
+
+fn adamw_case(shape: &[usize]) {
+    let p = normal(1, shape, 0.5);
+    let g = normal(2, shape, 0.1);
+    let m = normal(3, shape, 0.01);
     // second moments are non-negative
-    let v = tensor::mul(&normal(4, &shape, 0.01), &normal(4, &shape, 0.01)).unwrap();
+    let v = tensor::mul(&normal(4, shape, 0.01), &normal(4, shape, 0.01)).unwrap();
     let (lr, beta1, beta2, eps, wd, t) = (3e-3f64, 0.9f64, 0.99f64, 1e-8, 0.1, 7);
     let bc1 = 1.0 - beta1.powi(t);
     let bc2_sqrt = (1.0 - beta2.powi(t)).sqrt();
@@ -53,7 +63,7 @@ fn adamw_step_equals_the_unfused_ops() {
     assert_eq!(bits(&m1), bits(&m2));
     assert_eq!(bits(&v1), bits(&v2));
     assert_eq!(bits(&p1), bits(&p2));
-    assert_eq!(p1.shape(), &shape);
+    assert_eq!(p1.shape(), shape);
     // the update moved the parameters
     assert_ne!(bits(&p1), bits(&p));
 }

@@ -4,7 +4,13 @@
 //! this kernel). Each element goes through exactly those operations in that order, so
 //! the results are the bits the unfused ops give.
 
-use super::{alloc, fmt_shape, TResult, Tensor, TensorError};
+use super::elementwise::SendPtr;
+use super::pool::run_blocks;
+use super::{alloc, fmt_shape, threads, TResult, Tensor, TensorError};
+
+/// Leaves split over threads from this many elements (each block's elements depend
+/// only on their own index, so the results never depend on the thread count).
+const PAR_MIN: usize = 1 << 14;
 
 /// The scalars of one AdamW step, as the caller computed them.
 #[derive(Clone, Copy, Debug)]
@@ -46,14 +52,51 @@ pub fn adamw_step(
     }
     let n = p.numel();
     let (mut po, mut mo, mut vo) = (alloc(n)?, alloc(n)?, alloc(n)?);
-    let it = p.data().iter().zip(g.data()).zip(m.data()).zip(v.data());
-    for (((&pv, &gv), &mv), &vv) in it {
-        let m1 = mv * c.beta1 + gv * c.one_minus_beta1;
-        let v1 = vv * c.beta2 + (gv * gv) * c.one_minus_beta2;
-        let d = v1.sqrt() * c.inv_bc2_sqrt + c.eps;
-        po.push(pv * c.decay - (m1 / d) * c.step);
-        mo.push(m1);
-        vo.push(v1);
+    // SAFETY: every element of the three buffers is written below (the blocks cover
+    // 0..n).
+    let (pb, mb, vb) = unsafe {
+        (
+            SendPtr(po.assume_filled()),
+            SendPtr(mo.assume_filled()),
+            SendPtr(vo.assume_filled()),
+        )
+    };
+    let (pd, gd, md, vd) = (p.data(), g.data(), m.data(), v.data());
+    let block = |start: usize, len: usize| {
+        // SAFETY: [start, start + len) lies inside the n-element buffers and no other
+        // block covers it.
+        let (pw, mw, vw) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(pb.get().add(start), len),
+                std::slice::from_raw_parts_mut(mb.get().add(start), len),
+                std::slice::from_raw_parts_mut(vb.get().add(start), len),
+            )
+        };
+        let r = start..start + len;
+        let it = pd[r.clone()]
+            .iter()
+            .zip(&gd[r.clone()])
+            .zip(&md[r.clone()])
+            .zip(&vd[r]);
+        for ((((&pv, &gv), &mv), &vv), ((po, mo), vo)) in it.zip(pw.iter_mut().zip(mw).zip(vw)) {
+            let m1 = mv * c.beta1 + gv * c.one_minus_beta1;
+            let v1 = vv * c.beta2 + (gv * gv) * c.one_minus_beta2;
+            let d = v1.sqrt() * c.inv_bc2_sqrt + c.eps;
+            *po = pv * c.decay - (m1 / d) * c.step;
+            *mo = m1;
+            *vo = v1;
+        }
+    };
+    let t = if n >= PAR_MIN {
+        threads().min(n / (PAR_MIN / 2))
+    } else {
+        1
+    };
+    if t > 1 {
+        let per = n.div_ceil(t);
+        run_blocks(t, &|i| block(i * per, per.min(n - i * per)));
+    } else {
+        block(0, n);
     }
     Ok((
         Tensor::shaped_like(p, po),
