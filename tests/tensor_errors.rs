@@ -224,6 +224,8 @@ fn parallel_rows_do_not_change_results() {
             tensor::mean_axis(&x3, 2, false).unwrap(),
             tensor::max_axis(&x3, 0, false).unwrap(),
             tensor::sum_to_shape(&x3, &[10, 1]).unwrap(),
+            Tensor::full(0.25, &[700, 300]).unwrap(),
+            tensor::log(&tensor::add_scalar(&tensor::mul(&x, &x).unwrap(), 1.0).unwrap()).unwrap(),
         ];
         tensor::set_threads(0);
         out

@@ -26,8 +26,13 @@ impl Tensor {
     /// `seed.crea(fill, shape)`: every element equal to `fill`.
     pub fn full(fill: f64, shape: &[usize]) -> TResult<Tensor> {
         let n = checked_numel(shape)?;
-        let mut v = alloc(n)?;
-        v.resize(n, fill);
+        // Filled on several threads from `PAR_MIN_MAP` elements (the zero accumulators
+        // of a backward pass are activation-sized).
+        let v = super::elementwise::build(n, 1, |_, dst| {
+            for d in dst {
+                d.write(fill);
+            }
+        })?;
         Ok(Tensor::from_parts(shape, v))
     }
 

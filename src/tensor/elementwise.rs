@@ -10,8 +10,7 @@ use super::tanh::{map_tanh_cr, tanh_exp, TanhMap};
 use std::mem::MaybeUninit;
 
 use super::{
-    alloc, checked_numel, fmt_shape, par_rows, threads, Out, TResult, Tensor, TensorError,
-    PAR_MIN_CHEAP,
+    alloc, checked_numel, fmt_shape, threads, Out, TResult, Tensor, TensorError, PAR_MIN_CHEAP,
 };
 
 /// NumPy broadcasting: align shapes at the right; each pair of sizes must be
@@ -323,14 +322,28 @@ fn unary<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
 
 /// Like `unary` for costly maps: row-parallel above a size threshold.
 fn unary_par<F: Fn(f64) -> f64 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
-    let n = x.numel();
-    let mut out = alloc(n)?;
-    out.resize(n, 0.0);
-    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
+    map_slices(x, |src, dst| {
         for (d, &s) in dst.iter_mut().zip(src) {
             *d = f(s);
         }
-    });
+    })
+}
+
+/// A result of x's shape written by `f(src, dst)` over blocks of x's elements (with
+/// `dst` the block's result elements), on several threads from `PAR_MIN_CHEAP`
+/// elements. Each block's result is zero-filled by its own thread before `f` runs,
+/// where it is in cache anyway — not the whole buffer up front on one thread.
+fn map_slices<F: Fn(&[f64], &mut [f64]) + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
+    let xd = x.data();
+    let out = build_from(x.numel(), 1, PAR_MIN_CHEAP, |start, dst| {
+        for d in dst.iter_mut() {
+            d.write(0.0);
+        }
+        // SAFETY: every element of dst was written just above; MaybeUninit<f64> has
+        // f64's layout.
+        let dst = unsafe { &mut *(dst as *mut [MaybeUninit<f64>] as *mut [f64]) };
+        f(&xd[start..start + dst.len()], dst);
+    })?;
     Ok(Tensor::shaped_like(x, out))
 }
 
@@ -365,11 +378,7 @@ pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
 /// `x.exp()`: `eˣ`, correctly rounded (`exp_cr`; glibc's `exp`, which the oracles
 /// matched, gives the same bits on every reference point).
 pub fn exp(x: &Tensor) -> TResult<Tensor> {
-    let n = x.numel();
-    let mut out = alloc(n)?;
-    out.resize(n, 0.0);
-    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, super::exp_cr_map);
-    Ok(Tensor::shaped_like(x, out))
+    map_slices(x, super::exp_cr_map)
 }
 
 /// `x.log()`: natural log; an element ≤ 0 or NaN is a `Domain` error.
@@ -400,13 +409,7 @@ pub fn tanh(x: &Tensor) -> TResult<Tensor> {
 }
 
 fn tanh_map(x: &Tensor, mode: TanhMap) -> TResult<Tensor> {
-    let n = x.numel();
-    let mut out = alloc(n)?;
-    out.resize(n, 0.0);
-    par_rows(x.data(), &mut out, 1, 1, PAR_MIN_CHEAP, |src, dst| {
-        map_tanh_cr(src, dst, mode)
-    });
-    Ok(Tensor::shaped_like(x, out))
+    map_slices(x, |src, dst| map_tanh_cr(src, dst, mode))
 }
 
 /// tanh through the exp identity ([`tanh_exp`]): `1 − 2/(e^{2t}+1)` for
