@@ -526,9 +526,31 @@ pub(crate) fn zeros_like(v: &Value) -> FResult<Value> {
     })
 }
 
+/// Whether `x + y` is `y` bit for bit: every x is ±0.0 (−0.0 + y = y for every y;
+/// +0.0 + y = y except y = −0.0) and, if some x is +0.0, no y is −0.0. Stops at x's
+/// first non-zero element, so an accumulator already holding gradients costs a
+/// glance.
+fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
+    const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
+    let mut pos_zero = false;
+    for v in x.data() {
+        match v.to_bits() {
+            0 => pos_zero = true,
+            NEG_ZERO => {}
+            _ => return false,
+        }
+    }
+    !pos_zero || y.data().iter().all(|v| v.to_bits() != NEG_ZERO)
+}
+
 /// Element-wise sum of two values of the same structure (gradient accumulation).
 pub(crate) fn deep_add(a: &Value, b: &Value) -> FResult<Value> {
     Ok(match (a, b) {
+        // The first contribution to a zero accumulator: `0 + y` is y itself, bit for
+        // bit, unless y holds a −0.0 that a +0.0 would turn into +0.0; then add.
+        (Value::Tensor(x), Value::Tensor(y)) if x.shape() == y.shape() && adds_nothing(x, y) => {
+            b.clone()
+        }
         (Value::Tensor(x), Value::Tensor(y)) => Value::tensor(kr(k::add(x, y))?),
         (Value::Tensor(x), Value::Float(f)) | (Value::Float(f), Value::Tensor(x)) => {
             Value::tensor(kr(k::add(x, &Tensor::scalar(*f)))?)
@@ -642,4 +664,39 @@ pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Val
 /// `t ↦ lista<T>`: the elements in row-major order.
 pub(crate) fn to_list(t: &Tensor) -> Value {
     float_list(t)
+}
+
+#[cfg(test)]
+mod accumulate_tests {
+    use super::*;
+
+    fn t(v: &[f64]) -> Tensor {
+        Tensor::from_slice(v, &[v.len()]).unwrap()
+    }
+
+    /// `0 + y` is skipped exactly when it gives y's bits (IEEE: +0 + −0 = +0).
+    #[test]
+    fn adds_nothing_only_when_the_sum_is_y() {
+        let y = t(&[1.5, -2.0, 0.0, f64::NAN]);
+        assert!(adds_nothing(&t(&[0.0; 4]), &y));
+        assert!(adds_nothing(&t(&[-0.0; 4]), &t(&[-0.0, 1.0, 0.0, 2.0])));
+        assert!(!adds_nothing(
+            &t(&[0.0, -0.0, 0.0, 0.0]),
+            &t(&[-0.0, 1.0, 0.0, 2.0])
+        ));
+        assert!(!adds_nothing(&t(&[0.0, 1e-300, 0.0, 0.0]), &y));
+        // deep_add gives the bits an add would, both ways
+        for (x, y) in [
+            (t(&[0.0, 0.0]), t(&[-0.0, 3.0])),
+            (t(&[-0.0, -0.0]), t(&[-0.0, 3.0])),
+            (t(&[0.0, 0.0]), t(&[0.5, 3.0])),
+            (t(&[0.25, 0.0]), t(&[0.5, 3.0])),
+        ] {
+            let want = k::add(&x, &y).unwrap();
+            let got = deep_add(&Value::tensor(x), &Value::tensor(y)).unwrap();
+            let Value::Tensor(got) = got else { panic!() };
+            let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want));
+        }
+    }
 }
