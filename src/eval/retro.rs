@@ -127,23 +127,38 @@ pub fn layernorm(
             }
         }
     })?;
-    // 3. ∂γ = Σ_rows x̂ ⊙ g and ∂β = Σ_rows g, rows in order from the first row's terms.
-    let mut gg = vec![0.0; d];
-    let mut gb = vec![0.0; d];
-    for r in 0..rows {
-        let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
-        let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
-        for j in 0..d {
-            let t = ((xr[j] - mean) * inv) * gr[j];
-            if r == 0 {
-                gg[j] = t;
-                gb[j] = gr[j];
-            } else {
-                gg[j] += t;
-                gb[j] += gr[j];
+    // 3. ∂γ = Σ_rows x̂ ⊙ g and ∂β = Σ_rows g, rows in order from the first row's terms:
+    //    one result of 2d sums (∂γ's columns, then ∂β's), each column summed down the
+    //    rows by one thread, blocks of columns on the pool when the work is large.
+    let min_par = if rows * d >= 1 << 14 { 16 } else { usize::MAX };
+    let sums = k::build_from(2 * d, 8, min_par, |start, dst| {
+        let cols = start..start + dst.len();
+        for r in 0..rows {
+            let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
+            let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
+            for (o, e) in dst.iter_mut().zip(cols.clone()) {
+                let t = if e < d {
+                    ((xr[e] - mean) * inv) * gr[e]
+                } else {
+                    gr[e - d]
+                };
+                if r == 0 {
+                    o.write(t);
+                } else {
+                    // SAFETY: written at r = 0.
+                    let acc = unsafe { o.assume_init_mut() };
+                    *acc += t;
+                }
             }
         }
-    }
+        if rows == 0 {
+            for o in dst.iter_mut() {
+                o.write(0.0);
+            }
+        }
+    })?;
+    let (gg, gb) = sums.split_at(d);
+    let (gg, gb) = (gg.to_vec(), gb.to_vec());
     Ok((
         Tensor::shaped_like(x, gx),
         Tensor::from_flat(gg, &[d])?,
@@ -365,7 +380,13 @@ mod tests {
     /// 1,100 rows of 64 on one and on two threads (the threaded paths).
     #[test]
     fn layernorm_backward_matches_the_recipe() {
-        for (rows, d, threads) in [(7, 13, 1), (1100, 64, 1), (1100, 64, 2)] {
+        for (rows, d, threads) in [
+            (7, 13, 1),
+            (1100, 64, 1),
+            (1100, 64, 2),
+            (2000, 13, 2),
+            (0, 5, 2),
+        ] {
             let mut rng = k::SplitMix64::new(11);
             let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
             let g = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
