@@ -108,18 +108,10 @@ impl Heads {
         )
     }
 
-    /// Writes `src` (`[T, dh]`) into head `h` of batch `b` of the `[B, T, D]` buffer at
-    /// `out`.
-    ///
-    /// # Safety
-    /// `out` addresses `B·T·D` writable f64 and no other thread writes batch b.
-    unsafe fn scatter(&self, src: &[f64], b: usize, h: usize, out: *mut f64) {
-        for (i, row) in src.chunks_exact(self.dh).enumerate() {
-            let at = (b * self.t + i) * self.d + h * self.dh;
-            // SAFETY: the row lies inside batch b of the buffer (as required).
-            let dst = unsafe { std::slice::from_raw_parts_mut(out.add(at), self.dh) };
-            copy_row(dst, row);
-        }
+    /// Head `h` of batch `b` of the `[B, T, D]` buffer at `out`: its first element (a
+    /// `[T, dh]` matrix of row stride D).
+    fn head_mut(&self, out: *mut f64, b: usize, h: usize) -> *mut f64 {
+        out.wrapping_add(b * self.t * self.d + h * self.dh)
     }
 
     /// `dh^−½`, as gradus computes the scale (`(dh ↦ fractus).potentia(-0.5)`).
@@ -221,6 +213,44 @@ impl Kernel {
         // for every call here), and c is an exclusive m·n slice.
         unsafe { gemm_fast(m, n, k, ad, sa, bd, sb, c.as_mut_ptr()) }
     }
+
+    /// [`Kernel::product`] written into the `m×n` matrix at `out` of row stride `ldc`
+    /// (a head of a `[B, T, D]` result): directly where the GEMM would take the
+    /// product with its unpacked kernel (the same call, so the same bits), else through
+    /// `scratch`.
+    ///
+    /// # Safety
+    /// `out` addresses that matrix, which no other thread accesses during the call.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn product_into(
+        self,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: (&[f64], Strides),
+        b: (&[f64], Strides),
+        out: *mut f64,
+        ldc: usize,
+        scratch: &mut Vec<f64>,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.exact {
+            let ((ad, sa), (bd, sb)) = (a, b);
+            // SAFETY: as required; the strides address elements of a and b only
+            // (checked by the callee).
+            if unsafe { super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, out, ldc) }
+            {
+                return;
+            }
+        }
+        scratch.resize(m * n, 0.0);
+        self.product(m, n, k, a, b, scratch);
+        for (i, row) in scratch.chunks_exact(n).enumerate() {
+            // SAFETY: row i of the output matrix (as required).
+            let dst = unsafe { std::slice::from_raw_parts_mut(out.add(i * ldc), n) };
+            copy_row(dst, row);
+        }
+    }
 }
 
 /// `q.attentio_pondera(k, heads)`: the causal attention weights `[B, H, T, T]`.
@@ -254,19 +284,17 @@ pub fn attention_apply(p: &Tensor, v: &Tensor) -> TResult<Tensor> {
     let (pd, vd) = (p.data(), v.data());
     let kern = Kernel::for_heads(&g);
     over_batches(g.b, g.work(), &|b| {
-        let mut yh = vec![0.0; g.t * g.dh];
+        let mut scratch = Vec::new();
         for h in 0..g.h {
-            let ph = &pd[(b * g.h + h) * g.block()..][..g.block()];
-            kern.product(
-                g.t,
-                g.dh,
-                g.t,
-                (ph, Strides::rows(g.t)),
-                g.head(vd, b, h),
-                &mut yh,
+            let ph = (
+                &pd[(b * g.h + h) * g.block()..][..g.block()],
+                Strides::rows(g.t),
             );
+            let y = g.head_mut(base.get(), b, h);
             // SAFETY: batch b of the output is written by this call alone.
-            unsafe { g.scatter(&yh, b, h, base.get()) };
+            unsafe {
+                kern.product_into(g.t, g.dh, g.t, ph, g.head(vd, b, h), y, g.d, &mut scratch)
+            };
         }
     });
     Ok(Tensor::shaped_like(v, out))
@@ -283,16 +311,18 @@ pub fn attention_apply_backward(gy: &Tensor, p: &Tensor, v: &Tensor) -> TResult<
     let (pd, vd, gd) = (p.data(), v.data(), gy.data());
     let kern = Kernel::for_heads(&g);
     over_batches(g.b, g.work().saturating_mul(2), &|b| {
-        let mut dv = vec![0.0; g.t * g.dh];
+        let mut scratch = Vec::new();
         for h in 0..g.h {
             let at = (b * g.h + h) * g.block();
             // SAFETY: block (b, h) of ∂P is written by this call alone.
             let dp = unsafe { std::slice::from_raw_parts_mut(gp_base.get().add(at), g.block()) };
             kern.product(g.t, g.t, g.dh, g.head(gd, b, h), g.head_t(vd, b, h), dp);
             let ph = (&pd[at..at + g.block()], Strides::transposed(g.t));
-            kern.product(g.t, g.dh, g.t, ph, g.head(gd, b, h), &mut dv);
+            let dv = g.head_mut(gv_base.get(), b, h);
             // SAFETY: batch b of ∂v is written by this call alone.
-            unsafe { g.scatter(&dv, b, h, gv_base.get()) };
+            unsafe {
+                kern.product_into(g.t, g.dh, g.t, ph, g.head(gd, b, h), dv, g.d, &mut scratch)
+            };
         }
     });
     Ok((Tensor::shaped_like(p, gp), Tensor::shaped_like(v, gv)))
@@ -325,7 +355,7 @@ pub fn attention_weights_backward(
     let s = g.scale();
     let kern = Kernel::for_heads(&g);
     over_batches(g.b, g.work().saturating_mul(2), &|b| {
-        let mut out = vec![0.0; g.t * g.dh];
+        let mut scratch = Vec::new();
         let mut ds = vec![0.0; g.block()];
         for h in 0..g.h {
             let at = (b * g.h + h) * g.block();
@@ -341,20 +371,37 @@ pub fn attention_weights_backward(
             {
                 causal_row_backward(gr, yr, o, i, s);
             }
-            kern.product(
-                g.t,
-                g.dh,
-                g.t,
-                (&ds, Strides::rows(g.t)),
-                g.head(kd, b, h),
-                &mut out,
+            let (dq, dk) = (
+                g.head_mut(gq_base.get(), b, h),
+                g.head_mut(gk_base.get(), b, h),
             );
-            // SAFETY: batch b of ∂q is written by this call alone.
-            unsafe { g.scatter(&out, b, h, gq_base.get()) };
-            let dst = (&ds[..], Strides::transposed(g.t));
-            kern.product(g.t, g.dh, g.t, dst, g.head(qd, b, h), &mut out);
-            // SAFETY: batch b of ∂k is written by this call alone.
-            unsafe { g.scatter(&out, b, h, gk_base.get()) };
+            let (ds_rows, ds_t) = (
+                (&ds[..], Strides::rows(g.t)),
+                (&ds[..], Strides::transposed(g.t)),
+            );
+            // SAFETY: batch b of ∂q and of ∂k is written by this call alone.
+            unsafe {
+                kern.product_into(
+                    g.t,
+                    g.dh,
+                    g.t,
+                    ds_rows,
+                    g.head(kd, b, h),
+                    dq,
+                    g.d,
+                    &mut scratch,
+                );
+                kern.product_into(
+                    g.t,
+                    g.dh,
+                    g.t,
+                    ds_t,
+                    g.head(qd, b, h),
+                    dk,
+                    g.d,
+                    &mut scratch,
+                );
+            }
         }
     });
     Ok((Tensor::shaped_like(q, gq), Tensor::shaped_like(k, gk)))

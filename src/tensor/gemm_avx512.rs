@@ -152,7 +152,7 @@ pub(super) unsafe fn gemm(
             // between blocks, row stride n) are this block's; b is only read.
             unsafe {
                 let a_rows = std::slice::from_raw_parts(ap.0.add(s * sa.row), a.len() - s * sa.row);
-                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n))
+                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n), n)
             };
         };
         if blocks <= 1 {
@@ -164,6 +164,42 @@ pub(super) unsafe fn gemm(
     }
     // SAFETY: as this function requires.
     unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t) }
+}
+
+/// The product [`gemm`] on one thread computes with the unpacked kernel (same bits),
+/// written into `c` with row stride `ldc`; `false` (nothing written) for a product it
+/// does not take that way (no AVX-512F, k = 0, k > KC or n unsuited).
+///
+/// # Safety
+/// As [`gemm`], with `c` addressing the `m×n` matrix of row stride `ldc` ≥ n.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn gemm_unpacked_into(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    sa: Strides,
+    b: &[f64],
+    sb: Strides,
+    c: *mut f64,
+    ldc: usize,
+) -> bool {
+    let last = |r: usize, cl: usize, s: Strides| (r.max(1) - 1) * s.row + (cl.max(1) - 1) * s.col;
+    assert!(m * k == 0 || last(m, k, sa) < a.len());
+    assert!(k * n == 0 || last(k, n, sb) < b.len());
+    if !available()
+        || m == 0
+        || n == 0
+        || k == 0
+        || k > KC
+        || !super::gemm_small::suits(n)
+        || ldc < n
+    {
+        return false;
+    }
+    // SAFETY: as this function requires; AVX-512F is present and 1 ≤ k ≤ KC.
+    unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c, ldc) };
+    true
 }
 
 /// [`gemm`] through packed panels and the 8×24 kernel (any k), for `m, n, k ≥ 1`.

@@ -32,14 +32,15 @@ thread_local! {
     static B_ROWS: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), row-major `c`
-/// (`m×n` at `c`, every element written, need not be initialised), on this thread.
+/// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), `c` (`m×n` at
+/// `c` with row stride `ldc` ≥ n, every element written, need not be initialised), on
+/// this thread.
 /// The caller checks AVX-512F and `1 ≤ k ≤ KC`.
 ///
 /// # Safety
 /// AVX-512F is available; `a` and `b` hold every element their strides address;
-/// `c` addresses `m·n` writable f64 that nothing else accesses during the call and
-/// that do not overlap `a` or `b`.
+/// `c` addresses the `m×n` matrix of row stride `ldc` (writable f64 that nothing else
+/// accesses during the call and that do not overlap `a` or `b`).
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm(
     m: usize,
@@ -50,10 +51,11 @@ pub(super) unsafe fn gemm(
     b: &[f64],
     sb: Strides,
     c: *mut f64,
+    ldc: usize,
 ) {
     if sb.col == 1 {
         // SAFETY: as this function requires; rows of b are contiguous.
-        unsafe { rows_all(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb.row, c) };
+        unsafe { rows_all(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb.row, c, ldc) };
         return;
     }
     B_ROWS.with(|cell| {
@@ -72,7 +74,7 @@ pub(super) unsafe fn gemm(
         }
         // SAFETY: bt is the row-major k×n copy of b (row stride n); the rest as
         // this function requires.
-        unsafe { rows_all(m, n, k, a.as_ptr(), sa, bt.as_ptr(), n, c) };
+        unsafe { rows_all(m, n, k, a.as_ptr(), sa, bt.as_ptr(), n, c, ldc) };
     });
 }
 
@@ -91,24 +93,25 @@ unsafe fn rows_all(
     b: *const f64,
     ldb: usize,
     c: *mut f64,
+    ldc: usize,
 ) {
     let mut i = 0;
     while i + 8 <= m {
         // SAFETY: rows i..i+8 are inside a and c.
-        unsafe { rows::<8>(i, n, k, a, sa, b, ldb, c) };
+        unsafe { rows::<8>(i, n, k, a, sa, b, ldb, c, ldc) };
         i += 8;
     }
     // SAFETY: rows i..m are inside a and c.
     unsafe {
         match m - i {
             0 => {}
-            1 => rows::<1>(i, n, k, a, sa, b, ldb, c),
-            2 => rows::<2>(i, n, k, a, sa, b, ldb, c),
-            3 => rows::<3>(i, n, k, a, sa, b, ldb, c),
-            4 => rows::<4>(i, n, k, a, sa, b, ldb, c),
-            5 => rows::<5>(i, n, k, a, sa, b, ldb, c),
-            6 => rows::<6>(i, n, k, a, sa, b, ldb, c),
-            _ => rows::<7>(i, n, k, a, sa, b, ldb, c),
+            1 => rows::<1>(i, n, k, a, sa, b, ldb, c, ldc),
+            2 => rows::<2>(i, n, k, a, sa, b, ldb, c, ldc),
+            3 => rows::<3>(i, n, k, a, sa, b, ldb, c, ldc),
+            4 => rows::<4>(i, n, k, a, sa, b, ldb, c, ldc),
+            5 => rows::<5>(i, n, k, a, sa, b, ldb, c, ldc),
+            6 => rows::<6>(i, n, k, a, sa, b, ldb, c, ldc),
+            _ => rows::<7>(i, n, k, a, sa, b, ldb, c, ldc),
         }
     }
 }
@@ -135,6 +138,7 @@ unsafe fn rows<const R: usize>(
     b: *const f64,
     ldb: usize,
     c: *mut f64,
+    ldc: usize,
 ) {
     let mut j0 = 0;
     while j0 < n {
@@ -163,7 +167,7 @@ unsafe fn rows<const R: usize>(
             // SAFETY: lanes j0..j0+w of row i0 + r are inside c; masked-off lanes are
             // not written.
             unsafe {
-                let cp = c.wrapping_add((i0 + r) * n + j0);
+                let cp = c.wrapping_add((i0 + r) * ldc + j0);
                 _mm512_mask_storeu_pd(cp, m0, row[0]);
                 _mm512_mask_storeu_pd(cp.wrapping_add(8), m1, row[1]);
             }
@@ -222,7 +226,7 @@ mod tests {
                 // SAFETY: AVX-512F is present; the strides address exactly the m·k and
                 // k·n elements; c holds m·n elements.
                 unsafe {
-                    gemm(m, n, k, &a, sa, &b, sb, small.as_mut_ptr());
+                    gemm(m, n, k, &a, sa, &b, sb, small.as_mut_ptr(), n);
                     // the dispatcher on two threads (row blocks of this kernel, or the
                     // packed kernel where 24-wide tiles suit n better)
                     assert!(gemm_avx512::gemm(
