@@ -526,29 +526,47 @@ pub(crate) fn zeros_like(v: &Value) -> FResult<Value> {
     })
 }
 
+/// Accumulations of fewer elements may skip a zero accumulator (see `deep_add`).
+const SKIP_ZERO_ADD_BELOW: usize = 1 << 16;
+
 /// Whether `x + y` is `y` bit for bit: every x is ±0.0 (−0.0 + y = y for every y;
 /// +0.0 + y = y except y = −0.0) and, if some x is +0.0, no y is −0.0. Stops at x's
 /// first non-zero element, so an accumulator already holding gradients costs a
 /// glance.
 fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
     const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
+    // Chunks of 64 with branch-free inner loops (they vectorise), early exit between.
     let mut pos_zero = false;
-    for v in x.data() {
-        match v.to_bits() {
-            0 => pos_zero = true,
-            NEG_ZERO => {}
-            _ => return false,
+    for c in x.data().chunks(64) {
+        let (mut nonzero, mut pz) = (0u64, 0u64);
+        for v in c {
+            let b = v.to_bits();
+            nonzero |= b << 1;
+            pz |= u64::from(b == 0);
         }
+        if nonzero != 0 {
+            return false;
+        }
+        pos_zero |= pz != 0;
     }
-    !pos_zero || y.data().iter().all(|v| v.to_bits() != NEG_ZERO)
+    !pos_zero
+        || y.data().chunks(64).all(|c| {
+            c.iter()
+                .fold(0u64, |a, v| a | u64::from(v.to_bits() == NEG_ZERO))
+                == 0
+        })
 }
 
 /// Element-wise sum of two values of the same structure (gradient accumulation).
 pub(crate) fn deep_add(a: &Value, b: &Value) -> FResult<Value> {
     Ok(match (a, b) {
         // The first contribution to a zero accumulator: `0 + y` is y itself, bit for
-        // bit, unless y holds a −0.0 that a +0.0 would turn into +0.0; then add.
-        (Value::Tensor(x), Value::Tensor(y)) if x.shape() == y.shape() && adds_nothing(x, y) => {
+        // bit, unless y holds a −0.0 that a +0.0 would turn into +0.0; then add. Only
+        // below the size from which the add runs on several threads: the check reads
+        // both operands on one thread, which costs about what a split add does.
+        (Value::Tensor(x), Value::Tensor(y))
+            if x.numel() < SKIP_ZERO_ADD_BELOW && x.shape() == y.shape() && adds_nothing(x, y) =>
+        {
             b.clone()
         }
         (Value::Tensor(x), Value::Tensor(y)) => Value::tensor(kr(k::add(x, y))?),
