@@ -534,7 +534,6 @@ const SKIP_ZERO_ADD_BELOW: usize = 1 << 16;
 /// first non-zero element, so an accumulator already holding gradients costs a
 /// glance.
 fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
-    const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
     // Chunks of 64 with branch-free inner loops (they vectorise), early exit between.
     let mut pos_zero = false;
     for c in x.data().chunks(64) {
@@ -549,12 +548,17 @@ fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
         }
         pos_zero |= pz != 0;
     }
-    !pos_zero
-        || y.data().chunks(64).all(|c| {
-            c.iter()
-                .fold(0u64, |a, v| a | u64::from(v.to_bits() == NEG_ZERO))
-                == 0
-        })
+    !pos_zero || !has_neg_zero(y)
+}
+
+/// Whether some element of `y` is −0.0 (chunked, branch-free inner loops).
+fn has_neg_zero(y: &Tensor) -> bool {
+    const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
+    y.data().chunks(64).any(|c| {
+        c.iter()
+            .fold(0u64, |a, v| a | u64::from(v.to_bits() == NEG_ZERO))
+            != 0
+    })
 }
 
 /// Element-wise sum of two values of the same structure (gradient accumulation).
@@ -565,7 +569,12 @@ pub(crate) fn deep_add(a: &Value, b: &Value) -> FResult<Value> {
         // below the size from which the add runs on several threads: the check reads
         // both operands on one thread, which costs about what a split add does.
         (Value::Tensor(x), Value::Tensor(y))
-            if x.numel() < SKIP_ZERO_ADD_BELOW && x.shape() == y.shape() && adds_nothing(x, y) =>
+            if x.shape() == y.shape()
+                && if x.is_shared_zeros() {
+                    !has_neg_zero(y)
+                } else {
+                    x.numel() < SKIP_ZERO_ADD_BELOW && adds_nothing(x, y)
+                } =>
         {
             b.clone()
         }
@@ -713,6 +722,30 @@ mod accumulate_tests {
             let want = k::add(&x, &y).unwrap();
             let got = deep_add(&Value::tensor(x), &Value::tensor(y)).unwrap();
             let Value::Tensor(got) = got else { panic!() };
+            let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want));
+        }
+    }
+
+    /// Large zero tensors share one block; a write copies it first (the others stay
+    /// zero); an accumulation into a shared zero block gives the add's bits.
+    #[test]
+    fn shared_zeros() {
+        let a = Tensor::zeros(&[64, 70]).unwrap();
+        let mut b = Tensor::zeros(&[70, 64]).unwrap();
+        assert!(a.shares_storage(&b) && a.is_shared_zeros() && b.is_shared_zeros());
+        b.data_mut()[5] = 1.0;
+        assert!(!b.is_shared_zeros() && a.data().iter().all(|v| v.to_bits() == 0));
+        assert!(!Tensor::zeros(&[3, 4]).unwrap().is_shared_zeros());
+        let y: Vec<f64> = (0..64 * 70)
+            .map(|i| if i == 7 { -0.0 } else { i as f64 })
+            .collect();
+        for y in [t(&y), t(&vec![0.5; 64 * 70])] {
+            let x = Tensor::zeros(&[64 * 70]).unwrap();
+            let want = k::add(&x, &y).unwrap();
+            let Value::Tensor(got) = deep_add(&Value::tensor(x), &Value::tensor(y)).unwrap() else {
+                panic!()
+            };
             let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want));
         }

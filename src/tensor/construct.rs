@@ -1,6 +1,6 @@
 //! Construction: `crea` (fill), `vacua` (zeros), `strue` (from a flat list).
 
-use super::{alloc, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+use super::{alloc, checked_numel, fmt_shape, Shape, TResult, Tensor, TensorError};
 
 /// Converts a user shape (`lista<numerus>`) to dimensions: a negative size is
 /// a `Shape` error; the element count is checked against the limit.
@@ -22,6 +22,22 @@ pub fn dims_from_i64(dims: &[i64]) -> TResult<Vec<usize>> {
     Ok(out)
 }
 
+/// Zero tensors of at least this many elements share a cached block per size.
+const SHARED_ZEROS_FROM: usize = 1 << 12;
+/// At most this many elements of cached zeros per thread (32 MiB); sizes beyond are
+/// not cached.
+const SHARED_ZEROS_MAX: usize = 1 << 22;
+
+#[derive(Default)]
+struct SharedZeros {
+    blocks: std::collections::HashMap<usize, super::buf::Buf>,
+    elements: usize,
+}
+
+thread_local! {
+    static ZEROS: std::cell::RefCell<SharedZeros> = std::cell::RefCell::new(SharedZeros::default());
+}
+
 impl Tensor {
     /// `seed.crea(fill, shape)`: every element equal to `fill`.
     pub fn full(fill: f64, shape: &[usize]) -> TResult<Tensor> {
@@ -36,9 +52,43 @@ impl Tensor {
         Ok(Tensor::from_parts(shape, v))
     }
 
-    /// `vacua`: zero-filled (rank 0: one 0.0).
+    /// `vacua`: zero-filled (rank 0: one 0.0). From [`SHARED_ZEROS_FROM`] elements
+    /// the tensors of one size share a cached block of zeros (tensors are immutable and
+    /// a write copies first): the zero accumulators of a backward pass then cost
+    /// nothing after the first step, and [`Tensor::is_shared_zeros`] recognises them.
     pub fn zeros(shape: &[usize]) -> TResult<Tensor> {
-        Tensor::full(0.0, shape)
+        let n = checked_numel(shape)?;
+        if n < SHARED_ZEROS_FROM {
+            return Tensor::full(0.0, shape);
+        }
+        if let Some(data) = ZEROS.with(|z| z.borrow().blocks.get(&n).cloned()) {
+            return Ok(Tensor {
+                shape: Shape::new(shape),
+                data,
+            });
+        }
+        let t = Tensor::full(0.0, shape)?;
+        ZEROS.with(|z| {
+            let mut z = z.borrow_mut();
+            if z.elements + n <= SHARED_ZEROS_MAX {
+                z.elements += n;
+                z.blocks.insert(n, t.data.clone());
+            }
+        });
+        Ok(t)
+    }
+
+    /// Whether this tensor holds this thread's shared block of zeros for its size (so
+    /// every element is +0.0), as [`Tensor::zeros`] hands out.
+    pub fn is_shared_zeros(&self) -> bool {
+        let n = self.numel();
+        n >= SHARED_ZEROS_FROM
+            && ZEROS.with(|z| {
+                z.borrow()
+                    .blocks
+                    .get(&n)
+                    .is_some_and(|b| b.ptr_eq(&self.data))
+            })
     }
 
     /// `seed.strue(flat, shape)`: a flat row-major list with exactly
