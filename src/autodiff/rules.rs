@@ -35,6 +35,20 @@ impl Gen<'_> {
         s(self.emit(Rhs::Op(op, args), tensor()))
     }
 
+    /// Emits `op(args)`, an op whose result is a tuple of `n` tensors, and reads each
+    /// element out: the elements in order.
+    fn tensor_parts(&mut self, op: Op, args: Vec<Operand>, n: usize) -> Vec<Operand> {
+        let tuple = s(self.emit(Rhs::Op(op, args), Ty::Tuple(vec![tensor(); n])));
+        (0..n as i64)
+            .map(|i| {
+                s(self.emit(
+                    Rhs::Index(tuple.clone(), Operand::Const(Const::Int(i))),
+                    tensor(),
+                ))
+            })
+            .collect()
+    }
+
     fn prim(&mut self, op: BinOp, a: Operand, b: Operand) -> Operand {
         s(self.emit(Rhs::Prim(Prim::Binary(op), vec![a, b]), Ty::Float))
     }
@@ -332,33 +346,14 @@ fn op_rule(
             } else {
                 (Op::RetroAttentioApplica, vec![g, x(), a[1].clone()])
             };
-            let pair = s(gen.emit(Rhs::Op(retro, args), Ty::Tuple(vec![tensor(); 2])));
-            let pick = |gen: &mut Gen, i: i64| {
-                s(gen.emit(
-                    Rhs::Index(pair.clone(), Operand::Const(Const::Int(i))),
-                    tensor(),
-                ))
-            };
-            let ga = pick(gen, 0);
-            let gb = pick(gen, 1);
-            vec![(x(), ga), (a[1].clone(), gb)]
+            let g = gen.tensor_parts(retro, args, 2);
+            vec![(x(), g[0].clone()), (a[1].clone(), g[1].clone())]
         }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
-            let triple = s(gen.emit(
-                Rhs::Op(Op::RetroLaminatio, vec![g, x(), a[2].clone(), a[3].clone()]),
-                Ty::Tuple(vec![tensor(); 3]),
-            ));
-            let pick = |gen: &mut Gen, i: i64| {
-                s(gen.emit(
-                    Rhs::Index(triple.clone(), Operand::Const(Const::Int(i))),
-                    tensor(),
-                ))
-            };
-            let gx = pick(gen, 0);
-            let gg = pick(gen, 1);
-            let gb = pick(gen, 2);
-            vec![(x(), gx), (a[3].clone(), gg), (a[4].clone(), gb)]
+            let args = vec![g, x(), a[2].clone(), a[3].clone()];
+            let g = gen.tensor_parts(Op::RetroLaminatio, args, 3);
+            vec![(x(), g[0].clone()), (a[3].clone(), g[1].clone()), (a[4].clone(), g[2].clone())]
         }
         Op::CruxEntropia => vec![(
             x(),
@@ -480,19 +475,8 @@ fn matmul_rule(
             // Ranks known only at run time (shape-generic code): one helper picks the
             // same products as the arms above once it sees the operands.
             let _ = span;
-            let pair = s(gen.emit(
-                Rhs::Op(Op::RetroMatMul, vec![a.clone(), b.clone(), g]),
-                Ty::Tuple(vec![tensor(); 2]),
-            ));
-            let pick = |gen: &mut Gen, i: i64| {
-                s(gen.emit(
-                    Rhs::Index(pair.clone(), Operand::Const(Const::Int(i))),
-                    tensor(),
-                ))
-            };
-            let ga = pick(gen, 0);
-            let gb = pick(gen, 1);
-            vec![(a.clone(), ga), (b.clone(), gb)]
+            let g = gen.tensor_parts(Op::RetroMatMul, vec![a.clone(), b.clone(), g], 2);
+            vec![(a.clone(), g[0].clone()), (b.clone(), g[1].clone())]
         }
     })
 }

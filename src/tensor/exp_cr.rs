@@ -133,7 +133,7 @@ pub(super) fn exp_accurate<const FMA: bool>(x: f64) -> f64 {
 #[cfg(target_arch = "x86_64")]
 mod fast {
     use super::super::tanh::EXP2_J;
-    use super::super::tanh_fast::{expm1_dd, fast_two_sum, rounds_to_hi, two_sum};
+    use super::super::tanh_fast::{expm1_dd, fast_two_sum, fix_up, rounds_to_hi, two_sum};
     use super::{exp_accurate, INV_LN2_64, LN2_64_A, LN2_64_B};
 
     /// The fast phase's input range (normal results, 2ᵏ representable).
@@ -182,21 +182,9 @@ mod fast {
         }
         if ok.iter().any(|&o| !o) {
             // SAFETY: only called from the FMA-enabled maps below.
-            unsafe { fix_up(v, &mut y, &ok) };
+            unsafe { fix_up(v, &mut y, &ok, exp_accurate::<true>) };
         }
         *v = y;
-    }
-
-    /// The accurate path for the lanes whose rounding test failed.
-    #[cold]
-    #[inline(never)]
-    #[target_feature(enable = "fma")]
-    unsafe fn fix_up<const L: usize>(x: &[f64; L], y: &mut [f64; L], ok: &[bool; L]) {
-        for ((y, &ok), &x) in y.iter_mut().zip(ok).zip(x) {
-            if !ok {
-                *y = exp_accurate::<true>(x);
-            }
-        }
     }
 
     #[inline(always)]

@@ -216,7 +216,7 @@ fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
     }
     if ok.iter().any(|&o| !o) {
         // SAFETY: the CPU has FMA (see above).
-        unsafe { fix_up(&u, &mut t, &ok) };
+        unsafe { fix_up(&u, &mut t, &ok, tanh_core::<true>) };
     }
     if MODE == GELU {
         for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
@@ -227,14 +227,20 @@ fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
     }
 }
 
-/// The accurate path for the lanes whose rounding test failed.
+/// `accurate` (an FMA-enabled accurate path, inlined here) for the lanes whose
+/// rounding test failed; shared with the exp fast phase.
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "fma")]
-unsafe fn fix_up<const L: usize>(u: &[f64; L], t: &mut [f64; L], ok: &[bool; L]) {
+pub(super) unsafe fn fix_up<const L: usize>(
+    u: &[f64; L],
+    t: &mut [f64; L],
+    ok: &[bool; L],
+    accurate: impl Fn(f64) -> f64,
+) {
     for ((t, &ok), &u) in t.iter_mut().zip(ok).zip(u) {
         if !ok {
-            *t = tanh_core::<true>(u);
+            *t = accurate(u);
         }
     }
 }
