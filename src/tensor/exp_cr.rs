@@ -133,7 +133,7 @@ pub(super) fn exp_accurate<const FMA: bool>(x: f64) -> f64 {
 #[cfg(target_arch = "x86_64")]
 mod fast {
     use super::super::tanh::EXP2_J;
-    use super::super::tanh_fast::{expm1_dd, fast_two_sum, fix_up, rounds_to_hi, two_sum};
+    use super::super::tanh_fast::{expm1_dd, fast_two_sum, fix_up, reduce_dd, rounds_to_hi};
     use super::{exp_accurate, INV_LN2_64, LN2_64_A, LN2_64_B};
 
     /// The fast phase's input range (normal results, 2ᵏ representable).
@@ -154,11 +154,7 @@ mod fast {
         let n = s - SHIFT;
         let ni = bits - SHIFT.to_bits() as i64; // n as an integer
         let (j, k) = ((ni & 63) as usize, ni >> 6);
-        let r1 = (-n).mul_add(LN2_64_A, xc); // exact
-        let ph = n * LN2_64_B;
-        let pl = n.mul_add(LN2_64_B, -ph);
-        let (rh, e) = two_sum(r1, -ph);
-        let rl = e - pl;
+        let (rh, rl) = reduce_dd(xc, n, LN2_64_A, LN2_64_B);
         let (emh, eml) = expm1_dd(rh, rl);
         // X = T + T·em, T ≥ 1 > |T·em|.
         let (t_hi, t_lo) = EXP2_J[j];

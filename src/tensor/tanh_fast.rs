@@ -98,6 +98,18 @@ pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
+/// Step 1's reduction: `y − n·(a + b)` as a double-double `rh + rl`, for `n·a` and
+/// `y − n·a` exact (the callers' split of ln2/64 and range of n guarantee it); the
+/// product `n·b` is exact too, its sum with the rest exact up to the low part's rounding.
+#[inline(always)]
+pub(super) fn reduce_dd(y: f64, n: f64, a: f64, b: f64) -> (f64, f64) {
+    let r1 = (-n).mul_add(a, y);
+    let ph = n * b;
+    let pl = n.mul_add(b, -ph);
+    let (rh, e) = two_sum(r1, -ph);
+    (rh, e - pl)
+}
+
 /// Step 2 of the method: `expm1(rh + rl) ≈ emh + eml` for |rh| ≤ R, with the
 /// low-part terms in f64 (module docs; also the exp fast phase's core).
 #[inline(always)]
@@ -126,11 +138,7 @@ pub(super) fn tanh_dd(a: f64) -> (f64, f64) {
     let n = s - SHIFT;
     let j = (bits & 63) as usize;
     let k = (bits >> 6) & 63;
-    let r1 = (-n).mul_add(LN2_64_A, y);
-    let ph = n * LN2_64_B;
-    let pl = n.mul_add(LN2_64_B, -ph);
-    let (rh, e) = two_sum(r1, -ph);
-    let rl = e - pl;
+    let (rh, rl) = reduce_dd(y, n, LN2_64_A, LN2_64_B);
     // Step 2: expm1(rh + rl) ≈ emh + eml.
     let (emh, eml) = expm1_dd(rh, rl);
     // Step 3: X = 2ᵏ·(B + T·em) = xh + xl with T = t_hi + t_lo.
