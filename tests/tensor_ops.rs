@@ -181,16 +181,25 @@ fn reference_cases() {
     );
 }
 
+/// The points of a committed reference file: its `x` list and the `key` list of
+/// correctly rounded values.
+fn reference_points(file: &str, key: &str) -> (Vec<f64>, Vec<f64>) {
+    let path = format!("{}/tests/reference/{file}", env!("CARGO_MANIFEST_DIR"));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let list = |k: &str| {
+        doc[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(num)
+            .collect::<Vec<f64>>()
+    };
+    (list("x"), list(key))
+}
+
 #[test]
 fn tanh_is_correctly_rounded() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/tensor_tanh.json"
-    ))
-    .unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    let xs: Vec<f64> = doc["x"].as_array().unwrap().iter().map(num).collect();
-    let ys: Vec<f64> = doc["tanh"].as_array().unwrap().iter().map(num).collect();
+    let (xs, ys) = reference_points("tensor_tanh.json", "tanh");
     assert!(xs.len() > 5000);
     let (mut wrong, mut libm_differs, mut identity_differs) = (Vec::new(), 0, 0);
     for (&x, &y) in xs.iter().zip(&ys) {
@@ -215,14 +224,7 @@ fn tanh_is_correctly_rounded() {
 /// 300 bits rounded once, subnormal results included; libm's `exp` is reported.
 #[test]
 fn exp_is_correctly_rounded() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/tensor_exp.json"
-    ))
-    .unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    let xs: Vec<f64> = doc["x"].as_array().unwrap().iter().map(num).collect();
-    let ys: Vec<f64> = doc["exp"].as_array().unwrap().iter().map(num).collect();
+    let (xs, ys) = reference_points("tensor_exp.json", "exp");
     assert!(xs.len() > 5000);
     let mut wrong = Vec::new();
     let mut libm_differs = 0;

@@ -196,8 +196,7 @@ impl Kernel {
         c: &mut [f64],
     ) {
         let ((ad, sa), (bd, sb)) = (a, b);
-        let last = |s: Strides, r: usize, c: usize| (r - 1) * s.row + (c - 1) * s.col;
-        assert!(c.len() == m * n && last(sa, m, k) < ad.len() && last(sb, k, n) < bd.len());
+        assert!(c.len() == m * n && sa.covers(m, k, ad.len()) && sb.covers(k, n, bd.len()));
         if self.exact {
             let mut at = 0;
             // SAFETY: k ≥ 1 and the strides address elements of a and b only (asserted).

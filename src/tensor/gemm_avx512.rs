@@ -120,11 +120,8 @@ pub(super) unsafe fn gemm(
     threads: usize,
 ) -> bool {
     assert!(a.len() >= m * k && b.len() >= k * n);
-    // Every addressed element must lie inside its slice: the largest offset is
-    // (rows−1)·row + (cols−1)·col.
-    let last = |r: usize, cl: usize, s: Strides| (r.max(1) - 1) * s.row + (cl.max(1) - 1) * s.col;
-    assert!(m * k == 0 || last(m, k, sa) < a.len());
-    assert!(k * n == 0 || last(k, n, sb) < b.len());
+    // Every addressed element must lie inside its slice.
+    assert!(sa.covers(m, k, a.len()) && sb.covers(k, n, b.len()));
     if !available() {
         return false;
     }
@@ -184,9 +181,7 @@ pub(super) unsafe fn gemm_unpacked_into(
     c: *mut f64,
     ldc: usize,
 ) -> bool {
-    let last = |r: usize, cl: usize, s: Strides| (r.max(1) - 1) * s.row + (cl.max(1) - 1) * s.col;
-    assert!(m * k == 0 || last(m, k, sa) < a.len());
-    assert!(k * n == 0 || last(k, n, sb) < b.len());
+    assert!(sa.covers(m, k, a.len()) && sb.covers(k, n, b.len()));
     if !available()
         || m == 0
         || n == 0

@@ -54,6 +54,12 @@ impl Strides {
     pub(crate) fn transposed(cols: usize) -> Strides {
         Strides { row: 1, col: cols }
     }
+    /// Whether every element of a `rows×cols` matrix read with these strides lies
+    /// among `len` elements (the largest offset is (rows−1)·row + (cols−1)·col); an
+    /// empty matrix always does.
+    pub(crate) fn covers(self, rows: usize, cols: usize, len: usize) -> bool {
+        rows == 0 || cols == 0 || (rows - 1) * self.row + (cols - 1) * self.col < len
+    }
 }
 
 /// Which operands of a product are read with their last two axes swapped.
