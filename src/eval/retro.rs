@@ -84,77 +84,84 @@ pub fn layernorm(
     let gm = gamma.data();
     let (gd, xd) = (g.data(), x.data());
     let rows = x.numel() / d;
-    let df = d as f64;
-    // 1. Per row (mean, 1/√(var + eps)), blocks of rows on the pool's threads, four rows
-    //    in lockstep (independent in-order sums in flight; each row's order unchanged).
-    // (Each pair of values takes 3·d operations: threaded from 64 rows.)
-    let stats = k::build_from(rows * 2, 2, 128, |start, dst| {
-        let (r0, n) = (start / 2, dst.len() / 2);
-        let mut r = 0;
-        while r + LN_GROUP <= n {
-            let st = k::ln_stats::<LN_GROUP>(&xd[(r0 + r) * d..(r0 + r + LN_GROUP) * d], d, eps);
-            for (i, (mean, inv)) in st.into_iter().enumerate() {
-                dst[2 * (r + i)].write(mean);
-                dst[2 * (r + i) + 1].write(inv);
+    // 1. Rows independent, blocks of rows on the pool's threads, LN_GROUP rows in
+    //    lockstep (independent in-order sums in flight; each row's order unchanged):
+    //    per row (mean, 1/√(var + eps)), then h = g ⊙ γ, s1 = Σ h, s2 = Σ h·x̂ in index
+    //    order, ∂x = inv·(h − s1/d − x̂·(s2/d)). The (mean, inv) pairs go to `stats`
+    //    for step 2.
+    let mut stats = vec![0.0; 2 * rows];
+    let gx = {
+        let sp = k::SendPtr::new(stats.as_mut_ptr());
+        k::build(x.numel(), d, |start, dst| {
+            let r0 = start / d;
+            let n = dst.len() / d;
+            // SAFETY: this block's rows [r0, r0 + n) own stats[2·r0 .. 2·(r0 + n)],
+            // disjoint from every other block's; `stats` outlives the call.
+            let st = unsafe { std::slice::from_raw_parts_mut(sp.get().add(2 * r0), 2 * n) };
+            let (xb, gb) = (&xd[r0 * d..(r0 + n) * d], &gd[r0 * d..(r0 + n) * d]);
+            let mut groups = dst.chunks_exact_mut(LN_GROUP * d);
+            let mut r = 0;
+            for o in &mut groups {
+                let rs = r * d..(r + LN_GROUP) * d;
+                ln_backward_rows::<LN_GROUP>(
+                    &xb[rs.clone()],
+                    &gb[rs],
+                    gm,
+                    eps,
+                    o,
+                    &mut st[2 * r..],
+                );
+                r += LN_GROUP;
             }
-            r += LN_GROUP;
-        }
-        while r < n {
-            let [(mean, inv)] = k::ln_stats::<1>(&xd[(r0 + r) * d..(r0 + r + 1) * d], d, eps);
-            dst[2 * r].write(mean);
-            dst[2 * r + 1].write(inv);
-            r += 1;
-        }
-    })?;
+            for o in groups.into_remainder().chunks_exact_mut(d) {
+                let rs = r * d..(r + 1) * d;
+                ln_backward_rows::<1>(&xb[rs.clone()], &gb[rs], gm, eps, o, &mut st[2 * r..]);
+                r += 1;
+            }
+        })?
+    };
     let stats: &[f64] = &stats;
-    // 2. ∂x, rows independent: per row h = g ⊙ γ, s1 = Σ h, s2 = Σ h·x̂ in index order,
-    //    ∂x = inv·(h − s1/d − x̂·(s2/d)).
-    let gx = k::build(x.numel(), d, |start, dst| {
-        for (i, o) in dst.chunks_exact_mut(d).enumerate() {
-            let r = start / d + i;
-            let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
-            let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
-            let (mut s1, mut s2) = (0.0, 0.0);
-            for j in 0..d {
-                let h = gr[j] * gm[j];
-                s1 += h;
-                s2 += h * ((xr[j] - mean) * inv);
-            }
-            let (m1, m2) = (s1 / df, s2 / df);
-            for j in 0..d {
-                let xh = (xr[j] - mean) * inv;
-                o[j].write(inv * (gr[j] * gm[j] - m1 - xh * m2));
-            }
-        }
-    })?;
-    // 3. ∂γ = Σ_rows x̂ ⊙ g and ∂β = Σ_rows g, rows in order from the first row's terms:
+    // 2. ∂γ = Σ_rows x̂ ⊙ g and ∂β = Σ_rows g, rows in order from the first row's terms:
     //    one result of 2d sums (∂γ's columns, then ∂β's), each column summed down the
-    //    rows by one thread, blocks of columns on the pool when the work is large.
+    //    rows by one thread (the columns of a row side by side), blocks of columns on
+    //    the pool when the work is large.
     let min_par = if rows * d >= 1 << 14 { 16 } else { usize::MAX };
     let sums = k::build_from(2 * d, 8, min_par, |start, dst| {
-        let cols = start..start + dst.len();
+        let end = start + dst.len();
+        let mut acc = vec![0.0; dst.len()];
+        // This block's ∂γ columns [start, gamma_end) and ∂β columns [beta_start, end).
+        let gamma_end = end.min(d);
+        let beta_start = start.max(d);
+        let (ag, ab) = acc.split_at_mut(gamma_end.saturating_sub(start));
         for r in 0..rows {
             let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
             let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
-            for (o, e) in dst.iter_mut().zip(cols.clone()) {
-                let t = if e < d {
-                    ((xr[e] - mean) * inv) * gr[e]
-                } else {
-                    gr[e - d]
-                };
+            if start < gamma_end {
+                let cols = start..gamma_end;
+                let terms = xr[cols.clone()].iter().zip(&gr[cols]);
                 if r == 0 {
-                    o.write(t);
+                    for (a, (&xv, &gv)) in ag.iter_mut().zip(terms) {
+                        *a = ((xv - mean) * inv) * gv;
+                    }
                 } else {
-                    // SAFETY: written at r = 0.
-                    let acc = unsafe { o.assume_init_mut() };
-                    *acc += t;
+                    for (a, (&xv, &gv)) in ag.iter_mut().zip(terms) {
+                        *a += ((xv - mean) * inv) * gv;
+                    }
+                }
+            }
+            if beta_start < end {
+                let terms = &gr[beta_start - d..end - d];
+                if r == 0 {
+                    ab.copy_from_slice(terms);
+                } else {
+                    for (a, &gv) in ab.iter_mut().zip(terms) {
+                        *a += gv;
+                    }
                 }
             }
         }
-        if rows == 0 {
-            for o in dst.iter_mut() {
-                o.write(0.0);
-            }
+        for (o, &a) in dst.iter_mut().zip(&acc) {
+            o.write(a);
         }
     })?;
     let (gg, gb) = sums.split_at(d);
@@ -168,6 +175,42 @@ pub fn layernorm(
 
 /// Rows the layernorm backward processes side by side.
 const LN_GROUP: usize = 4;
+
+/// Step 1 of [`layernorm`] for `R` consecutive rows of length `d` (`xr`, `gr`: R·d
+/// values): `dst` gets their ∂x (every slot written), `st` their (mean, inv) pairs.
+#[inline(always)]
+fn ln_backward_rows<const R: usize>(
+    xr: &[f64],
+    gr: &[f64],
+    gm: &[f64],
+    eps: f64,
+    dst: &mut [std::mem::MaybeUninit<f64>],
+    st: &mut [f64],
+) {
+    let d = gm.len();
+    let df = d as f64;
+    let stats = k::ln_stats::<R>(xr, d, eps);
+    let (mut s1, mut s2) = ([0.0; R], [0.0; R]);
+    for j in 0..d {
+        for r in 0..R {
+            let (mean, inv) = stats[r];
+            let h = gr[r * d + j] * gm[j];
+            s1[r] += h;
+            s2[r] += h * ((xr[r * d + j] - mean) * inv);
+        }
+    }
+    for (r, (mean, inv)) in stats.into_iter().enumerate() {
+        st[2 * r] = mean;
+        st[2 * r + 1] = inv;
+        let (m1, m2) = (s1[r] / df, s2[r] / df);
+        let rows = r * d..(r + 1) * d;
+        let o = &mut dst[rows.clone()];
+        for (((o, &xv), &gv), &gmv) in o.iter_mut().zip(&xr[rows.clone()]).zip(&gr[rows]).zip(gm) {
+            let xh = (xv - mean) * inv;
+            o.write(inv * (gv * gmv - m1 - xh * m2));
+        }
+    }
+}
 
 /// GELU backward: `g·(0.5·(1+t) + ((0.5·x)·(1−t·t))·du)`, `du = c·(1 + (3β)·(x·x))`
 /// (`k::gelu_vjp`), with `t = tanh(u)` recomputed from `x`.

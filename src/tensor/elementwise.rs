@@ -65,15 +65,19 @@ pub(super) const PAR_MIN_MAP: usize = 1 << 16;
 /// A result buffer's base pointer handed to the pool's threads, each of which
 /// writes its own disjoint part.
 #[derive(Clone, Copy)]
-pub(super) struct SendPtr(pub(super) *mut f64);
+pub(crate) struct SendPtr(pub(super) *mut f64);
 // SAFETY: hands disjoint ranges of one result buffer to the pool's threads.
 unsafe impl Send for SendPtr {}
 // SAFETY: as above; the pointer is only copied.
 unsafe impl Sync for SendPtr {}
 
 impl SendPtr {
+    /// Wraps a buffer's base pointer.
+    pub(crate) fn new(p: *mut f64) -> SendPtr {
+        SendPtr(p)
+    }
     /// The pointer (a method, so closures capture the whole `Sync` wrapper).
-    pub(super) fn get(self) -> *mut f64 {
+    pub(crate) fn get(self) -> *mut f64 {
         self.0
     }
 }

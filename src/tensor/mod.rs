@@ -45,7 +45,7 @@ pub use elementwise::{
     gelu_exp_identity, gelu_tanh, linear, log, mul, neg, reciprocal, relu, scale, sqrt, sub,
     sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
-pub(crate) use elementwise::{build, build_from, gelu_vjp};
+pub(crate) use elementwise::{build, build_from, gelu_vjp, SendPtr};
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
