@@ -130,19 +130,25 @@ fn gelu_split_shape_mismatch_is_an_error() {
 }
 
 /// `softmax_causalis` against the unfused chain it replaces, and its VJP against the
-/// chain's VJPs written out (per row `d = Σ g·y` in order, `(y·(g − d))·s`, masked
-/// entries `0·s`): square and non-square matrices, a batch, a negative scale, rows
-/// whose scores lie below the mask value (so masked entries get weight) and a NaN.
+/// chain's VJPs written out (per row `d = Σ g·y` in order over every entry,
+/// `(y·(g − d))·s`, masked entries `0·s`): square and non-square matrices, a batch, a
+/// negative scale, rows whose scores lie below the mask value (so masked entries get
+/// weight), a NaN, infinite and NaN cotangents at masked entries (which the VJP must
+/// not leave out of `d`), and a batch large enough for two threads (blocks starting
+/// mid-matrix) on one and on two threads.
 #[test]
 fn softmax_causalis_equals_the_unfused_chain() {
-    let cases: [(&[usize], f64, f64); 5] = [
-        (&[2, 3, 8, 8], 0.25, -1e9),
-        (&[5, 7], 0.5, -1e9),
-        (&[7, 5], -0.75, -1e9),
-        (&[3, 6, 6], 1.0, -3.0),
-        (&[1, 1], 2.0, -1e9),
+    let cases: [(&[usize], f64, f64, usize); 7] = [
+        (&[2, 3, 8, 8], 0.25, -1e9, 1),
+        (&[5, 7], 0.5, -1e9, 1),
+        (&[7, 5], -0.75, -1e9, 1),
+        (&[3, 6, 6], 1.0, -3.0, 1),
+        (&[1, 1], 2.0, -1e9, 1),
+        (&[3, 5, 67, 67], 0.125, -1e9, 1),
+        (&[3, 5, 67, 67], 0.125, -1e9, 2),
     ];
-    for (ci, &(shape, s, v)) in cases.iter().enumerate() {
+    for (ci, &(shape, s, v, threads)) in cases.iter().enumerate() {
+        let before = tensor::set_threads(threads);
         let mut x = normal(20 + ci as u64, shape, 4.0);
         if ci == 3 {
             // scores far below the mask value: the masked entries dominate
@@ -159,8 +165,16 @@ fn softmax_causalis_equals_the_unfused_chain() {
                 .unwrap();
         assert_eq!(bits(&fused), bits(&chain), "forward, case {ci}");
 
-        let g = normal(40 + ci as u64, shape, 1.0);
+        let mut g = normal(40 + ci as u64, shape, 1.0);
+        if ci == 0 {
+            // masked entries (j > i) of rows 2 and 5 of the first matrix
+            let mut d = g.data().to_vec();
+            d[2 * 8 + 6] = f64::INFINITY;
+            d[5 * 8 + 7] = f64::NAN;
+            g = Tensor::from_flat(d, shape).unwrap();
+        }
         let back = tensor::softmax_causal_backward(&g, &fused, s).unwrap();
+        tensor::set_threads(before);
         let c = shape[shape.len() - 1];
         let t1 = shape[shape.len() - 2];
         let (gd, yd) = (g.data(), fused.data());
