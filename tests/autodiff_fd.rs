@@ -221,6 +221,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "(x.attentio_pondera(x, 1).attentio_applica(x) ⊙ w).summa()",
     ),
     (
+        "attentio_fused",
+        "tf32[2, 3, 4] q, tf32[2, 3, 4] k, tf32[2, 3, 4] v, tf32[2, 3, 4] w",
+        "(q.attentio(k, v, 2) ⊙ w).summa()",
+    ),
+    (
+        "attentio_fused_self",
+        "tf32[1, 4, 3] x, tf32[1, 4, 3] w",
+        "(x.attentio(x, x, 1) ⊙ w).summa()",
+    ),
+    (
         "sectio",
         "tf32[4, 2] x, tf32[2, 2] w",
         "(x.sectio(1, 3) ⊙ w).summa()",

@@ -302,12 +302,19 @@ fn attention_equals_the_unfused_chain() {
         let gs = tensor::softmax_causal_backward(&gp, &p, s).unwrap();
         let gq_chain = join_heads(&tensor::matmul(&gs, &kp).unwrap());
         let gk_chain = join_heads(&tensor::matmul_t(&gs, &qp, tensor::Trans::A).unwrap());
+        // The whole chain's VJP from ∂y: ∂P = ∂y·vᵀ per head through the softmax VJP.
+        let gs_y = tensor::softmax_causal_backward(&gp_chain, &p, s).unwrap();
+        let gq_y = join_heads(&tensor::matmul(&gs_y, &kp).unwrap());
+        let gk_y = join_heads(&tensor::matmul_t(&gs_y, &qp, tensor::Trans::A).unwrap());
         for threads in [1, 2] {
             let before = tensor::set_threads(threads);
             let pf = tensor::attention_weights(&q, &k, h).unwrap();
             let yf = tensor::attention_apply(&pf, &v).unwrap();
             let (gpf, gvf) = tensor::attention_apply_backward(&gy, &pf, &v).unwrap();
             let (gqf, gkf) = tensor::attention_weights_backward(&gp, &pf, &q, &k, h).unwrap();
+            let y_fused = tensor::attention(&q, &k, &v, h).unwrap();
+            let y_kept = tensor::attention_from_weights(&pf, &q, &k, &v, h).unwrap();
+            let (gq_f, gk_f, gv_f) = tensor::attention_backward(&gy, &pf, &q, &k, &v, h).unwrap();
             tensor::set_threads(before);
             let at = format!("case {ci} ({b}, {t}, {d}, {h} heads), {threads} thread(s)");
             assert_eq!(pf.shape(), p.shape(), "{at}");
@@ -317,13 +324,18 @@ fn attention_equals_the_unfused_chain() {
             assert_eq!(bits(&gvf), bits(&gv_chain), "∂v, {at}");
             assert_eq!(bits(&gqf), bits(&gq_chain), "∂q, {at}");
             assert_eq!(bits(&gkf), bits(&gk_chain), "∂k, {at}");
+            assert_eq!(bits(&y_fused), bits(&y), "attentio, {at}");
+            assert_eq!(bits(&y_kept), bits(&y), "attentio_ex_ponderibus, {at}");
+            assert_eq!(bits(&gq_f), bits(&gq_y), "retro_attentio ∂q, {at}");
+            assert_eq!(bits(&gk_f), bits(&gk_y), "retro_attentio ∂k, {at}");
+            assert_eq!(bits(&gv_f), bits(&gv_chain), "retro_attentio ∂v, {at}");
         }
     }
 }
 
 /// Shapes that do not fit are `Shape` errors: a rank other than 3, heads that do not
 /// divide the width, zero heads, an empty time axis, keys or values of another shape,
-/// weights or cotangents that do not fit.
+/// weights or cotangents that do not fit — for the two ops, the fused one and the VJPs.
 #[test]
 fn attention_shape_errors() {
     let x = normal(1, &[2, 3, 4], 1.0);
@@ -368,6 +380,44 @@ fn attention_shape_errors() {
     );
     assert_eq!(
         pair(tensor::attention_weights_backward(&p, &p, &x, &x, 1)),
+        K::Shape
+    );
+    // the fused op and its VJP: heads, keys, values, weights and cotangent
+    let y = normal(7, &[2, 3, 6], 1.0);
+    assert_eq!(err(tensor::attention(&x, &x, &x, 3)), K::Shape);
+    assert_eq!(err(tensor::attention(&x, &y, &x, 2)), K::Shape);
+    assert_eq!(err(tensor::attention(&x, &x, &y, 2)), K::Shape);
+    assert_eq!(
+        err(tensor::attention_from_weights(&p, &x, &x, &y, 2)),
+        K::Shape
+    );
+    assert_eq!(
+        err(tensor::attention_from_weights(&p, &x, &x, &x, 1)),
+        K::Shape
+    );
+    assert_eq!(
+        err(tensor::attention_from_weights(&x, &x, &x, &x, 2)),
+        K::Shape
+    );
+    let triple = |r: tensor::TResult<(Tensor, Tensor, Tensor)>| r.unwrap_err().kind;
+    assert_eq!(
+        triple(tensor::attention_backward(&x, &p, &x, &x, &x, 1)),
+        K::Shape
+    );
+    assert_eq!(
+        triple(tensor::attention_backward(&y, &p, &x, &x, &x, 2)),
+        K::Shape
+    );
+    assert_eq!(
+        triple(tensor::attention_backward(&x, &p, &x, &x, &y, 2)),
+        K::Shape
+    );
+    assert_eq!(
+        triple(tensor::attention_backward(&x, &x, &x, &x, &x, 2)),
+        K::Shape
+    );
+    assert_eq!(
+        triple(tensor::attention_backward(&x, &p, &x, &x, &x, 0)),
         K::Shape
     );
 }

@@ -152,10 +152,29 @@ fn inline_let(
                 rhs: Rhs::Op(Op::GeluTanh, vec![args[0].clone()]),
                 span,
             });
-            g.tangents.insert(t, args[0].clone());
+            g.tangents.insert(t, vec![args[0].clone()]);
             g.fwd.push(Stmt::Let {
                 dst: d,
                 rhs: Rhs::Op(Op::GeluExTanh, vec![args[0].clone(), Operand::Slot(t)]),
+                span,
+            });
+        }
+        Rhs::Op(crate::ir::ops::Op::Attentio, args) => {
+            // Attention as its weights and the product, so the backward reads the
+            // weights instead of recomputing them (same bits as `attentio`).
+            use crate::ir::ops::Op;
+            let p = g.slot("", Ty::Tensor { shape: None });
+            let (q, k, v, h) = (&args[0], &args[1], &args[2], &args[3]);
+            g.fwd.push(Stmt::Let {
+                dst: p,
+                rhs: Rhs::Op(Op::AttentioPondera, vec![q.clone(), k.clone(), h.clone()]),
+                span,
+            });
+            g.tangents.insert(p, vec![q.clone(), k.clone(), h.clone()]);
+            let ex = vec![Operand::Slot(p), q.clone(), k.clone(), v.clone(), h.clone()];
+            g.fwd.push(Stmt::Let {
+                dst: d,
+                rhs: Rhs::Op(Op::AttentioExPonderibus, ex),
                 span,
             });
         }

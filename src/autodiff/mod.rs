@@ -57,10 +57,13 @@ pub(crate) struct Gen<'p> {
     in_region: bool,
     /// Tapes of every copied `itera ab`, keyed by its loop-variable slot.
     loops: Vec<LoopTapes>,
-    /// GELU tangents the forward copy keeps: `t ← x.gelu_tanh()` for each copied
-    /// `x.gelu()` (t → x). Such a `t` carries no cotangent of its own: the rule of
-    /// `x.gelu_ex_tanh(t)` gives x the whole GELU derivative from it.
-    pub tangents: FxHashMap<Slot, Operand>,
+    /// Helper values the forward copy keeps, with the operands they were computed
+    /// from: `t ← x.gelu_tanh()` for each copied `x.gelu()` (t → [x]), and
+    /// `p ← q.attentio_pondera(k, capita)` for each copied `q.attentio(k, v, capita)`
+    /// (p → [q, k, capita]). Such a value carries no cotangent of its own: the rule of
+    /// the op that consumes it (`x.gelu_ex_tanh(t)`, `p.attentio_ex_ponderibus(q, k, v,
+    /// capita)`) gives its operands their whole cotangents from it.
+    pub tangents: FxHashMap<Slot, Vec<Operand>>,
 }
 
 /// What the reverse pass of one `itera ab` needs: the tape whose length is the trip
@@ -274,7 +277,7 @@ fn carries_gradient(ty: &Ty) -> bool {
 fn mark_active(
     stmts: &[Stmt],
     slots: &[SlotInfo],
-    tangents: &FxHashMap<Slot, Operand>,
+    tangents: &FxHashMap<Slot, Vec<Operand>>,
     active: &mut FxHashSet<Slot>,
 ) {
     for s in stmts {

@@ -297,7 +297,7 @@ fn op_rule(
         // The pair the forward copy makes of a `gelu` (forward.rs): x gets the whole
         // GELU derivative from the kept tangent; the tangent itself is not active.
         Op::GeluExTanh => match &a[1] {
-            Operand::Slot(t) if gen.tangents.get(t) == Some(&a[0]) => {
+            Operand::Slot(t) if gen.tangents.get(t).map(Vec::as_slice) == Some(&a[..1]) => {
                 vec![(x(), gen.op(Op::RetroGeluTanh, vec![g, x(), a[1].clone()]))]
             }
             _ => {
@@ -349,6 +349,28 @@ fn op_rule(
             let g = gen.tensor_parts(retro, args, 2);
             vec![(x(), g[0].clone()), (a[1].clone(), g[1].clone())]
         }
+        // Fused attention: (∂q, ∂k, ∂v) from one VJP over the weights, recomputed here
+        // (a companion's forward copy splits `attentio` and keeps them instead).
+        Op::Attentio => {
+            let p = gen.op(Op::AttentioPondera, vec![x(), a[1].clone(), a[3].clone()]);
+            attention_vjp(gen, g, p, a)
+        }
+        // The split `attentio` (forward.rs): q, k and v get their cotangents from the
+        // kept weights; the weights themselves are not active.
+        Op::AttentioExPonderibus => match &a[0] {
+            Operand::Slot(p)
+                if gen.tangents.get(p).map(Vec::as_slice)
+                    == Some(&[a[1].clone(), a[2].clone(), a[4].clone()][..]) =>
+            {
+                attention_vjp(gen, g, a[0].clone(), &a[1..])
+            }
+            _ => {
+                return Err(not_differentiable(
+                    span,
+                    "`attentio_ex_ponderibus` of weights other than `q.attentio_pondera(k, capita)` of its own operands (write `q.attentio(k, v, capita)`)",
+                ))
+            }
+        },
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
             let args = vec![g, x(), a[2].clone(), a[3].clone()];
@@ -413,7 +435,8 @@ fn op_rule(
         | Op::RetroPars
         | Op::RetroMatMul
         | Op::RetroAttentioPondera
-        | Op::RetroAttentioApplica => {
+        | Op::RetroAttentioApplica
+        | Op::RetroAttentio => {
             return Err(not_differentiable(
                 span,
                 &format!("the backward helper `{}` (second derivatives)", op.name()),
@@ -479,6 +502,19 @@ fn matmul_rule(
             vec![(a.clone(), g[0].clone()), (b.clone(), g[1].clone())]
         }
     })
+}
+
+/// The fused attention VJP for `qkvh` = [q, k, v, capita] and the weights `p`:
+/// `g.retro_attentio(p, q, k, v, capita)` read out as ∂q, ∂k, ∂v.
+fn attention_vjp(gen: &mut Gen, g: Operand, p: Operand, qkvh: &[Operand]) -> Contribs {
+    let [q, k, v, h] = [0, 1, 2, 3].map(|i| qkvh[i].clone());
+    let args = vec![g, p, q.clone(), k.clone(), v.clone(), h];
+    let parts = gen.tensor_parts(Op::RetroAttentio, args, 3);
+    vec![
+        (q, parts[0].clone()),
+        (k, parts[1].clone()),
+        (v, parts[2].clone()),
+    ]
 }
 
 /// `a · bᵀ` (`matmul_nt`) and `aᵀ · b` (`matmul_tn`), ranks ≥ 2: the family is closed

@@ -722,24 +722,26 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
     }
 
-    /// A tensor op with constant operands or more than two operands (at most 5): the
-    /// constants are materialised on the native stack, the rest read by reference.
+    /// A tensor op with constant operands or more than two operands (at most
+    /// `MAX_ARITY`): the constants are materialised on the native stack, the rest read
+    /// by reference.
     #[inline(never)]
     fn op_with_consts(&self, op: crate::ir::ops::Op, args: &[Operand], span: Span) -> Res<Value> {
-        if args.len() > 5 {
+        const MAX_OPERANDS: usize = crate::ir::ops::MAX_ARITY;
+        if args.len() > MAX_OPERANDS {
             return Err(self.error(
                 codes::RUN_TYPE,
                 format!("`{}` with {} operands", op.name(), args.len()),
                 span,
             ));
         }
-        let mut consts: [Value; 5] = Default::default();
+        let mut consts: [Value; MAX_OPERANDS] = Default::default();
         for (k, a) in consts.iter_mut().zip(args) {
             if let Operand::Const(c) = a {
                 *k = const_value(c);
             }
         }
-        let mut refs: [&Value; 5] = [&consts[0]; 5];
+        let mut refs: [&Value; MAX_OPERANDS] = [&consts[0]; MAX_OPERANDS];
         for ((r, a), k) in refs.iter_mut().zip(args).zip(&consts) {
             *r = match a {
                 Operand::Slot(s) => &self.stack[self.base + s.0 as usize],

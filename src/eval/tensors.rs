@@ -424,6 +424,29 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         }
         Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,
         Op::AttentioApplica => kr(k::attention_apply(t(0)?, t(1)?))?,
+        Op::Attentio => kr(k::attention(t(0)?, t(1)?, t(2)?, heads(op, a[3])?))?,
+        Op::AttentioExPonderibus => kr(k::attention_from_weights(
+            t(0)?,
+            t(1)?,
+            t(2)?,
+            t(3)?,
+            heads(op, a[4])?,
+        ))?,
+        Op::RetroAttentio => {
+            let (gq, gk, gv) = kr(k::attention_backward(
+                t(0)?,
+                t(1)?,
+                t(2)?,
+                t(3)?,
+                t(4)?,
+                heads(op, a[5])?,
+            ))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(gq),
+                Value::tensor(gk),
+                Value::tensor(gv),
+            ])));
+        }
         Op::RetroAttentioPondera | Op::RetroAttentioApplica => {
             let (x, y) = kr(if op == Op::RetroAttentioPondera {
                 k::attention_weights_backward(t(0)?, t(1)?, t(2)?, t(3)?, heads(op, a[4])?)

@@ -10,6 +10,10 @@
 /// A tensor shape known at compile time, as far as it is known.
 pub type StaticShape = Option<Vec<Option<u64>>>;
 
+/// The most operands (receiver included) an op takes; the evaluator passes at most
+/// this many.
+pub const MAX_ARITY: usize = 6;
+
 macro_rules! ops {
     ($($variant:ident = $name:literal, $arity:expr;)*) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +95,12 @@ ops! {
     // `p.attentio_applica(v)` → [B, T, D] (the product per head, heads joined)
     AttentioPondera = "attentio_pondera", 3;
     AttentioApplica = "attentio_applica", 2;
+    // `q.attentio(k, v, capita)`: `q.attentio_pondera(k, capita).attentio_applica(v)`
+    // without the weights tensor (same bits); a companion's forward sweep splits it into
+    // `p ← q.attentio_pondera(k, capita)` and `p.attentio_ex_ponderibus(q, k, v, capita)`
+    // (`p.attentio_applica(v)`, naming where p came from) and keeps p for the backward
+    Attentio = "attentio", 4;
+    AttentioExPonderibus = "attentio_ex_ponderibus", 5;
     // seeded random tensors, pure functions of an integer seed (JAX-style keys):
     // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
     // `p.multinomialis(seed)` (one class index per probability row)
@@ -133,6 +143,9 @@ ops! {
     // `g.retro_attentio_applica(p, v)` → (∂p, ∂v)
     RetroAttentioPondera = "retro_attentio_pondera", 5;
     RetroAttentioApplica = "retro_attentio_applica", 3;
+    // `g.retro_attentio(p, q, k, v, capita)` → (∂q, ∂k, ∂v): both VJPs above per head,
+    // the weights' cotangent never stored
+    RetroAttentio = "retro_attentio", 6;
     // products with an operand read transposed (last two axes, ranks ≥ 2): the
     // matmul VJP's `g · bᵀ` and `aᵀ · g` without a transposed copy
     MatMulNT = "matmul_nt", 2;
@@ -169,7 +182,7 @@ impl Op {
             Op::Magnitudines => OpResult::IntList,
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
-            Op::RetroLaminatio | Op::AdamwPassus => OpResult::Triple,
+            Op::RetroLaminatio | Op::AdamwPassus | Op::RetroAttentio => OpResult::Triple,
             Op::RetroMatMul | Op::RetroAttentioPondera | Op::RetroAttentioApplica => OpResult::Pair,
             _ => OpResult::Tensor,
         }
@@ -411,6 +424,19 @@ mod tests {
         for &op in Op::ALL {
             assert_eq!(Op::from_method(op.name()), Some(op));
         }
+    }
+
+    #[test]
+    fn no_op_takes_more_than_max_arity() {
+        for &op in Op::ALL {
+            assert!(
+                op.arity() <= MAX_ARITY,
+                "`{}` takes {}",
+                op.name(),
+                op.arity()
+            );
+        }
+        assert!(Op::ALL.iter().any(|op| op.arity() == MAX_ARITY));
     }
 
     #[test]

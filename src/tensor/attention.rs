@@ -252,6 +252,168 @@ impl Kernel {
     }
 }
 
+/// The per-head steps every op below is made of, so that the fused ops compute each
+/// head exactly as the unfused ones do.
+impl Heads {
+    /// Head (b, h)'s causal weights into `p` (`T×T`): scores `q_bh · k_bhᵀ`, then the
+    /// causal softmax rows.
+    fn weights_head(
+        &self,
+        kern: Kernel,
+        qd: &[f64],
+        kd: &[f64],
+        b: usize,
+        h: usize,
+        p: &mut [f64],
+    ) {
+        kern.product(
+            self.t,
+            self.t,
+            self.dh,
+            self.head(qd, b, h),
+            self.head_t(kd, b, h),
+            p,
+        );
+        causal_rows(p, self.t, 0, self.t, self.scale(), MASKED);
+    }
+
+    /// `y_bh = P_bh · v_bh` for head (b, h)'s weights `p` into the `[B, T, D]` buffer at
+    /// `y`.
+    ///
+    /// # Safety
+    /// Head (b, h) of the buffer at `y` is accessed by this call alone.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn apply_head(
+        &self,
+        kern: Kernel,
+        p: &[f64],
+        vd: &[f64],
+        b: usize,
+        h: usize,
+        y: *mut f64,
+        scratch: &mut Vec<f64>,
+    ) {
+        let ph = (p, Strides::rows(self.t));
+        let yh = self.head_mut(y, b, h);
+        // SAFETY: as required.
+        unsafe {
+            kern.product_into(
+                self.t,
+                self.dh,
+                self.t,
+                ph,
+                self.head(vd, b, h),
+                yh,
+                self.d,
+                scratch,
+            )
+        };
+    }
+
+    /// Head (b, h) of the output's VJP: `∂P_bh = ∂y_bh · v_bhᵀ` into `dp` and
+    /// `∂v_bh = P_bhᵀ · ∂y_bh` into the `[B, T, D]` buffer at `dv`.
+    ///
+    /// # Safety
+    /// Head (b, h) of the buffer at `dv` is accessed by this call alone.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn apply_head_backward(
+        &self,
+        kern: Kernel,
+        gd: &[f64],
+        p: &[f64],
+        vd: &[f64],
+        b: usize,
+        h: usize,
+        dp: &mut [f64],
+        dv: *mut f64,
+        scratch: &mut Vec<f64>,
+    ) {
+        kern.product(
+            self.t,
+            self.t,
+            self.dh,
+            self.head(gd, b, h),
+            self.head_t(vd, b, h),
+            dp,
+        );
+        let ph = (p, Strides::transposed(self.t));
+        let dvh = self.head_mut(dv, b, h);
+        // SAFETY: as required.
+        unsafe {
+            kern.product_into(
+                self.t,
+                self.dh,
+                self.t,
+                ph,
+                self.head(gd, b, h),
+                dvh,
+                self.d,
+                scratch,
+            )
+        };
+    }
+
+    /// Head (b, h) of the weights' VJP from their cotangent `dp` and the weights `p`: the
+    /// causal softmax VJP `∂S` (with the scale) into `ds`, then `∂q_bh = ∂S · k_bh` and
+    /// `∂k_bh = ∂Sᵀ · q_bh` into the `[B, T, D]` buffers at `dq` and `dk`.
+    ///
+    /// # Safety
+    /// Head (b, h) of the buffers at `dq` and `dk` is accessed by this call alone.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn weights_head_backward(
+        &self,
+        kern: Kernel,
+        (dp, p): (&[f64], &[f64]),
+        (qd, kd): (&[f64], &[f64]),
+        b: usize,
+        h: usize,
+        ds: &mut [f64],
+        (dq, dk): (*mut f64, *mut f64),
+        scratch: &mut Vec<f64>,
+    ) {
+        let t = self.t;
+        // SAFETY: f64 and MaybeUninit<f64> share their layout; every element is
+        // written by the row function.
+        let dsu = unsafe { &mut *(ds as *mut [f64] as *mut [MaybeUninit<f64>]) };
+        for (i, ((o, gr), yr)) in dsu
+            .chunks_exact_mut(t)
+            .zip(dp.chunks_exact(t))
+            .zip(p.chunks_exact(t))
+            .enumerate()
+        {
+            causal_row_backward(gr, yr, o, i, self.scale());
+        }
+        let (dqh, dkh) = (self.head_mut(dq, b, h), self.head_mut(dk, b, h));
+        let (ds_rows, ds_t) = (
+            (&ds[..], Strides::rows(t)),
+            (&ds[..], Strides::transposed(t)),
+        );
+        // SAFETY: as required.
+        unsafe {
+            kern.product_into(
+                t,
+                self.dh,
+                t,
+                ds_rows,
+                self.head(kd, b, h),
+                dqh,
+                self.d,
+                scratch,
+            );
+            kern.product_into(
+                t,
+                self.dh,
+                t,
+                ds_t,
+                self.head(qd, b, h),
+                dkh,
+                self.d,
+                scratch,
+            );
+        }
+    }
+}
+
 /// `q.attentio_pondera(k, heads)`: the causal attention weights `[B, H, T, T]`.
 pub fn attention_weights(q: &Tensor, k: &Tensor, heads: usize) -> TResult<Tensor> {
     const NAME: &str = "attentio_pondera";
@@ -260,7 +422,6 @@ pub fn attention_weights(q: &Tensor, k: &Tensor, heads: usize) -> TResult<Tensor
     let shape = g.weights_shape();
     let (out, base) = output(checked_numel(&shape)?)?;
     let (qd, kd) = (q.data(), k.data());
-    let s = g.scale();
     let kern = Kernel::for_heads(&g);
     over_batches(g.b, g.work(), &|b| {
         for h in 0..g.h {
@@ -268,8 +429,7 @@ pub fn attention_weights(q: &Tensor, k: &Tensor, heads: usize) -> TResult<Tensor
             let p = unsafe {
                 std::slice::from_raw_parts_mut(base.get().add((b * g.h + h) * g.block()), g.block())
             };
-            kern.product(g.t, g.t, g.dh, g.head(qd, b, h), g.head_t(kd, b, h), p);
-            causal_rows(p, g.t, 0, g.t, s, MASKED);
+            g.weights_head(kern, qd, kd, b, h, p);
         }
     });
     Ok(Tensor::from_parts(shape, out))
@@ -285,18 +445,60 @@ pub fn attention_apply(p: &Tensor, v: &Tensor) -> TResult<Tensor> {
     over_batches(g.b, g.work(), &|b| {
         let mut scratch = Vec::new();
         for h in 0..g.h {
-            let ph = (
-                &pd[(b * g.h + h) * g.block()..][..g.block()],
-                Strides::rows(g.t),
-            );
-            let y = g.head_mut(base.get(), b, h);
+            let ph = &pd[(b * g.h + h) * g.block()..][..g.block()];
             // SAFETY: batch b of the output is written by this call alone.
-            unsafe {
-                kern.product_into(g.t, g.dh, g.t, ph, g.head(vd, b, h), y, g.d, &mut scratch)
-            };
+            unsafe { g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch) };
         }
     });
     Ok(Tensor::shaped_like(v, out))
+}
+
+/// `q.attentio(k, v, heads)`: `q.attentio_pondera(k, heads).attentio_applica(v)` with
+/// each head's weights kept in a scratch block instead of a `[B, H, T, T]` tensor (the
+/// same per-head steps, so the same bits).
+pub fn attention(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize) -> TResult<Tensor> {
+    const NAME: &str = "attentio";
+    let g = Heads::of(NAME, q, heads)?;
+    same_shape(NAME, "keys", k, q)?;
+    same_shape(NAME, "values", v, q)?;
+    let (out, base) = output(v.numel())?;
+    let (qd, kd, vd) = (q.data(), k.data(), v.data());
+    let kern = Kernel::for_heads(&g);
+    over_batches(g.b, g.work().saturating_mul(2), &|b| {
+        let (mut p, mut scratch) = (vec![0.0; g.block()], Vec::new());
+        for h in 0..g.h {
+            g.weights_head(kern, qd, kd, b, h, &mut p);
+            // SAFETY: batch b of the output is written by this call alone.
+            unsafe { g.apply_head(kern, &p, vd, b, h, base.get(), &mut scratch) };
+        }
+    });
+    Ok(Tensor::shaped_like(v, out))
+}
+
+/// `p.attentio_ex_ponderibus(q, k, v, heads)`: `p.attentio_applica(v)` for weights `p`
+/// that are `q.attentio_pondera(k, heads)` — the form a companion's forward sweep gives
+/// `attentio`, keeping the weights for [`attention_backward`]. `q` and `k` are only
+/// checked against `p`'s shape.
+pub fn attention_from_weights(
+    p: &Tensor,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    heads: usize,
+) -> TResult<Tensor> {
+    const NAME: &str = "attentio_ex_ponderibus";
+    let g = Heads::of(NAME, q, heads)?;
+    same_shape(NAME, "keys", k, q)?;
+    same_shape(NAME, "values", v, q)?;
+    if p.shape() != g.weights_shape() {
+        return Err(TensorError::shape(format!(
+            "{NAME}: weights {} must be {} for queries {}",
+            fmt_shape(p.shape()),
+            fmt_shape(&g.weights_shape()),
+            fmt_shape(q.shape())
+        )));
+    }
+    attention_apply(p, v)
 }
 
 /// The VJP of [`attention_apply`]: `(∂P, ∂v)` from `∂y` — per head
@@ -313,18 +515,38 @@ pub fn attention_apply_backward(gy: &Tensor, p: &Tensor, v: &Tensor) -> TResult<
         let mut scratch = Vec::new();
         for h in 0..g.h {
             let at = (b * g.h + h) * g.block();
-            // SAFETY: block (b, h) of ∂P is written by this call alone.
-            let dp = unsafe { std::slice::from_raw_parts_mut(gp_base.get().add(at), g.block()) };
-            kern.product(g.t, g.t, g.dh, g.head(gd, b, h), g.head_t(vd, b, h), dp);
-            let ph = (&pd[at..at + g.block()], Strides::transposed(g.t));
-            let dv = g.head_mut(gv_base.get(), b, h);
-            // SAFETY: batch b of ∂v is written by this call alone.
+            // SAFETY: block (b, h) of ∂P and batch b of ∂v are written by this call alone.
             unsafe {
-                kern.product_into(g.t, g.dh, g.t, ph, g.head(gd, b, h), dv, g.d, &mut scratch)
-            };
+                let dp = std::slice::from_raw_parts_mut(gp_base.get().add(at), g.block());
+                let ph = &pd[at..at + g.block()];
+                g.apply_head_backward(kern, gd, ph, vd, b, h, dp, gv_base.get(), &mut scratch);
+            }
         }
     });
     Ok((Tensor::shaped_like(p, gp), Tensor::shaped_like(v, gv)))
+}
+
+/// The weights' shape check of the weights VJPs: `p` and, when given, `gp` must be
+/// `[B, H, T, T]` for the queries.
+fn check_weights(
+    name: &str,
+    g: &Heads,
+    p: &Tensor,
+    gp: Option<&Tensor>,
+    q: &Tensor,
+) -> TResult<()> {
+    if p.shape() == g.weights_shape() && gp.is_none_or(|gp| gp.shape() == p.shape()) {
+        return Ok(());
+    }
+    let cot = gp.map_or(String::new(), |gp| {
+        format!(" and cotangent {}", fmt_shape(gp.shape()))
+    });
+    Err(TensorError::shape(format!(
+        "{name}: weights {}{cot} must be {} for queries {}",
+        fmt_shape(p.shape()),
+        fmt_shape(&g.weights_shape()),
+        fmt_shape(q.shape())
+    )))
 }
 
 /// The VJP of [`attention_weights`]: `(∂q, ∂k)` from `∂P` — per head the causal
@@ -339,71 +561,77 @@ pub fn attention_weights_backward(
     const NAME: &str = "retro_attentio_pondera";
     let g = Heads::of(NAME, q, heads)?;
     same_shape(NAME, "keys", k, q)?;
-    if p.shape() != g.weights_shape() || gp.shape() != p.shape() {
-        return Err(TensorError::shape(format!(
-            "{NAME}: weights {} and cotangent {} must both be {} for queries {}",
-            fmt_shape(p.shape()),
-            fmt_shape(gp.shape()),
-            fmt_shape(&g.weights_shape()),
-            fmt_shape(q.shape())
-        )));
-    }
+    check_weights(NAME, &g, p, Some(gp), q)?;
     let (gq, gq_base) = output(q.numel())?;
     let (gk, gk_base) = output(k.numel())?;
     let (pd, gpd, qd, kd) = (p.data(), gp.data(), q.data(), k.data());
-    let s = g.scale();
     let kern = Kernel::for_heads(&g);
     over_batches(g.b, g.work().saturating_mul(2), &|b| {
-        let mut scratch = Vec::new();
-        let mut ds = vec![0.0; g.block()];
+        let (mut scratch, mut ds) = (Vec::new(), vec![0.0; g.block()]);
         for h in 0..g.h {
             let at = (b * g.h + h) * g.block();
-            let (gr, yr) = (&gpd[at..at + g.block()], &pd[at..at + g.block()]);
-            // SAFETY: f64 and MaybeUninit<f64> share their layout; every element is
-            // written by the row function.
-            let dsu = unsafe { &mut *(ds.as_mut_slice() as *mut [f64] as *mut [MaybeUninit<f64>]) };
-            for (i, ((o, gr), yr)) in dsu
-                .chunks_exact_mut(g.t)
-                .zip(gr.chunks_exact(g.t))
-                .zip(yr.chunks_exact(g.t))
-                .enumerate()
-            {
-                causal_row_backward(gr, yr, o, i, s);
-            }
-            let (dq, dk) = (
-                g.head_mut(gq_base.get(), b, h),
-                g.head_mut(gk_base.get(), b, h),
-            );
-            let (ds_rows, ds_t) = (
-                (&ds[..], Strides::rows(g.t)),
-                (&ds[..], Strides::transposed(g.t)),
-            );
+            let blocks = (&gpd[at..at + g.block()], &pd[at..at + g.block()]);
+            let outs = (gq_base.get(), gk_base.get());
             // SAFETY: batch b of ∂q and of ∂k is written by this call alone.
             unsafe {
-                kern.product_into(
-                    g.t,
-                    g.dh,
-                    g.t,
-                    ds_rows,
-                    g.head(kd, b, h),
-                    dq,
-                    g.d,
-                    &mut scratch,
-                );
-                kern.product_into(
-                    g.t,
-                    g.dh,
-                    g.t,
-                    ds_t,
-                    g.head(qd, b, h),
-                    dk,
-                    g.d,
+                g.weights_head_backward(kern, blocks, (qd, kd), b, h, &mut ds, outs, &mut scratch)
+            };
+        }
+    });
+    Ok((Tensor::shaped_like(q, gq), Tensor::shaped_like(k, gk)))
+}
+
+/// `g.retro_attentio(p, q, k, v, heads)`: the VJP of [`attention`] — `(∂q, ∂k, ∂v)`
+/// from `∂y` and the kept weights `p` — as [`attention_apply_backward`] then
+/// [`attention_weights_backward`] per head, each head's `∂P` in a scratch block
+/// instead of a `[B, H, T, T]` tensor (the same per-head steps, so the same bits).
+pub fn attention_backward(
+    gy: &Tensor,
+    p: &Tensor,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    heads: usize,
+) -> TResult<(Tensor, Tensor, Tensor)> {
+    const NAME: &str = "retro_attentio";
+    let g = Heads::of(NAME, q, heads)?;
+    same_shape(NAME, "keys", k, q)?;
+    same_shape(NAME, "values", v, q)?;
+    same_shape(NAME, "cotangent", gy, q)?;
+    check_weights(NAME, &g, p, None, q)?;
+    let (gq, gq_base) = output(q.numel())?;
+    let (gk, gk_base) = output(k.numel())?;
+    let (gv, gv_base) = output(v.numel())?;
+    let (pd, gd, qd, kd, vd) = (p.data(), gy.data(), q.data(), k.data(), v.data());
+    let kern = Kernel::for_heads(&g);
+    over_batches(g.b, g.work().saturating_mul(4), &|b| {
+        let mut scratch = Vec::new();
+        let (mut dp, mut ds) = (vec![0.0; g.block()], vec![0.0; g.block()]);
+        for h in 0..g.h {
+            let at = (b * g.h + h) * g.block();
+            let ph = &pd[at..at + g.block()];
+            let outs = (gq_base.get(), gk_base.get());
+            // SAFETY: batch b of ∂q, ∂k and ∂v is written by this call alone.
+            unsafe {
+                g.apply_head_backward(kern, gd, ph, vd, b, h, &mut dp, gv_base.get(), &mut scratch);
+                g.weights_head_backward(
+                    kern,
+                    (&dp, ph),
+                    (qd, kd),
+                    b,
+                    h,
+                    &mut ds,
+                    outs,
                     &mut scratch,
                 );
             }
         }
     });
-    Ok((Tensor::shaped_like(q, gq), Tensor::shaped_like(k, gk)))
+    Ok((
+        Tensor::shaped_like(q, gq),
+        Tensor::shaped_like(k, gk),
+        Tensor::shaped_like(v, gv),
+    ))
 }
 
 /// A `Shape` error unless `x` has the shape of `like`.
