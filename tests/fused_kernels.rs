@@ -1,7 +1,7 @@
 //! The fused kernels give the bits of the computations they replace:
 //! * `adamw_step` against the same AdamW step written with the unfused tensor ops
 //!   (`scale`, `add`, `mul`, `sqrt`, `div`, `sub`), as gradus wrote it before;
-//! * `gelu_tanh` / `gelu_ex_tanh` / `gelu_backward_tanh` (the GELU split a companion's
+//! * `gelu_cum_derivata` / `gelu_backward_derivata` (the GELU split a companion's
 //!   forward sweep uses) against `gelu` and against the scalar correctly rounded
 //!   `tanh_cr` with GELU's formulas written out here.
 //!
@@ -93,23 +93,40 @@ fn u_of(x: f64) -> f64 {
     tensor::GELU_C * (x + tensor::GELU_BETA * ((x * x) * x))
 }
 
+/// GELU with its derivative: y has `gelu`'s bits, the derivative and the VJP `g ⊙ d`
+/// those of the formulas with the scalar `tanh_cr` — on sizes below and above a
+/// map chunk and the threading threshold (1 and 2 threads), with saturated and tiny
+/// arguments, NaN and ±∞.
 #[test]
 fn gelu_split_has_the_bits_of_gelu_and_its_vjp() {
     // wide enough to reach both tanh saturation and the tiny-argument path
     let x = normal(11, &[2, 3, 171], 3.0);
     let x = tensor::concat(&[&x, &normal(12, &[2, 3, 171], 1e-6)], 2).unwrap();
-    let g = normal(13, x.shape(), 1.0);
-    let t = tensor::gelu_tanh(&x).unwrap();
-    let y = tensor::gelu_ex_tanh(&x, &t).unwrap();
-    assert_eq!(bits(&y), bits(&tensor::gelu(&x).unwrap()));
-    let gx = tensor::gelu_backward_tanh(&g, &x, &t).unwrap();
-    for (i, &xv) in x.data().iter().enumerate() {
-        let tv = tensor::tanh_cr(u_of(xv));
-        assert_eq!(t.data()[i].to_bits(), tv.to_bits(), "tangent at x = {xv:e}");
-        let du = tensor::GELU_C * (1.0 + (3.0 * tensor::GELU_BETA) * (xv * xv));
-        let gv = g.data()[i];
-        let want = gv * (0.5 * (1.0 + tv) + ((0.5 * xv) * (1.0 - tv * tv)) * du);
-        assert_eq!(gx.data()[i].to_bits(), want.to_bits(), "vjp at x = {xv:e}");
+    let mut specials = normal(14, &[1, 1, 7], 1.0).data().to_vec();
+    specials[..4].copy_from_slice(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0]);
+    let specials = Tensor::from_flat(specials, &[1, 1, 7]).unwrap();
+    let big = normal(15, &[300, 257], 2.0);
+    for x in [x, specials, big] {
+        let g = normal(13, x.shape(), 1.0);
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let (y, d) = tensor::gelu_cum_derivata(&x).unwrap();
+            let gx = tensor::gelu_backward_derivata(&g, &d).unwrap();
+            tensor::set_threads(before);
+            assert_eq!(bits(&y), bits(&tensor::gelu(&x).unwrap()));
+            for (i, &xv) in x.data().iter().enumerate() {
+                let tv = tensor::tanh_cr(u_of(xv));
+                let du = tensor::GELU_C * (1.0 + (3.0 * tensor::GELU_BETA) * (xv * xv));
+                let dv = 0.5 * (1.0 + tv) + ((0.5 * xv) * (1.0 - tv * tv)) * du;
+                assert_eq!(
+                    d.data()[i].to_bits(),
+                    dv.to_bits(),
+                    "derivative at x = {xv:e}"
+                );
+                let want = g.data()[i] * dv;
+                assert_eq!(gx.data()[i].to_bits(), want.to_bits(), "vjp at x = {xv:e}");
+            }
+        }
     }
 }
 
@@ -117,14 +134,9 @@ fn gelu_split_has_the_bits_of_gelu_and_its_vjp() {
 fn gelu_split_shape_mismatch_is_an_error() {
     let x = normal(1, &[2, 5], 1.0);
     let other = normal(2, &[5, 2], 1.0);
-    assert_eq!(tensor::gelu_ex_tanh(&x, &other).unwrap_err().kind, K::Shape);
-    let t = tensor::gelu_tanh(&x).unwrap();
+    let (_, d) = tensor::gelu_cum_derivata(&x).unwrap();
     assert_eq!(
-        tensor::gelu_backward_tanh(&other, &x, &t).unwrap_err().kind,
-        K::Shape
-    );
-    assert_eq!(
-        tensor::gelu_backward_tanh(&x, &x, &other).unwrap_err().kind,
+        tensor::gelu_backward_derivata(&other, &d).unwrap_err().kind,
         K::Shape
     );
 }

@@ -142,20 +142,21 @@ fn inline_let(
             ));
         }
         Rhs::Op(crate::ir::ops::Op::Gelu, args) => {
-            // GELU as its tangent and the product, so the backward reads the tangent
-            // instead of evaluating tanh again (same bits as `gelu` / `retro_gelu`).
+            // GELU with its derivative in one pass, so the backward only multiplies the
+            // cotangent by the kept derivative instead of evaluating tanh again (same
+            // bits as `gelu` / `retro_gelu`).
             use crate::ir::ops::Op;
             let ty = g.slots[d.0 as usize].ty.clone();
-            let t = g.slot("", ty);
+            let p = g.slot("", Ty::Tuple(vec![ty.clone(), ty]));
             g.fwd.push(Stmt::Let {
-                dst: t,
-                rhs: Rhs::Op(Op::GeluTanh, vec![args[0].clone()]),
+                dst: p,
+                rhs: Rhs::Op(Op::GeluCumDerivata, vec![args[0].clone()]),
                 span,
             });
-            g.tangents.insert(t, vec![args[0].clone()]);
+            g.tangents.insert(p, vec![args[0].clone()]);
             g.fwd.push(Stmt::Let {
                 dst: d,
-                rhs: Rhs::Op(Op::GeluExTanh, vec![args[0].clone(), Operand::Slot(t)]),
+                rhs: Rhs::Op(Op::GeluExPari, vec![args[0].clone(), Operand::Slot(p)]),
                 span,
             });
         }

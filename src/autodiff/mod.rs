@@ -58,10 +58,10 @@ pub(crate) struct Gen<'p> {
     /// Tapes of every copied `itera ab`, keyed by its loop-variable slot.
     loops: Vec<LoopTapes>,
     /// Helper values the forward copy keeps, with the operands they were computed
-    /// from: `t ← x.gelu_tanh()` for each copied `x.gelu()` (t → [x]), and
+    /// from: `p ← x.gelu_cum_derivata()` for each copied `x.gelu()` (p → [x]), and
     /// `p ← q.attentio_pondera(k, capita)` for each copied `q.attentio(k, v, capita)`
     /// (p → [q, k, capita]). Such a value carries no cotangent of its own: the rule of
-    /// the op that consumes it (`x.gelu_ex_tanh(t)`, `p.attentio_ex_ponderibus(q, k, v,
+    /// the op that consumes it (`x.gelu_ex_pari(p)`, `p.attentio_ex_ponderibus(q, k, v,
     /// capita)`) gives its operands their whole cotangents from it.
     pub tangents: FxHashMap<Slot, Vec<Operand>>,
 }

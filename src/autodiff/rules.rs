@@ -294,23 +294,27 @@ fn op_rule(
         }
         Op::Gelu => vec![(x(), gen.op(Op::RetroGelu, vec![g, x()]))],
         Op::GeluPerExp => vec![(x(), gen.op(Op::RetroGeluPerExp, vec![g, x()]))],
-        // The pair the forward copy makes of a `gelu` (forward.rs): x gets the whole
-        // GELU derivative from the kept tangent; the tangent itself is not active.
-        Op::GeluExTanh => match &a[1] {
-            Operand::Slot(t) if gen.tangents.get(t).map(Vec::as_slice) == Some(&a[..1]) => {
-                vec![(x(), gen.op(Op::RetroGeluTanh, vec![g, x(), a[1].clone()]))]
+        // The split the forward copy makes of a `gelu` (forward.rs): x gets g times
+        // the kept derivative; the pair itself is not active.
+        Op::GeluExPari => match &a[1] {
+            Operand::Slot(p) if gen.tangents.get(p).map(Vec::as_slice) == Some(&a[..1]) => {
+                let d = s(gen.emit(
+                    Rhs::Index(a[1].clone(), Operand::Const(Const::Int(1))),
+                    tensor(),
+                ));
+                vec![(x(), gen.op(Op::RetroGeluDerivata, vec![g, d]))]
             }
             _ => {
                 return Err(not_differentiable(
                     span,
-                    "`gelu_ex_tanh` of a tangent other than the receiver's own `gelu_tanh()` (write `x.gelu()`)",
+                    "`gelu_ex_pari` of a pair other than the receiver's own `gelu_cum_derivata()` (write `x.gelu()`)",
                 ))
             }
         },
-        Op::GeluTanh => {
+        Op::GeluCumDerivata => {
             return Err(not_differentiable(
                 span,
-                "`gelu_tanh` (a helper of generated companions; write `x.gelu()`)",
+                "`gelu_cum_derivata` (a helper of generated companions; write `x.gelu()`)",
             ))
         }
         Op::Relu => {
@@ -426,7 +430,7 @@ fn op_rule(
         | Op::RetroLogSoftmax
         | Op::RetroLaminatio
         | Op::RetroGelu
-        | Op::RetroGeluTanh
+        | Op::RetroGeluDerivata
         | Op::RetroGeluPerExp
         | Op::RetroCruxEntropia
         | Op::RetroCruxIndices

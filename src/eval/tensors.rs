@@ -141,6 +141,33 @@ fn axis(op: Op, v: &Value) -> FResult<usize> {
     })
 }
 
+/// Part `i` of the pair `x.gelu_cum_derivata()` (`p`), checked against x's shape.
+fn gelu_part(op: Op, x: &Tensor, p: &Value, i: usize) -> FResult<Value> {
+    match p {
+        Value::Tuple(parts) if parts.len() == 2 => match &parts[i] {
+            Value::Tensor(y) if y.shape() == x.shape() => Ok(parts[i].clone()),
+            Value::Tensor(y) => fault(
+                codes::RUN_SHAPE,
+                format!(
+                    "`{}`: the pair's tensors {} do not match {}",
+                    op.name(),
+                    k::fmt_shape(y.shape()),
+                    k::fmt_shape(x.shape())
+                ),
+            ),
+            other => Err(not_tensor(op, other)),
+        },
+        other => fault(
+            codes::RUN_TYPE,
+            format!(
+                "`{}` needs the pair `x.gelu_cum_derivata()`, found {}",
+                op.name(),
+                other.type_name()
+            ),
+        ),
+    }
+}
+
 /// A head count: a `numerus` ≥ 1.
 fn heads(op: Op, v: &Value) -> FResult<usize> {
     let n = int(op, v)?;
@@ -459,9 +486,15 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             ])));
         }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
-        Op::GeluTanh => kr(k::gelu_tanh(t(0)?))?,
-        Op::GeluExTanh => kr(k::gelu_ex_tanh(t(0)?, t(1)?))?,
-        Op::RetroGeluTanh => kr(k::gelu_backward_tanh(t(0)?, t(1)?, t(2)?))?,
+        Op::GeluCumDerivata => {
+            let (y, d) = kr(k::gelu_cum_derivata(t(0)?))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(y),
+                Value::tensor(d),
+            ])));
+        }
+        Op::GeluExPari => return gelu_part(op, t(0)?, a[1], 0),
+        Op::RetroGeluDerivata => kr(k::gelu_backward_derivata(t(0)?, t(1)?))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, a[0])?, t(1)?, t(2)?))?,
         Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, a[0])?, t(1)?, t(2)?))?,

@@ -126,12 +126,13 @@ ops! {
     RetroLogSoftmax = "retro_log_softmax", 2;
     RetroLaminatio = "retro_laminatio", 4;
     RetroGelu = "retro_gelu", 2;
-    // GELU split for a companion's forward sweep, which keeps the tangent for the
-    // backward: `t = x.gelu_tanh()`, `y = x.gelu_ex_tanh(t)` (the bits of `x.gelu()`),
-    // and `g.retro_gelu_tanh(x, t)` (the bits of `g.retro_gelu(x)`)
-    GeluTanh = "gelu_tanh", 1;
-    GeluExTanh = "gelu_ex_tanh", 2;
-    RetroGeluTanh = "retro_gelu_tanh", 3;
+    // GELU for a companion's forward sweep, which keeps the derivative for the
+    // backward: `p = x.gelu_cum_derivata()` (the pair (gelu(x), gelu'(x)), one pass),
+    // `y = x.gelu_ex_pari(p)` (p's first part: the bits of `x.gelu()`), and
+    // `g.retro_gelu_derivata(d)` = g ⊙ d (the bits of `g.retro_gelu(x)`)
+    GeluCumDerivata = "gelu_cum_derivata", 1;
+    GeluExPari = "gelu_ex_pari", 2;
+    RetroGeluDerivata = "retro_gelu_derivata", 2;
     RetroGeluPerExp = "retro_gelu_per_exp", 2;
     RetroCruxEntropia = "retro_crux_entropia", 3;
     RetroCruxIndices = "retro_crux_indices", 3;
@@ -171,7 +172,8 @@ pub enum OpResult {
     /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β); `adamw_passus`:
     /// (p', m', v').
     Triple,
-    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b); likewise the attention VJPs.
+    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b); likewise the attention VJPs
+    /// and `gelu_cum_derivata` (y, y').
     Pair,
 }
 
@@ -183,7 +185,10 @@ impl Op {
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
             Op::RetroLaminatio | Op::AdamwPassus | Op::RetroAttentio => OpResult::Triple,
-            Op::RetroMatMul | Op::RetroAttentioPondera | Op::RetroAttentioApplica => OpResult::Pair,
+            Op::RetroMatMul
+            | Op::RetroAttentioPondera
+            | Op::RetroAttentioApplica
+            | Op::GeluCumDerivata => OpResult::Pair,
             _ => OpResult::Tensor,
         }
     }
@@ -345,8 +350,7 @@ pub fn infer_shape(
         | Op::TanhPerExp
         | Op::Gelu
         | Op::GeluPerExp
-        | Op::GeluTanh
-        | Op::GeluExTanh
+        | Op::GeluExPari
         | Op::Relu
         | Op::Reciproca
         | Op::Scala

@@ -444,66 +444,67 @@ pub fn gelu(x: &Tensor) -> TResult<Tensor> {
     tanh_map(x, TanhMap::Gelu)
 }
 
-/// `x.gelu_tanh()`: GELU's tangent `t = tanh(u)`, `u = c·(x + β·((x·x)·x))`
-/// (correctly rounded). A companion's forward sweep computes GELU as
-/// `x.gelu_ex_tanh(x.gelu_tanh())` and keeps `t` for the backward.
-pub fn gelu_tanh(x: &Tensor) -> TResult<Tensor> {
-    tanh_map(x, TanhMap::GeluTanh)
-}
-
-/// `x.gelu_ex_tanh(t)`: `(0.5·x)·(1 + t)` — GELU from its tangent, the same bits as
-/// `x.gelu()` when `t = x.gelu_tanh()`. `t` must have `x`'s shape.
-pub fn gelu_ex_tanh(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
-    if x.shape() != t.shape() {
-        return Err(TensorError::shape(format!(
-            "gelu_ex_tanh: tangent {} does not match {}",
-            fmt_shape(t.shape()),
-            fmt_shape(x.shape())
-        )));
-    }
-    let (xd, td) = (x.data(), t.data());
-    let out = build(x.numel(), 1, |start, dst| {
+/// `x.gelu_cum_derivata()`: GELU and its derivative in one pass, `(y, d)` with
+/// `t = tanh(u)` (correctly rounded, `u = c·(x + β·((x·x)·x))`), `y = (0.5·x)·(1 + t)`
+/// (the bits of `x.gelu()`) and `d = 0.5·(1 + t) + ((0.5·x)·(1 − t·t))·du`,
+/// `du = c·(1 + (3β)·(x·x))` — the factor [`gelu_vjp`] multiplies the cotangent by. A
+/// companion's forward sweep computes GELU this way and keeps `d`, so its backward is
+/// `g ⊙ d` ([`gelu_backward_derivata`]): no tanh again, and only `g` and `d` read.
+pub fn gelu_cum_derivata(x: &Tensor) -> TResult<(Tensor, Tensor)> {
+    /// Elements whose tangents go through one vectorised map call (in L1).
+    const CHUNK: usize = 256;
+    let xd = x.data();
+    let mut dout = alloc(x.numel())?;
+    // SAFETY: every slot is written below (the blocks of `build_from` cover them all).
+    let dbase = SendPtr(unsafe { dout.assume_filled() });
+    let y = build_from(x.numel(), 1, PAR_MIN_CHEAP, |start, dst| {
+        // SAFETY: this block's slots of `dout` are written by this call alone.
+        let dd = unsafe { std::slice::from_raw_parts_mut(dbase.get().add(start), dst.len()) };
         let xs = &xd[start..start + dst.len()];
-        let ts = &td[start..start + dst.len()];
-        for ((o, &xv), &tv) in dst.iter_mut().zip(xs).zip(ts) {
-            o.write((0.5 * xv) * (1.0 + tv));
+        let mut t = [0.0; CHUNK];
+        for ((xc, yc), dc) in xs
+            .chunks(CHUNK)
+            .zip(dst.chunks_mut(CHUNK))
+            .zip(dd.chunks_mut(CHUNK))
+        {
+            let t = &mut t[..xc.len()];
+            map_tanh_cr(xc, t, TanhMap::GeluTanh);
+            for (((&xv, &tv), yo), d) in xc.iter().zip(t.iter()).zip(yc).zip(dc) {
+                yo.write((0.5 * xv) * (1.0 + tv));
+                *d = gelu_derivative(xv, tv);
+            }
         }
     })?;
-    Ok(Tensor::shaped_like(x, out))
+    Ok((Tensor::shaped_like(x, y), Tensor::shaped_like(x, dout)))
+}
+
+/// GELU's derivative at `x` given its tangent `t = tanh(u)`:
+/// `0.5·(1 + t) + ((0.5·x)·(1 − t·t))·du`, `du = c·(1 + (3β)·(x·x))`.
+#[inline(always)]
+fn gelu_derivative(x: f64, t: f64) -> f64 {
+    let du = GELU_C * (1.0 + (3.0 * GELU_BETA) * (x * x));
+    0.5 * (1.0 + t) + ((0.5 * x) * (1.0 - t * t)) * du
 }
 
 /// GELU's VJP at `x` for the cotangent `g`, given its tangent `t = tanh(u)`:
-/// `g·(0.5·(1 + t) + ((0.5·x)·(1 − t·t))·du)`, `du = c·(1 + (3β)·(x·x))`.
+/// `g·(0.5·(1 + t) + ((0.5·x)·(1 − t·t))·du)` ([`gelu_derivative`] times g).
 #[inline(always)]
 pub(crate) fn gelu_vjp(g: f64, x: f64, t: f64) -> f64 {
-    let du = GELU_C * (1.0 + (3.0 * GELU_BETA) * (x * x));
-    g * (0.5 * (1.0 + t) + ((0.5 * x) * (1.0 - t * t)) * du)
+    g * gelu_derivative(x, t)
 }
 
-/// `g.retro_gelu_tanh(x, t)`: GELU's VJP per element, with the tangent `t` the
-/// forward sweep kept (`x.gelu_tanh()`), so no tanh is evaluated again. The same bits
-/// as `retro_gelu(g, x)`, which recomputes `t`.
-pub fn gelu_backward_tanh(g: &Tensor, x: &Tensor, t: &Tensor) -> TResult<Tensor> {
-    if g.shape() != x.shape() || t.shape() != x.shape() {
+/// `g.retro_gelu_derivata(d)`: `g ⊙ d` for the derivative `d` that
+/// [`gelu_cum_derivata`] gave — the bits of `retro_gelu(g, x)`. `g` must have `d`'s
+/// shape.
+pub fn gelu_backward_derivata(g: &Tensor, d: &Tensor) -> TResult<Tensor> {
+    if g.shape() != d.shape() {
         return Err(TensorError::shape(format!(
-            "retro_gelu_tanh: cotangent {} and tangent {} must match {}",
+            "retro_gelu_derivata: cotangent {} does not match the derivative {}",
             fmt_shape(g.shape()),
-            fmt_shape(t.shape()),
-            fmt_shape(x.shape())
+            fmt_shape(d.shape())
         )));
     }
-    let (gd, xd, td) = (g.data(), x.data(), t.data());
-    let out = build(x.numel(), 1, |start, dst| {
-        let end = start + dst.len();
-        let it = gd[start..end]
-            .iter()
-            .zip(&xd[start..end])
-            .zip(&td[start..end]);
-        for (o, ((&gv, &xv), &tv)) in dst.iter_mut().zip(it) {
-            o.write(gelu_vjp(gv, xv, tv));
-        }
-    })?;
-    Ok(Tensor::shaped_like(x, out))
+    mul(g, d)
 }
 
 /// GELU with tanh through the exp identity (the bert shim's recipe).

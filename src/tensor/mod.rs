@@ -42,9 +42,9 @@ pub use attention::{
 pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
 pub use elementwise::{
-    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_backward_tanh, gelu_ex_tanh,
-    gelu_exp_identity, gelu_tanh, linear, log, mul, neg, reciprocal, relu, scale, sqrt, sub,
-    sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
+    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_backward_derivata,
+    gelu_cum_derivata, gelu_exp_identity, linear, log, mul, neg, reciprocal, relu, scale, sqrt,
+    sub, sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
 pub(crate) use elementwise::{build, build_from, gelu_vjp, SendPtr};
 pub use error::{TResult, TensorError, TensorErrorKind};
