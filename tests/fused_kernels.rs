@@ -325,7 +325,7 @@ fn attention_equals_the_unfused_chain() {
             let (gpf, gvf) = tensor::attention_apply_backward(&gy, &pf, &v).unwrap();
             let (gqf, gkf) = tensor::attention_weights_backward(&gp, &pf, &q, &k, h).unwrap();
             let y_fused = tensor::attention(&q, &k, &v, h).unwrap();
-            let y_kept = tensor::attention_from_weights(&pf, &q, &k, &v, h).unwrap();
+            let (y_kept, p_kept) = tensor::attention_with_weights(&q, &k, &v, h).unwrap();
             let (gq_f, gk_f, gv_f) = tensor::attention_backward(&gy, &pf, &q, &k, &v, h).unwrap();
             tensor::set_threads(before);
             let at = format!("case {ci} ({b}, {t}, {d}, {h} heads), {threads} thread(s)");
@@ -337,7 +337,8 @@ fn attention_equals_the_unfused_chain() {
             assert_eq!(bits(&gqf), bits(&gq_chain), "∂q, {at}");
             assert_eq!(bits(&gkf), bits(&gk_chain), "∂k, {at}");
             assert_eq!(bits(&y_fused), bits(&y), "attentio, {at}");
-            assert_eq!(bits(&y_kept), bits(&y), "attentio_ex_ponderibus, {at}");
+            assert_eq!(bits(&y_kept), bits(&y), "attentio_cum_ponderibus y, {at}");
+            assert_eq!(bits(&p_kept), bits(&p), "attentio_cum_ponderibus p, {at}");
             assert_eq!(bits(&gq_f), bits(&gq_y), "retro_attentio ∂q, {at}");
             assert_eq!(bits(&gk_f), bits(&gk_y), "retro_attentio ∂k, {at}");
             assert_eq!(bits(&gv_f), bits(&gv_chain), "retro_attentio ∂v, {at}");
@@ -399,16 +400,17 @@ fn attention_shape_errors() {
     assert_eq!(err(tensor::attention(&x, &x, &x, 3)), K::Shape);
     assert_eq!(err(tensor::attention(&x, &y, &x, 2)), K::Shape);
     assert_eq!(err(tensor::attention(&x, &x, &y, 2)), K::Shape);
+    let pair = |r: tensor::TResult<(Tensor, Tensor)>| r.unwrap_err().kind;
     assert_eq!(
-        err(tensor::attention_from_weights(&p, &x, &x, &y, 2)),
+        pair(tensor::attention_with_weights(&x, &x, &y, 2)),
         K::Shape
     );
     assert_eq!(
-        err(tensor::attention_from_weights(&p, &x, &x, &x, 1)),
+        pair(tensor::attention_with_weights(&x, &y, &x, 2)),
         K::Shape
     );
     assert_eq!(
-        err(tensor::attention_from_weights(&x, &x, &x, &x, 2)),
+        pair(tensor::attention_with_weights(&x, &x, &x, 3)),
         K::Shape
     );
     let triple = |r: tensor::TResult<(Tensor, Tensor, Tensor)>| r.unwrap_err().kind;

@@ -161,21 +161,22 @@ fn inline_let(
             });
         }
         Rhs::Op(crate::ir::ops::Op::Attentio, args) => {
-            // Attention as its weights and the product, so the backward reads the
-            // weights instead of recomputing them (same bits as `attentio`).
+            // Attention with its weights in one pass, so the backward reads the weights
+            // instead of recomputing them (same bits as `attentio`).
             use crate::ir::ops::Op;
-            let p = g.slot("", Ty::Tensor { shape: None });
-            let (q, k, v, h) = (&args[0], &args[1], &args[2], &args[3]);
+            let tensor = Ty::Tensor { shape: None };
+            let w = g.slot("", Ty::Tuple(vec![tensor.clone(), tensor]));
             g.fwd.push(Stmt::Let {
-                dst: p,
-                rhs: Rhs::Op(Op::AttentioPondera, vec![q.clone(), k.clone(), h.clone()]),
+                dst: w,
+                rhs: Rhs::Op(Op::AttentioCumPonderibus, args.clone()),
                 span,
             });
-            g.tangents.insert(p, vec![q.clone(), k.clone(), h.clone()]);
-            let ex = vec![Operand::Slot(p), q.clone(), k.clone(), v.clone(), h.clone()];
+            g.tangents.insert(w, args.clone());
+            let mut ex = args;
+            ex.push(Operand::Slot(w));
             g.fwd.push(Stmt::Let {
                 dst: d,
-                rhs: Rhs::Op(Op::AttentioExPonderibus, ex),
+                rhs: Rhs::Op(Op::AttentioExPari, ex),
                 span,
             });
         }

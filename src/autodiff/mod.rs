@@ -59,10 +59,10 @@ pub(crate) struct Gen<'p> {
     loops: Vec<LoopTapes>,
     /// Helper values the forward copy keeps, with the operands they were computed
     /// from: `p ← x.gelu_cum_derivata()` for each copied `x.gelu()` (p → [x]), and
-    /// `p ← q.attentio_pondera(k, capita)` for each copied `q.attentio(k, v, capita)`
-    /// (p → [q, k, capita]). Such a value carries no cotangent of its own: the rule of
-    /// the op that consumes it (`x.gelu_ex_pari(p)`, `p.attentio_ex_ponderibus(q, k, v,
-    /// capita)`) gives its operands their whole cotangents from it.
+    /// `w ← q.attentio_cum_ponderibus(k, v, capita)` for each copied `q.attentio(k, v,
+    /// capita)` (w → [q, k, v, capita]). Such a value carries no cotangent of its own: the
+    /// rule of the op that consumes it (`x.gelu_ex_pari(p)`, `q.attentio_ex_pari(k, v,
+    /// capita, w)`) gives its operands their whole cotangents from it.
     pub tangents: FxHashMap<Slot, Vec<Operand>>,
 }
 

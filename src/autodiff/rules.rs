@@ -360,21 +360,28 @@ fn op_rule(
             attention_vjp(gen, g, p, a)
         }
         // The split `attentio` (forward.rs): q, k and v get their cotangents from the
-        // kept weights; the weights themselves are not active.
-        Op::AttentioExPonderibus => match &a[0] {
-            Operand::Slot(p)
-                if gen.tangents.get(p).map(Vec::as_slice)
-                    == Some(&[a[1].clone(), a[2].clone(), a[4].clone()][..]) =>
-            {
-                attention_vjp(gen, g, a[0].clone(), &a[1..])
+        // kept weights (the pair's second part); the pair itself is not active.
+        Op::AttentioExPari => match &a[4] {
+            Operand::Slot(w) if gen.tangents.get(w).map(Vec::as_slice) == Some(&a[..4]) => {
+                let p = s(gen.emit(
+                    Rhs::Index(a[4].clone(), Operand::Const(Const::Int(1))),
+                    tensor(),
+                ));
+                attention_vjp(gen, g, p, &a[..4])
             }
             _ => {
                 return Err(not_differentiable(
                     span,
-                    "`attentio_ex_ponderibus` of weights other than `q.attentio_pondera(k, capita)` of its own operands (write `q.attentio(k, v, capita)`)",
+                    "`attentio_ex_pari` of a pair other than `q.attentio_cum_ponderibus(k, v, capita)` of its own operands (write `q.attentio(k, v, capita)`)",
                 ))
             }
         },
+        Op::AttentioCumPonderibus => {
+            return Err(not_differentiable(
+                span,
+                "`attentio_cum_ponderibus` (a helper of generated companions; write `q.attentio(k, v, capita)`)",
+            ))
+        }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
             let args = vec![g, x(), a[2].clone(), a[3].clone()];

@@ -141,8 +141,9 @@ fn axis(op: Op, v: &Value) -> FResult<usize> {
     })
 }
 
-/// Part `i` of the pair `x.gelu_cum_derivata()` (`p`), checked against x's shape.
-fn gelu_part(op: Op, x: &Tensor, p: &Value, i: usize) -> FResult<Value> {
+/// Part `i` of a helper pair `p` (`x.gelu_cum_derivata()`, `q.attentio_cum_ponderibus(…)`),
+/// a tensor of x's shape.
+fn pair_part(op: Op, x: &Tensor, p: &Value, i: usize) -> FResult<Value> {
     match p {
         Value::Tuple(parts) if parts.len() == 2 => match &parts[i] {
             Value::Tensor(y) if y.shape() == x.shape() => Ok(parts[i].clone()),
@@ -160,7 +161,7 @@ fn gelu_part(op: Op, x: &Tensor, p: &Value, i: usize) -> FResult<Value> {
         other => fault(
             codes::RUN_TYPE,
             format!(
-                "`{}` needs the pair `x.gelu_cum_derivata()`, found {}",
+                "`{}` needs its helper pair (`x.gelu_cum_derivata()`, `q.attentio_cum_ponderibus(k, v, capita)`), found {}",
                 op.name(),
                 other.type_name()
             ),
@@ -452,13 +453,23 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,
         Op::AttentioApplica => kr(k::attention_apply(t(0)?, t(1)?))?,
         Op::Attentio => kr(k::attention(t(0)?, t(1)?, t(2)?, heads(op, a[3])?))?,
-        Op::AttentioExPonderibus => kr(k::attention_from_weights(
-            t(0)?,
-            t(1)?,
-            t(2)?,
-            t(3)?,
-            heads(op, a[4])?,
-        ))?,
+        Op::AttentioCumPonderibus => {
+            let (y, p) = kr(k::attention_with_weights(
+                t(0)?,
+                t(1)?,
+                t(2)?,
+                heads(op, a[3])?,
+            ))?;
+            return Ok(Value::Tuple(Rc::new(vec![
+                Value::tensor(y),
+                Value::tensor(p),
+            ])));
+        }
+        Op::AttentioExPari => {
+            // the operands the pair was made from: checked like `attentio`'s
+            heads(op, a[3])?;
+            return pair_part(op, t(0)?, a[4], 0);
+        }
         Op::RetroAttentio => {
             let (gq, gk, gv) = kr(k::attention_backward(
                 t(0)?,
@@ -493,7 +504,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
                 Value::tensor(d),
             ])));
         }
-        Op::GeluExPari => return gelu_part(op, t(0)?, a[1], 0),
+        Op::GeluExPari => return pair_part(op, t(0)?, a[1], 0),
         Op::RetroGeluDerivata => kr(k::gelu_backward_derivata(t(0)?, t(1)?))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, a[0])?, t(1)?, t(2)?))?,

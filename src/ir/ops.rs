@@ -97,10 +97,12 @@ ops! {
     AttentioApplica = "attentio_applica", 2;
     // `q.attentio(k, v, capita)`: `q.attentio_pondera(k, capita).attentio_applica(v)`
     // without the weights tensor (same bits); a companion's forward sweep splits it into
-    // `p ← q.attentio_pondera(k, capita)` and `p.attentio_ex_ponderibus(q, k, v, capita)`
-    // (`p.attentio_applica(v)`, naming where p came from) and keeps p for the backward
+    // `w ← q.attentio_cum_ponderibus(k, v, capita)` (the pair (y, weights), one pass) and
+    // `q.attentio_ex_pari(k, v, capita, w)` (w's first part, naming where w came from)
+    // and keeps the weights for the backward
     Attentio = "attentio", 4;
-    AttentioExPonderibus = "attentio_ex_ponderibus", 5;
+    AttentioCumPonderibus = "attentio_cum_ponderibus", 4;
+    AttentioExPari = "attentio_ex_pari", 5;
     // seeded random tensors, pure functions of an integer seed (JAX-style keys):
     // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
     // `p.multinomialis(seed)` (one class index per probability row)
@@ -173,7 +175,7 @@ pub enum OpResult {
     /// (p', m', v').
     Triple,
     /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b); likewise the attention VJPs
-    /// and `gelu_cum_derivata` (y, y').
+    /// and the helpers `gelu_cum_derivata` (y, y') and `attentio_cum_ponderibus` (y, p).
     Pair,
 }
 
@@ -188,7 +190,8 @@ impl Op {
             Op::RetroMatMul
             | Op::RetroAttentioPondera
             | Op::RetroAttentioApplica
-            | Op::GeluCumDerivata => OpResult::Pair,
+            | Op::GeluCumDerivata
+            | Op::AttentioCumPonderibus => OpResult::Pair,
             _ => OpResult::Tensor,
         }
     }

@@ -475,30 +475,40 @@ pub fn attention(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize) -> TResult<Te
     Ok(Tensor::shaped_like(v, out))
 }
 
-/// `p.attentio_ex_ponderibus(q, k, v, heads)`: `p.attentio_applica(v)` for weights `p`
-/// that are `q.attentio_pondera(k, heads)` — the form a companion's forward sweep gives
-/// `attentio`, keeping the weights for [`attention_backward`]. `q` and `k` are only
-/// checked against `p`'s shape.
-pub fn attention_from_weights(
-    p: &Tensor,
+/// `q.attentio_cum_ponderibus(k, v, heads)`: `(y, p)` with `p =
+/// q.attentio_pondera(k, heads)` and `y = p.attentio_applica(v)` — the form a companion's
+/// forward sweep gives `attentio`, keeping the weights for [`attention_backward`]; each
+/// head's product is taken while its weights block is in cache (the same per-head steps,
+/// so the same bits).
+pub fn attention_with_weights(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
     heads: usize,
-) -> TResult<Tensor> {
-    const NAME: &str = "attentio_ex_ponderibus";
+) -> TResult<(Tensor, Tensor)> {
+    const NAME: &str = "attentio_cum_ponderibus";
     let g = Heads::of(NAME, q, heads)?;
     same_shape(NAME, "keys", k, q)?;
     same_shape(NAME, "values", v, q)?;
-    if p.shape() != g.weights_shape() {
-        return Err(TensorError::shape(format!(
-            "{NAME}: weights {} must be {} for queries {}",
-            fmt_shape(p.shape()),
-            fmt_shape(&g.weights_shape()),
-            fmt_shape(q.shape())
-        )));
-    }
-    attention_apply(p, v)
+    let shape = g.weights_shape();
+    let (p, p_base) = output(checked_numel(&shape)?)?;
+    let (out, base) = output(v.numel())?;
+    let (qd, kd, vd) = (q.data(), k.data(), v.data());
+    let kern = Kernel::for_heads(&g);
+    over_batches(g.b, g.work().saturating_mul(2), &|b| {
+        let mut scratch = Vec::new();
+        for h in 0..g.h {
+            // SAFETY: block (b, h) of the weights and batch b of the output are written
+            // by this call alone.
+            unsafe {
+                let at = (b * g.h + h) * g.block();
+                let ph = std::slice::from_raw_parts_mut(p_base.get().add(at), g.block());
+                g.weights_head(kern, qd, kd, b, h, ph);
+                g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch);
+            }
+        }
+    });
+    Ok((Tensor::shaped_like(v, out), Tensor::from_parts(shape, p)))
 }
 
 /// The VJP of [`attention_apply`]: `(∂P, ∂v)` from `∂y` — per head

@@ -36,8 +36,8 @@ mod tanh;
 mod tanh_fast;
 
 pub use attention::{
-    attention, attention_apply, attention_apply_backward, attention_backward,
-    attention_from_weights, attention_weights, attention_weights_backward,
+    attention, attention_apply, attention_apply_backward, attention_backward, attention_weights,
+    attention_weights_backward, attention_with_weights,
 };
 pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
