@@ -90,6 +90,8 @@ pub fn layernorm(
     //    order, ∂x = inv·(h − s1/d − x̂·(s2/d)). The (mean, inv) pairs go to `stats`
     //    for step 2.
     let mut stats = vec![0.0; 2 * rows];
+    #[cfg(target_arch = "x86_64")]
+    let lanes = k::ln_lanes::available();
     let gx = {
         let sp = k::SendPtr::new(stats.as_mut_ptr());
         k::build(x.numel(), d, |start, dst| {
@@ -99,8 +101,31 @@ pub fn layernorm(
             // disjoint from every other block's; `stats` outlives the call.
             let st = unsafe { std::slice::from_raw_parts_mut(sp.get().add(2 * r0), 2 * n) };
             let (xb, gb) = (&xd[r0 * d..(r0 + n) * d], &gd[r0 * d..(r0 + n) * d]);
-            let mut groups = dst.chunks_exact_mut(LN_GROUP * d);
             let mut r = 0;
+            let mut dst = dst;
+            // Eight rows in AVX-512 lanes where the CPU has them (the same bits, see
+            // tensor/ln_lanes.rs), then the groups below.
+            #[cfg(target_arch = "x86_64")]
+            if lanes {
+                let w = k::ln_lanes::ROWS * d;
+                for o in dst.chunks_exact_mut(w) {
+                    let rs = r * d..r * d + w;
+                    // SAFETY: AVX-512F is available (checked above).
+                    unsafe {
+                        k::ln_lanes::backward(
+                            &xb[rs.clone()],
+                            &gb[rs],
+                            gm,
+                            eps,
+                            o,
+                            &mut st[2 * r..],
+                        )
+                    };
+                    r += k::ln_lanes::ROWS;
+                }
+                dst = &mut dst[r * d..];
+            }
+            let mut groups = dst.chunks_exact_mut(LN_GROUP * d);
             for o in &mut groups {
                 let rs = r * d..(r + LN_GROUP) * d;
                 ln_backward_rows::<LN_GROUP>(
@@ -126,16 +151,62 @@ pub fn layernorm(
     //    rows by one thread (the columns of a row side by side), blocks of columns on
     //    the pool when the work is large.
     let min_par = if rows * d >= 1 << 14 { 16 } else { usize::MAX };
+    #[cfg(target_arch = "x86_64")]
+    let lanes = k::ln_lanes::available();
     let sums = k::build_from(2 * d, 8, min_par, |start, dst| {
-        let end = start + dst.len();
         let mut acc = vec![0.0; dst.len()];
+        let cols = ColumnSums {
+            xd,
+            gd,
+            stats,
+            d,
+            start,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if lanes {
+            // SAFETY: AVX-512F is available (checked above).
+            unsafe { cols.run_avx512(&mut acc) };
+        } else {
+            cols.run(&mut acc);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        cols.run(&mut acc);
+        for (o, &a) in dst.iter_mut().zip(&acc) {
+            o.write(a);
+        }
+    })?;
+    let (gg, gb) = sums.split_at(d);
+    let (gg, gb) = (gg.to_vec(), gb.to_vec());
+    Ok((
+        Tensor::shaped_like(x, gx),
+        Tensor::from_flat(gg, &[d])?,
+        Tensor::from_flat(gb, &[d])?,
+    ))
+}
+
+/// Step 2 of [`layernorm`] for the sums `start..start + acc.len()` of the 2d (∂γ's
+/// columns, then ∂β's): each column summed down the rows in order from the first row's
+/// term, a row's columns side by side.
+struct ColumnSums<'a> {
+    xd: &'a [f64],
+    gd: &'a [f64],
+    stats: &'a [f64],
+    d: usize,
+    start: usize,
+}
+
+impl ColumnSums<'_> {
+    #[inline(always)]
+    fn run(&self, acc: &mut [f64]) {
+        let (d, start) = (self.d, self.start);
+        let end = start + acc.len();
         // This block's ∂γ columns [start, gamma_end) and ∂β columns [beta_start, end).
         let gamma_end = end.min(d);
         let beta_start = start.max(d);
         let (ag, ab) = acc.split_at_mut(gamma_end.saturating_sub(start));
-        for r in 0..rows {
-            let (mean, inv) = (stats[2 * r], stats[2 * r + 1]);
-            let (gr, xr) = (&gd[r * d..(r + 1) * d], &xd[r * d..(r + 1) * d]);
+        for r in 0..self.stats.len() / 2 {
+            let (mean, inv) = (self.stats[2 * r], self.stats[2 * r + 1]);
+            let (gr, xr) = (&self.gd[r * d..(r + 1) * d], &self.xd[r * d..(r + 1) * d]);
             if start < gamma_end {
                 let cols = start..gamma_end;
                 let terms = xr[cols.clone()].iter().zip(&gr[cols]);
@@ -160,17 +231,18 @@ pub fn layernorm(
                 }
             }
         }
-        for (o, &a) in dst.iter_mut().zip(&acc) {
-            o.write(a);
-        }
-    })?;
-    let (gg, gb) = sums.split_at(d);
-    let (gg, gb) = (gg.to_vec(), gb.to_vec());
-    Ok((
-        Tensor::shaped_like(x, gx),
-        Tensor::from_flat(gg, &[d])?,
-        Tensor::from_flat(gb, &[d])?,
-    ))
+    }
+
+    /// [`ColumnSums::run`] compiled for AVX-512 (wider vectors, the same operations
+    /// per element).
+    ///
+    /// # Safety
+    /// AVX-512F is available.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run_avx512(&self, acc: &mut [f64]) {
+        self.run(acc)
+    }
 }
 
 /// Rows the layernorm backward processes side by side.
@@ -425,6 +497,8 @@ mod tests {
     fn layernorm_backward_matches_the_recipe() {
         for (rows, d, threads) in [
             (7, 13, 1),
+            (21, 13, 1),
+            (9, 1, 1),
             (1100, 64, 1),
             (1100, 64, 2),
             (2000, 13, 2),

@@ -25,6 +25,8 @@ mod exp_cr;
 mod gemm_avx512;
 #[cfg(target_arch = "x86_64")]
 mod gemm_small;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ln_lanes;
 mod matmul;
 mod nn;
 mod optim;

@@ -197,10 +197,24 @@ pub fn layernorm(
     }
     let (g, b) = (gamma.data(), beta.data());
     let xd = x.data();
+    #[cfg(target_arch = "x86_64")]
+    let lanes = super::ln_lanes::available();
     let out = build(x.numel(), d, |start, dst| {
-        let src = &xd[start..start + dst.len()];
-        // Four rows in lockstep: their in-order sums are independent chains, so they
-        // overlap instead of waiting on one another (each row's sums unchanged).
+        let (mut src, mut dst) = (&xd[start..start + dst.len()], dst);
+        // Eight rows in AVX-512 lanes where the CPU has them (the same bits, see
+        // ln_lanes.rs), then four rows in lockstep: their in-order sums are independent
+        // chains, so they overlap instead of waiting on one another (each row's sums
+        // unchanged), then single rows.
+        #[cfg(target_arch = "x86_64")]
+        if lanes {
+            let w = super::ln_lanes::ROWS * d;
+            for (r, o) in src.chunks_exact(w).zip(dst.chunks_exact_mut(w)) {
+                // SAFETY: AVX-512F is available (checked above).
+                unsafe { super::ln_lanes::forward(r, o, d, eps, g, b) };
+            }
+            let done = src.len() / w * w;
+            (src, dst) = (&src[done..], &mut dst[done..]);
+        }
         let mut groups = src.chunks_exact(4 * d).zip(dst.chunks_exact_mut(4 * d));
         for (r, o) in &mut groups {
             ln_forward_rows::<4>(r, o, d, eps, g, b);
@@ -398,12 +412,28 @@ mod tests {
     /// four and a tail of three), against the recipe written out here.
     #[test]
     fn layernorm_groups_match_the_recipe() {
-        let (rows, d, eps) = (7, 13, 1e-5);
+        // row counts with and without eight-row lane groups, four-row groups and single
+        // rows; d = 1; a size that takes both threads
+        for (rows, d, threads) in [
+            (7, 13, 1),
+            (21, 13, 1),
+            (9, 1, 1),
+            (1100, 64, 1),
+            (1100, 64, 2),
+        ] {
+            layernorm_case(rows, d, threads);
+        }
+    }
+
+    fn layernorm_case(rows: usize, d: usize, threads: usize) {
+        let eps = 1e-5;
         let mut rng = super::super::SplitMix64::new(5);
         let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
         let g = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
         let b = rng.normal_tensor(&[d], 0.0, 0.2).unwrap();
+        let before = super::super::set_threads(threads);
         let y = super::layernorm(&x, 1, eps, &g, &b).unwrap();
+        super::super::set_threads(before);
         for r in 0..rows {
             let row = &x.data()[r * d..(r + 1) * d];
             let mut sum = 0.0;
@@ -421,7 +451,7 @@ mod tests {
                 assert_eq!(
                     y.data()[r * d + j].to_bits(),
                     want.to_bits(),
-                    "row {r}, {j}"
+                    "{rows}×{d}, row {r}, {j}"
                 );
             }
         }
