@@ -225,25 +225,33 @@ fn softmax_causalis_equals_the_unfused_chain() {
     );
 }
 
-/// `lineare` is `(x · w).addita_bias(b)`: plain, batched, large enough for threads and
-/// the packed kernel, and with a bias that does not fit.
+/// `lineare` is `(x · w).addita_bias(b)`: plain, batched, the unpacked kernel adding
+/// the bias as it stores (n a multiple of 16, a masked edge, rows not a multiple of 8,
+/// on one and two threads), the packed kernel, and a bias that does not fit.
 #[test]
 fn linear_equals_matmul_then_bias() {
-    let cases: [(&[usize], usize); 4] = [
+    let cases: [(&[usize], usize); 7] = [
         (&[3, 5], 4),
         (&[2, 7, 5], 3),
         (&[1024, 64], 64),
+        (&[2, 599, 64], 40),
         (&[300, 256], 69),
+        (&[100, 33], 120),
+        (&[50, 300], 64),
     ];
     for (ci, &(xs, n)) in cases.iter().enumerate() {
         let x = normal(60 + ci as u64, xs, 1.0);
         let k = xs[xs.len() - 1];
         let w = normal(70 + ci as u64, &[k, n], 0.3);
         let b = normal(80 + ci as u64, &[n], 0.5);
-        let fused = tensor::linear(&x, &w, &b).unwrap();
-        let chain = tensor::add_bias(&tensor::matmul(&x, &w).unwrap(), &b).unwrap();
-        assert_eq!(fused.shape(), chain.shape());
-        assert_eq!(bits(&fused), bits(&chain), "case {ci}");
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let fused = tensor::linear(&x, &w, &b).unwrap();
+            let chain = tensor::add_bias(&tensor::matmul(&x, &w).unwrap(), &b).unwrap();
+            tensor::set_threads(before);
+            assert_eq!(fused.shape(), chain.shape());
+            assert_eq!(bits(&fused), bits(&chain), "case {ci}, {threads} thread(s)");
+        }
     }
     let x = normal(1, &[3, 5], 1.0);
     let w = normal(2, &[5, 4], 1.0);
