@@ -293,21 +293,30 @@ impl Heads {
         y: *mut f64,
         scratch: &mut Vec<f64>,
     ) {
-        let ph = (p, Strides::rows(self.t));
-        let yh = self.head_mut(y, b, h);
         // SAFETY: as required.
-        unsafe {
-            kern.product_into(
-                self.t,
-                self.dh,
-                self.t,
-                ph,
-                self.head(vd, b, h),
-                yh,
-                self.d,
-                scratch,
-            )
-        };
+        unsafe { self.block_times_head(kern, (p, Strides::rows(self.t)), vd, b, h, y, scratch) };
+    }
+
+    /// A `T×T` block of one head (`w`: data and strides, so possibly read transposed)
+    /// times head (b, h) of `xd` (`[B, T, D]`), into head (b, h) of the `[B, T, D]`
+    /// buffer at `out`.
+    ///
+    /// # Safety
+    /// Head (b, h) of the buffer at `out` is accessed by this call alone.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn block_times_head(
+        &self,
+        kern: Kernel,
+        w: (&[f64], Strides),
+        xd: &[f64],
+        b: usize,
+        h: usize,
+        out: *mut f64,
+        scratch: &mut Vec<f64>,
+    ) {
+        let (t, x, o) = (self.t, self.head(xd, b, h), self.head_mut(out, b, h));
+        // SAFETY: as required.
+        unsafe { kern.product_into(t, self.dh, t, w, x, o, self.d, scratch) };
     }
 
     /// Head (b, h) of the output's VJP: `∂P_bh = ∂y_bh · v_bhᵀ` into `dp` and
@@ -337,20 +346,8 @@ impl Heads {
             dp,
         );
         let ph = (p, Strides::transposed(self.t));
-        let dvh = self.head_mut(dv, b, h);
         // SAFETY: as required.
-        unsafe {
-            kern.product_into(
-                self.t,
-                self.dh,
-                self.t,
-                ph,
-                self.head(gd, b, h),
-                dvh,
-                self.d,
-                scratch,
-            )
-        };
+        unsafe { self.block_times_head(kern, ph, gd, b, h, dv, scratch) };
     }
 
     /// Head (b, h) of the weights' VJP from their cotangent `dp` and the weights `p`: the
@@ -383,33 +380,14 @@ impl Heads {
         {
             causal_row_backward(gr, yr, o, i, self.scale());
         }
-        let (dqh, dkh) = (self.head_mut(dq, b, h), self.head_mut(dk, b, h));
         let (ds_rows, ds_t) = (
             (&ds[..], Strides::rows(t)),
             (&ds[..], Strides::transposed(t)),
         );
         // SAFETY: as required.
         unsafe {
-            kern.product_into(
-                t,
-                self.dh,
-                t,
-                ds_rows,
-                self.head(kd, b, h),
-                dqh,
-                self.d,
-                scratch,
-            );
-            kern.product_into(
-                t,
-                self.dh,
-                t,
-                ds_t,
-                self.head(qd, b, h),
-                dkh,
-                self.d,
-                scratch,
-            );
+            self.block_times_head(kern, ds_rows, kd, b, h, dq, scratch);
+            self.block_times_head(kern, ds_t, qd, b, h, dk, scratch);
         }
     }
 }

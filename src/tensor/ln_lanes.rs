@@ -93,12 +93,8 @@ pub(crate) unsafe fn forward(
     let (mean, inv) = unsafe { stats(src, d, eps) };
     let (mean, inv) = (lanes(mean), lanes(inv));
     for r in 0..ROWS {
-        let (m, s) = (mean[r], inv[r]);
-        let row = &src[r * d..(r + 1) * d];
-        let out = &mut dst[r * d..(r + 1) * d];
-        for (((o, &x), &gv), &bv) in out.iter_mut().zip(row).zip(g).zip(b) {
-            o.write(((x - m) * s) * gv + bv);
-        }
+        let rows = r * d..(r + 1) * d;
+        super::nn::ln_output_row(&src[rows.clone()], &mut dst[rows], mean[r], inv[r], g, b);
     }
 }
 

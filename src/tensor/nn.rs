@@ -243,11 +243,23 @@ fn ln_forward_rows<const R: usize>(
 ) {
     let stats = ln_stats::<R>(src, d, eps);
     for (r, (mean, inv)) in stats.into_iter().enumerate() {
-        let row = &src[r * d..(r + 1) * d];
-        let out = &mut dst[r * d..(r + 1) * d];
-        for (((o, &x), &gv), &bv) in out.iter_mut().zip(row).zip(g).zip(b) {
-            o.write(((x - mean) * inv) * gv + bv);
-        }
+        let rows = r * d..(r + 1) * d;
+        ln_output_row(&src[rows.clone()], &mut dst[rows], mean, inv, g, b);
+    }
+}
+
+/// One row of the layernorm forward from its statistics: `((x − mean)·inv)·γ + β`.
+#[inline(always)]
+pub(crate) fn ln_output_row(
+    row: &[f64],
+    out: &mut [MaybeUninit<f64>],
+    mean: f64,
+    inv: f64,
+    g: &[f64],
+    b: &[f64],
+) {
+    for (((o, &x), &gv), &bv) in out.iter_mut().zip(row).zip(g).zip(b) {
+        o.write(((x - mean) * inv) * gv + bv);
     }
 }
 
