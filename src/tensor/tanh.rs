@@ -326,8 +326,8 @@ pub(crate) enum TanhMap {
     Tanh,
     /// GELU: `(0.5·x)·(1 + tanh_cr(u))`
     Gelu,
-    /// GELU's tangent alone: `tanh_cr(u)` (kept by the forward sweep of a companion
-    /// for the backward, `gelu_tanh`)
+    /// GELU's tangent alone: `tanh_cr(u)` (what `gelu_cum_derivata` and the GELU
+    /// backward's recomputation need)
     GeluTanh,
 }
 
