@@ -276,11 +276,8 @@ fn ln_backward_rows<const R: usize>(
         st[2 * r + 1] = inv;
         let (m1, m2) = (s1[r] / df, s2[r] / df);
         let rows = r * d..(r + 1) * d;
-        let o = &mut dst[rows.clone()];
-        for (((o, &xv), &gv), &gmv) in o.iter_mut().zip(&xr[rows.clone()]).zip(&gr[rows]).zip(gm) {
-            let xh = (xv - mean) * inv;
-            o.write(inv * (gv * gmv - m1 - xh * m2));
-        }
+        let (x, g, o) = (&xr[rows.clone()], &gr[rows.clone()], &mut dst[rows]);
+        k::ln_backward_row(x, g, gm, o, (mean, inv), (m1, m2));
     }
 }
 

@@ -73,6 +73,14 @@ impl Heads {
         })
     }
 
+    /// [`Heads::of`] the queries, with keys and values of their shape.
+    fn of_qkv(name: &str, q: &Tensor, k: &Tensor, v: &Tensor, heads: usize) -> TResult<Heads> {
+        let g = Heads::of(name, q, heads)?;
+        same_shape(name, "keys", k, q)?;
+        same_shape(name, "values", v, q)?;
+        Ok(g)
+    }
+
     /// The shape of the attention weights, `[B, H, T, T]`.
     fn weights_shape(&self) -> [usize; 4] {
         [self.b, self.h, self.t, self.t]
@@ -436,9 +444,7 @@ pub fn attention_apply(p: &Tensor, v: &Tensor) -> TResult<Tensor> {
 /// same per-head steps, so the same bits).
 pub fn attention(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize) -> TResult<Tensor> {
     const NAME: &str = "attentio";
-    let g = Heads::of(NAME, q, heads)?;
-    same_shape(NAME, "keys", k, q)?;
-    same_shape(NAME, "values", v, q)?;
+    let g = Heads::of_qkv(NAME, q, k, v, heads)?;
     let (out, base) = output(v.numel())?;
     let (qd, kd, vd) = (q.data(), k.data(), v.data());
     let kern = Kernel::for_heads(&g);
@@ -465,9 +471,7 @@ pub fn attention_with_weights(
     heads: usize,
 ) -> TResult<(Tensor, Tensor)> {
     const NAME: &str = "attentio_cum_ponderibus";
-    let g = Heads::of(NAME, q, heads)?;
-    same_shape(NAME, "keys", k, q)?;
-    same_shape(NAME, "values", v, q)?;
+    let g = Heads::of_qkv(NAME, q, k, v, heads)?;
     let shape = g.weights_shape();
     let (p, p_base) = output(checked_numel(&shape)?)?;
     let (out, base) = output(v.numel())?;
@@ -582,9 +586,7 @@ pub fn attention_backward(
     heads: usize,
 ) -> TResult<(Tensor, Tensor, Tensor)> {
     const NAME: &str = "retro_attentio";
-    let g = Heads::of(NAME, q, heads)?;
-    same_shape(NAME, "keys", k, q)?;
-    same_shape(NAME, "values", v, q)?;
+    let g = Heads::of_qkv(NAME, q, k, v, heads)?;
     same_shape(NAME, "cotangent", gy, q)?;
     check_weights(NAME, &g, p, None, q)?;
     let (gq, gq_base) = output(q.numel())?;

@@ -135,10 +135,7 @@ pub(crate) unsafe fn backward(
         st[2 * r] = m;
         st[2 * r + 1] = s;
         let rows = r * d..(r + 1) * d;
-        let o = &mut dst[rows.clone()];
-        for (((o, &xv), &gv), &gmv) in o.iter_mut().zip(&xr[rows.clone()]).zip(&gr[rows]).zip(gm) {
-            let xh = (xv - m) * s;
-            o.write(s * (gv * gmv - m1[r] - xh * m2[r]));
-        }
+        let (x, g, o) = (&xr[rows.clone()], &gr[rows.clone()], &mut dst[rows]);
+        super::nn::ln_backward_row(x, g, gm, o, (m, s), (m1[r], m2[r]));
     }
 }

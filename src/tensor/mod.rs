@@ -57,7 +57,7 @@ pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
 };
-pub(crate) use nn::{exp_shifted_sum, ln_stats};
+pub(crate) use nn::{exp_shifted_sum, ln_backward_row, ln_stats};
 pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,

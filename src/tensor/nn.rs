@@ -248,6 +248,23 @@ fn ln_forward_rows<const R: usize>(
     }
 }
 
+/// One row of the layernorm VJP's ∂x from its statistics and the means `m1 = Σ h/d`,
+/// `m2 = Σ h·x̂/d` (h = g·γ): `inv·(g·γ − m1 − x̂·m2)` with `x̂ = (x − mean)·inv`.
+#[inline(always)]
+pub(crate) fn ln_backward_row(
+    xr: &[f64],
+    gr: &[f64],
+    gm: &[f64],
+    out: &mut [MaybeUninit<f64>],
+    (mean, inv): (f64, f64),
+    (m1, m2): (f64, f64),
+) {
+    for (((o, &xv), &gv), &gmv) in out.iter_mut().zip(xr).zip(gr).zip(gm) {
+        let xh = (xv - mean) * inv;
+        o.write(inv * (gv * gmv - m1 - xh * m2));
+    }
+}
+
 /// One row of the layernorm forward from its statistics: `((x − mean)·inv)·γ + β`.
 #[inline(always)]
 pub(crate) fn ln_output_row(
