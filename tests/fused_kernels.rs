@@ -285,6 +285,34 @@ fn join_heads(x: &Tensor) -> Tensor {
     tensor::reshape(&tensor::permute(x, &[0, 2, 1, 3]).unwrap(), &[b, t, h * dh]).unwrap()
 }
 
+/// The unfused chain's weights, output and VJP from `∂y` (`∂P = ∂y·vᵀ` per head through
+/// the softmax VJP and the products' VJPs).
+struct Chain {
+    p: Tensor,
+    y: Tensor,
+    gq: Tensor,
+    gk: Tensor,
+    gv: Tensor,
+}
+
+fn chain(q: &Tensor, k: &Tensor, v: &Tensor, gy: &Tensor, h: usize) -> Chain {
+    let s = ((q.shape()[2] / h) as f64).powf(-0.5);
+    let (qp, kp, vp) = (split_heads(q, h), split_heads(k, h), split_heads(v, h));
+    let scores = tensor::matmul_t(&qp, &kp, tensor::Trans::B).unwrap();
+    let p = tensor::softmax_causal(&scores, s, -1e9).unwrap();
+    let y = join_heads(&tensor::matmul(&p, &vp).unwrap());
+    let gyp = split_heads(gy, h);
+    let gp = tensor::matmul_t(&gyp, &vp, tensor::Trans::B).unwrap();
+    let gs = tensor::softmax_causal_backward(&gp, &p, s).unwrap();
+    Chain {
+        gq: join_heads(&tensor::matmul(&gs, &kp).unwrap()),
+        gk: join_heads(&tensor::matmul_t(&gs, &qp, tensor::Trans::A).unwrap()),
+        gv: join_heads(&tensor::matmul_t(&p, &gyp, tensor::Trans::A).unwrap()),
+        p,
+        y,
+    }
+}
+
 /// The attention ops and their VJPs give the bits of the unfused chain gradus used
 /// (`forma`/`permute` per head, `matmul_nt`, `softmax_causalis(dh^−½, −1e9)`, `·`,
 /// heads joined; backward: the products' and the softmax's VJPs) — heads of width 1,
@@ -292,13 +320,15 @@ fn join_heads(x: &Tensor) -> Tensor {
 /// kernel's k-blocks) — on one thread and on two.
 #[test]
 fn attention_equals_the_unfused_chain() {
-    let cases: [(usize, usize, usize, usize); 6] = [
+    let cases: [(usize, usize, usize, usize); 8] = [
         (2, 8, 8, 8),
         (3, 5, 12, 4),
         (16, 64, 64, 4),
         (2, 1, 6, 2),
         (1, 300, 48, 2),
         (2, 9, 16, 1),
+        (4, 37, 32, 2),
+        (2, 100, 96, 3),
     ];
     for (ci, &(b, t, d, h)) in cases.iter().enumerate() {
         let seed = 100 + 10 * ci as u64;
@@ -309,23 +339,18 @@ fn attention_equals_the_unfused_chain() {
         let gp = normal(seed + 4, &[b, h, t, t], 1.0);
         let s = ((d / h) as f64).powf(-0.5);
         let (qp, kp, vp) = (split_heads(&q, h), split_heads(&k, h), split_heads(&v, h));
-        let p = tensor::softmax_causal(
-            &tensor::matmul_t(&qp, &kp, tensor::Trans::B).unwrap(),
-            s,
-            -1e9,
-        )
-        .unwrap();
-        let y = join_heads(&tensor::matmul(&p, &vp).unwrap());
+        let Chain {
+            p,
+            y,
+            gq: gq_y,
+            gk: gk_y,
+            gv: gv_chain,
+        } = chain(&q, &k, &v, &gy, h);
         let gyp = split_heads(&gy, h);
         let gp_chain = tensor::matmul_t(&gyp, &vp, tensor::Trans::B).unwrap();
-        let gv_chain = join_heads(&tensor::matmul_t(&p, &gyp, tensor::Trans::A).unwrap());
         let gs = tensor::softmax_causal_backward(&gp, &p, s).unwrap();
         let gq_chain = join_heads(&tensor::matmul(&gs, &kp).unwrap());
         let gk_chain = join_heads(&tensor::matmul_t(&gs, &qp, tensor::Trans::A).unwrap());
-        // The whole chain's VJP from ∂y: ∂P = ∂y·vᵀ per head through the softmax VJP.
-        let gs_y = tensor::softmax_causal_backward(&gp_chain, &p, s).unwrap();
-        let gq_y = join_heads(&tensor::matmul(&gs_y, &kp).unwrap());
-        let gk_y = join_heads(&tensor::matmul_t(&gs_y, &qp, tensor::Trans::A).unwrap());
         for threads in [1, 2] {
             let before = tensor::set_threads(threads);
             let pf = tensor::attention_weights(&q, &k, h).unwrap();
@@ -351,6 +376,66 @@ fn attention_equals_the_unfused_chain() {
             assert_eq!(bits(&gk_f), bits(&gk_y), "retro_attentio ∂k, {at}");
             assert_eq!(bits(&gv_f), bits(&gv_chain), "retro_attentio ∂v, {at}");
         }
+    }
+}
+
+/// The fused ops (`attentio`, `attentio_cum_ponderibus`, `retro_attentio`) leave out the
+/// terms of the masked weights, which are exact zeros: an infinite value at the last
+/// position of v, where the unfused chain's 0·∞ makes every row NaN, does not reach the
+/// other rows of y and ∂q — they are the bits of the same inputs with that value 0
+/// (∂k's rows all take the last query's row of ∂S, which it does reach). When the
+/// scores are so low (≈ −1e9 and below after scaling) that the masked weights are not
+/// zero, every term is formed, and the bits are the chain's.
+#[test]
+fn fused_attention_leaves_out_masked_terms() {
+    let (b, t, d, h) = (2, 64, 32, 2);
+    let q = normal(7, &[b, t, d], 1.0);
+    let k = normal(8, &[b, t, d], 1.0);
+    let gy = normal(9, &[b, t, d], 1.0);
+    let mut vd = normal(10, &[b, t, d], 1.0).data().to_vec();
+    let last = (t - 1) * d; // batch 0, position T − 1, column 0
+    vd[last] = 0.0;
+    let v0 = Tensor::from_flat(vd.clone(), &[b, t, d]).unwrap();
+    vd[last] = f64::INFINITY;
+    let v_inf = Tensor::from_flat(vd, &[b, t, d]).unwrap();
+    let rows = |x: &Tensor| bits(x)[..last].to_vec(); // batch 0, rows before T − 1
+    for threads in [1, 2] {
+        let before = tensor::set_threads(threads);
+        let y0 = tensor::attention(&q, &k, &v0, h).unwrap();
+        let y_inf = tensor::attention(&q, &k, &v_inf, h).unwrap();
+        let (y_kept, p) = tensor::attention_with_weights(&q, &k, &v_inf, h).unwrap();
+        let (gq0, _, _) = tensor::attention_backward(&gy, &p, &q, &k, &v0, h).unwrap();
+        let (gq, _, _) = tensor::attention_backward(&gy, &p, &q, &k, &v_inf, h).unwrap();
+        tensor::set_threads(before);
+        assert_eq!(rows(&y_inf), rows(&y0), "{threads} thread(s)");
+        assert_eq!(rows(&y_kept), rows(&y0), "{threads} thread(s)");
+        assert_eq!(rows(&gq), rows(&gq0), "{threads} thread(s)");
+        assert!(y_inf.data()[..last].iter().all(|x| x.is_finite()));
+    }
+    // The chain: NaN in row 0 (0·∞ in P·v).
+    assert!(chain(&q, &k, &v_inf, &gy, h).y.data()[0].is_nan());
+    // Scores near −4e10: every kept weight underflows to 0, the masked ones are not 0.
+    let q = SplitMix64::new(11)
+        .normal_tensor(&[b, t, d], 1e5, 1.0)
+        .unwrap();
+    let k = SplitMix64::new(12)
+        .normal_tensor(&[b, t, d], -1e5, 1.0)
+        .unwrap();
+    let v = normal(13, &[b, t, d], 1.0);
+    let c = chain(&q, &k, &v, &gy, h);
+    assert!(c.p.data()[1] > 0.0, "a masked weight of row 0 is not zero");
+    let y = tensor::attention(&q, &k, &v, h).unwrap();
+    let (y_kept, p) = tensor::attention_with_weights(&q, &k, &v, h).unwrap();
+    let (gq, gk, gv) = tensor::attention_backward(&gy, &p, &q, &k, &v, h).unwrap();
+    for (fused, chained, what) in [
+        (&y, &c.y, "y"),
+        (&y_kept, &c.y, "kept y"),
+        (&p, &c.p, "p"),
+        (&gq, &c.gq, "∂q"),
+        (&gk, &c.gk, "∂k"),
+        (&gv, &c.gv, "∂v"),
+    ] {
+        assert_eq!(bits(fused), bits(chained), "{what}");
     }
 }
 

@@ -24,7 +24,7 @@ use std::mem::MaybeUninit;
 
 use super::causal::{causal_row_backward, causal_rows};
 use super::elementwise::SendPtr;
-use super::matmul::{exact_strided, gemm_fast, Strides, EXACT_MATMUL_MAX_WORK};
+use super::matmul::{exact_strided, gemm_fast, Strides, Tri, EXACT_MATMUL_MAX_WORK};
 use super::{alloc, checked_numel, fmt_shape, pool, threads, TResult, Tensor, TensorError};
 
 /// The mask value of the masked scores (gradus's causal attention uses −1e9).
@@ -193,7 +193,9 @@ impl Kernel {
     }
 
     /// `c = a·b` (`m×n`, row-major) for `a` (`m×k`) and `b` (`k×n`) given as (data,
-    /// strides); `c` holds `m·n` elements.
+    /// strides); `c` holds `m·n` elements. The GEMM's unpacked kernel forms the part
+    /// `tri` says ([`Tri`]); the other kernels form all of `c`.
+    #[allow(clippy::too_many_arguments)]
     fn product(
         self,
         m: usize,
@@ -202,9 +204,21 @@ impl Kernel {
         a: (&[f64], Strides),
         b: (&[f64], Strides),
         c: &mut [f64],
+        tri: Tri,
     ) {
         let ((ad, sa), (bd, sb)) = (a, b);
         assert!(c.len() == m * n && sa.covers(m, k, ad.len()) && sb.covers(k, n, bd.len()));
+        #[cfg(target_arch = "x86_64")]
+        if !self.exact && tri != Tri::Full {
+            let cp = c.as_mut_ptr();
+            // SAFETY: c is an exclusive m×n slice (row stride n); the strides address
+            // elements of a and b only (asserted).
+            if unsafe {
+                super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, cp, n, tri)
+            } {
+                return;
+            }
+        }
         if self.exact {
             let mut at = 0;
             // SAFETY: k ≥ 1 and the strides address elements of a and b only (asserted).
@@ -223,8 +237,8 @@ impl Kernel {
 
     /// [`Kernel::product`] written into the `m×n` matrix at `out` of row stride `ldc`
     /// (a head of a `[B, T, D]` result): directly where the GEMM would take the
-    /// product with its unpacked kernel (the same call, so the same bits), else through
-    /// `scratch`.
+    /// product with its unpacked kernel (the same call, so the same bits; the part `tri`
+    /// says), else through `scratch`.
     ///
     /// # Safety
     /// `out` addresses that matrix, which no other thread accesses during the call.
@@ -239,19 +253,21 @@ impl Kernel {
         out: *mut f64,
         ldc: usize,
         scratch: &mut Vec<f64>,
+        tri: Tri,
     ) {
         #[cfg(target_arch = "x86_64")]
         if !self.exact {
             let ((ad, sa), (bd, sb)) = (a, b);
             // SAFETY: as required; the strides address elements of a and b only
             // (checked by the callee).
-            if unsafe { super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, out, ldc) }
-            {
+            if unsafe {
+                super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, out, ldc, tri)
+            } {
                 return;
             }
         }
         scratch.resize(m * n, 0.0);
-        self.product(m, n, k, a, b, scratch);
+        self.product(m, n, k, a, b, scratch, Tri::Full);
         for (i, row) in scratch.chunks_exact(n).enumerate() {
             // SAFETY: row i of the output matrix (as required).
             let dst = unsafe { std::slice::from_raw_parts_mut(out.add(i * ldc), n) };
@@ -263,8 +279,10 @@ impl Kernel {
 /// The per-head steps every op below is made of, so that the fused ops compute each
 /// head exactly as the unfused ones do.
 impl Heads {
-    /// Head (b, h)'s causal weights into `p` (`T×T`): scores `q_bh · k_bhᵀ`, then the
-    /// causal softmax rows.
+    /// Head (b, h)'s causal weights into `p` (`T×T`): scores `q_bh · k_bhᵀ` (only the
+    /// part on and below the diagonal, which is all the softmax rows read), then the
+    /// causal softmax rows. Returns whether the masked weights are exact zeros (as
+    /// they are unless a row's scores reach ~1e9: see [`Heads::causal_zero`]).
     fn weights_head(
         &self,
         kern: Kernel,
@@ -273,7 +291,7 @@ impl Heads {
         b: usize,
         h: usize,
         p: &mut [f64],
-    ) {
+    ) -> bool {
         kern.product(
             self.t,
             self.t,
@@ -281,12 +299,33 @@ impl Heads {
             self.head(qd, b, h),
             self.head_t(kd, b, h),
             p,
+            Tri::LowerOut,
         );
         causal_rows(p, self.t, 0, self.t, self.scale(), MASKED);
+        // Every masked entry of a row holds the same weight; the last row has none.
+        let t = self.t;
+        (0..t - 1).all(|i| p[i * t + t - 1] == 0.0)
+    }
+
+    /// Whether the weights `p` (`T×T`) are zero (+0.0 or −0.0) above the diagonal, so
+    /// that the products over them may leave those terms out ([`Tri`]).
+    fn causal_zero(&self, p: &[f64]) -> bool {
+        let t = self.t;
+        // The magnitude bits of every entry right of the diagonal, or-ed.
+        let bits = p
+            .chunks_exact(t)
+            .enumerate()
+            .map(|(i, row)| {
+                row[i + 1..]
+                    .iter()
+                    .fold(0, |acc, x| acc | (x.to_bits() << 1))
+            })
+            .fold(0u64, |acc, r| acc | r);
+        bits == 0
     }
 
     /// `y_bh = P_bh · v_bh` for head (b, h)'s weights `p` into the `[B, T, D]` buffer at
-    /// `y`.
+    /// `y`; with `causal`, `p` is zero above the diagonal and those terms are left out.
     ///
     /// # Safety
     /// Head (b, h) of the buffer at `y` is accessed by this call alone.
@@ -300,14 +339,16 @@ impl Heads {
         h: usize,
         y: *mut f64,
         scratch: &mut Vec<f64>,
+        causal: bool,
     ) {
+        let (w, tri) = ((p, Strides::rows(self.t)), lower_a(causal));
         // SAFETY: as required.
-        unsafe { self.block_times_head(kern, (p, Strides::rows(self.t)), vd, b, h, y, scratch) };
+        unsafe { self.block_times_head(kern, w, vd, b, h, y, scratch, tri) };
     }
 
     /// A `T×T` block of one head (`w`: data and strides, so possibly read transposed)
     /// times head (b, h) of `xd` (`[B, T, D]`), into head (b, h) of the `[B, T, D]`
-    /// buffer at `out`.
+    /// buffer at `out`; `tri` says which terms the block's zeros let it leave out.
     ///
     /// # Safety
     /// Head (b, h) of the buffer at `out` is accessed by this call alone.
@@ -321,14 +362,17 @@ impl Heads {
         h: usize,
         out: *mut f64,
         scratch: &mut Vec<f64>,
+        tri: Tri,
     ) {
         let (t, x, o) = (self.t, self.head(xd, b, h), self.head_mut(out, b, h));
         // SAFETY: as required.
-        unsafe { kern.product_into(t, self.dh, t, w, x, o, self.d, scratch) };
+        unsafe { kern.product_into(t, self.dh, t, w, x, o, self.d, scratch, tri) };
     }
 
     /// Head (b, h) of the output's VJP: `∂P_bh = ∂y_bh · v_bhᵀ` into `dp` and
-    /// `∂v_bh = P_bhᵀ · ∂y_bh` into the `[B, T, D]` buffer at `dv`.
+    /// `∂v_bh = P_bhᵀ · ∂y_bh` into the `[B, T, D]` buffer at `dv`. With `causal`, `p`
+    /// is zero above the diagonal: only `∂P`'s part on and below it is formed (the rest
+    /// of `dp` is left as it was) and `∂v` leaves out the zero weights' terms.
     ///
     /// # Safety
     /// Head (b, h) of the buffer at `dv` is accessed by this call alone.
@@ -344,7 +388,13 @@ impl Heads {
         dp: &mut [f64],
         dv: *mut f64,
         scratch: &mut Vec<f64>,
+        causal: bool,
     ) {
+        let (out_tri, pt_tri) = if causal {
+            (Tri::LowerOut, Tri::UpperA)
+        } else {
+            (Tri::Full, Tri::Full)
+        };
         kern.product(
             self.t,
             self.t,
@@ -352,15 +402,19 @@ impl Heads {
             self.head(gd, b, h),
             self.head_t(vd, b, h),
             dp,
+            out_tri,
         );
         let ph = (p, Strides::transposed(self.t));
         // SAFETY: as required.
-        unsafe { self.block_times_head(kern, ph, gd, b, h, dv, scratch) };
+        unsafe { self.block_times_head(kern, ph, gd, b, h, dv, scratch, pt_tri) };
     }
 
     /// Head (b, h) of the weights' VJP from their cotangent `dp` and the weights `p`: the
     /// causal softmax VJP `∂S` (with the scale) into `ds`, then `∂q_bh = ∂S · k_bh` and
-    /// `∂k_bh = ∂Sᵀ · q_bh` into the `[B, T, D]` buffers at `dq` and `dk`.
+    /// `∂k_bh = ∂Sᵀ · q_bh` into the `[B, T, D]` buffers at `dq` and `dk`. With
+    /// `causal`, `p` is zero above the diagonal: the softmax VJP's row sums read `dp`
+    /// on and below it only, and the products leave out the terms of `∂S`'s masked
+    /// entries (exact zeros).
     ///
     /// # Safety
     /// Head (b, h) of the buffers at `dq` and `dk` is accessed by this call alone.
@@ -375,6 +429,7 @@ impl Heads {
         ds: &mut [f64],
         (dq, dk): (*mut f64, *mut f64),
         scratch: &mut Vec<f64>,
+        causal: bool,
     ) {
         let t = self.t;
         // SAFETY: f64 and MaybeUninit<f64> share their layout; every element is
@@ -386,17 +441,33 @@ impl Heads {
             .zip(p.chunks_exact(t))
             .enumerate()
         {
-            causal_row_backward(gr, yr, o, i, self.scale());
+            let summed = if causal { &gr[..=i.min(t - 1)] } else { gr };
+            causal_row_backward(summed, yr, o, i, self.scale());
         }
         let (ds_rows, ds_t) = (
             (&ds[..], Strides::rows(t)),
             (&ds[..], Strides::transposed(t)),
         );
+        let (rows_tri, t_tri) = if causal {
+            (Tri::LowerA, Tri::UpperA)
+        } else {
+            (Tri::Full, Tri::Full)
+        };
         // SAFETY: as required.
         unsafe {
-            self.block_times_head(kern, ds_rows, kd, b, h, dq, scratch);
-            self.block_times_head(kern, ds_t, qd, b, h, dk, scratch);
+            self.block_times_head(kern, ds_rows, kd, b, h, dq, scratch, rows_tri);
+            self.block_times_head(kern, ds_t, qd, b, h, dk, scratch, t_tri);
         }
+    }
+}
+
+/// [`Tri::LowerA`] for a product over causal weights that are zero above the diagonal,
+/// else [`Tri::Full`].
+fn lower_a(causal: bool) -> Tri {
+    if causal {
+        Tri::LowerA
+    } else {
+        Tri::Full
     }
 }
 
@@ -433,7 +504,7 @@ pub fn attention_apply(p: &Tensor, v: &Tensor) -> TResult<Tensor> {
         for h in 0..g.h {
             let ph = &pd[(b * g.h + h) * g.block()..][..g.block()];
             // SAFETY: batch b of the output is written by this call alone.
-            unsafe { g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch) };
+            unsafe { g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch, false) };
         }
     });
     Ok(Tensor::shaped_like(v, out))
@@ -451,9 +522,9 @@ pub fn attention(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize) -> TResult<Te
     over_batches(g.b, g.work().saturating_mul(2), &|b| {
         let (mut p, mut scratch) = (vec![0.0; g.block()], Vec::new());
         for h in 0..g.h {
-            g.weights_head(kern, qd, kd, b, h, &mut p);
+            let causal = g.weights_head(kern, qd, kd, b, h, &mut p);
             // SAFETY: batch b of the output is written by this call alone.
-            unsafe { g.apply_head(kern, &p, vd, b, h, base.get(), &mut scratch) };
+            unsafe { g.apply_head(kern, &p, vd, b, h, base.get(), &mut scratch, causal) };
         }
     });
     Ok(Tensor::shaped_like(v, out))
@@ -485,8 +556,8 @@ pub fn attention_with_weights(
             unsafe {
                 let at = (b * g.h + h) * g.block();
                 let ph = std::slice::from_raw_parts_mut(p_base.get().add(at), g.block());
-                g.weights_head(kern, qd, kd, b, h, ph);
-                g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch);
+                let causal = g.weights_head(kern, qd, kd, b, h, ph);
+                g.apply_head(kern, ph, vd, b, h, base.get(), &mut scratch, causal);
             }
         }
     });
@@ -511,7 +582,8 @@ pub fn attention_apply_backward(gy: &Tensor, p: &Tensor, v: &Tensor) -> TResult<
             unsafe {
                 let dp = std::slice::from_raw_parts_mut(gp_base.get().add(at), g.block());
                 let ph = &pd[at..at + g.block()];
-                g.apply_head_backward(kern, gd, ph, vd, b, h, dp, gv_base.get(), &mut scratch);
+                let gv = gv_base.get();
+                g.apply_head_backward(kern, gd, ph, vd, b, h, dp, gv, &mut scratch, false);
             }
         }
     });
@@ -566,7 +638,17 @@ pub fn attention_weights_backward(
             let outs = (gq_base.get(), gk_base.get());
             // SAFETY: batch b of ∂q and of ∂k is written by this call alone.
             unsafe {
-                g.weights_head_backward(kern, blocks, (qd, kd), b, h, &mut ds, outs, &mut scratch)
+                g.weights_head_backward(
+                    kern,
+                    blocks,
+                    (qd, kd),
+                    b,
+                    h,
+                    &mut ds,
+                    outs,
+                    &mut scratch,
+                    false,
+                )
             };
         }
     });
@@ -601,9 +683,11 @@ pub fn attention_backward(
             let at = (b * g.h + h) * g.block();
             let ph = &pd[at..at + g.block()];
             let outs = (gq_base.get(), gk_base.get());
+            let causal = g.causal_zero(ph);
             // SAFETY: batch b of ∂q, ∂k and ∂v is written by this call alone.
             unsafe {
-                g.apply_head_backward(kern, gd, ph, vd, b, h, &mut dp, gv_base.get(), &mut scratch);
+                let gv = gv_base.get();
+                g.apply_head_backward(kern, gd, ph, vd, b, h, &mut dp, gv, &mut scratch, causal);
                 g.weights_head_backward(
                     kern,
                     (&dp, ph),
@@ -613,6 +697,7 @@ pub fn attention_backward(
                     &mut ds,
                     outs,
                     &mut scratch,
+                    causal,
                 );
             }
         }

@@ -116,8 +116,9 @@ fn causal_group(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: 
     }
 }
 
-/// Row `i` of [`softmax_causal_backward`]: `d = Σ_j g_j·y_j`, then
-/// `(y_j·(g_j − d))·s` for j ≤ i and `0·s` for the masked entries.
+/// Row `i` of [`softmax_causal_backward`]: `d = Σ_j g_j·y_j` over the entries of `gr`
+/// (the whole row, or — fused attention, whose masked weights are zeros — its first
+/// i + 1), then `(y_j·(g_j − d))·s` for j ≤ i and `0·s` for the masked entries.
 #[inline(always)]
 pub(super) fn causal_row_backward(
     gr: &[f64],

@@ -30,6 +30,7 @@
 //! never change a result; only KC does, and it is a constant.
 
 pub(crate) use super::matmul::Strides;
+use super::matmul::Tri;
 use std::arch::x86_64::{
     __m512d, _mm512_add_pd, _mm512_fmadd_pd, _mm512_load_pd, _mm512_loadu_pd, _mm512_set1_pd,
     _mm512_setzero_pd, _mm512_storeu_pd, _mm_prefetch, _MM_HINT_T0,
@@ -149,7 +150,7 @@ pub(super) unsafe fn gemm(
             // between blocks, row stride n) are this block's; b is only read.
             unsafe {
                 let a_rows = std::slice::from_raw_parts(ap.0.add(s * sa.row), a.len() - s * sa.row);
-                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n), n)
+                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n), n, Tri::Full)
             };
         };
         if blocks <= 1 {
@@ -164,8 +165,9 @@ pub(super) unsafe fn gemm(
 }
 
 /// The product [`gemm`] on one thread computes with the unpacked kernel (same bits),
-/// written into `c` with row stride `ldc`; `false` (nothing written) for a product it
-/// does not take that way (no AVX-512F, k = 0, k > KC or n unsuited).
+/// written into `c` with row stride `ldc`, the part `tri` says ([`Tri`]); `false`
+/// (nothing written) for a product it does not take that way (no AVX-512F, k = 0,
+/// k > KC or n unsuited).
 ///
 /// # Safety
 /// As [`gemm`], with `c` addressing the `m×n` matrix of row stride `ldc` ≥ n.
@@ -180,6 +182,7 @@ pub(super) unsafe fn gemm_unpacked_into(
     sb: Strides,
     c: *mut f64,
     ldc: usize,
+    tri: Tri,
 ) -> bool {
     assert!(sa.covers(m, k, a.len()) && sb.covers(k, n, b.len()));
     if !available()
@@ -193,7 +196,7 @@ pub(super) unsafe fn gemm_unpacked_into(
         return false;
     }
     // SAFETY: as this function requires; AVX-512F is present and 1 ≤ k ≤ KC.
-    unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c, ldc) };
+    unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c, ldc, tri) };
     true
 }
 

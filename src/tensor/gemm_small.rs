@@ -10,11 +10,14 @@
 //! bit for bit those of [`super::gemm_avx512::gemm_packed`]. Rows of `a` are read through its
 //! strides (one broadcast per element); `b` is read a row at a time, so a `b` read
 //! transposed (`matmul_nt`) is first copied to row-major order (at most `k·n` values).
+//!
+//! A [`Tri`] other than `Full` leaves out the part of a causal attention product that
+//! is not needed or is made of exact zeros (see there).
 
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 
-use super::matmul::Strides;
+use super::matmul::{Strides, Tri};
 
 /// Largest `n` of a product [`gemm`] takes: a k-block (k ≤ 256) of `b` stays in L2
 /// without packing while the rows of `a` stream past it.
@@ -33,8 +36,8 @@ thread_local! {
 }
 
 /// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), `c` (`m×n` at
-/// `c` with row stride `ldc` ≥ n, every element written, need not be initialised), on
-/// this thread.
+/// `c` with row stride `ldc` ≥ n, every element written — but those [`Tri::LowerOut`]
+/// leaves out —, need not be initialised), on this thread; `tri` as [`Tri`] says.
 /// The caller checks AVX-512F and `1 ≤ k ≤ KC`.
 ///
 /// # Safety
@@ -52,10 +55,12 @@ pub(super) unsafe fn gemm(
     sb: Strides,
     c: *mut f64,
     ldc: usize,
+    tri: Tri,
 ) {
+    let geo = Geometry { n, k, sa, ldc, tri };
     if sb.col == 1 {
         // SAFETY: as this function requires; rows of b are contiguous.
-        unsafe { rows_all(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb.row, c, ldc) };
+        unsafe { rows_all(m, geo, a.as_ptr(), b.as_ptr(), sb.row, c) };
         return;
     }
     B_ROWS.with(|cell| {
@@ -65,53 +70,80 @@ pub(super) unsafe fn gemm(
             bt.resize(k * n, 0.0);
         }
         let bt = &mut bt[..k * n];
-        // Column j of b is (for `matmul_nt`) a contiguous row of the operand: read it
-        // in order, scatter into row-major order.
-        for j in 0..n {
-            for (p, row) in bt.chunks_exact_mut(n).enumerate() {
-                row[j] = b[p * sb.row + j * sb.col];
-            }
-        }
+        // SAFETY: AVX-512F is present; sb addresses the k×n elements of b (as
+        // required).
+        unsafe { copy_rows(k, n, b.as_ptr(), sb, bt) };
         // SAFETY: bt is the row-major k×n copy of b (row stride n); the rest as
         // this function requires.
-        unsafe { rows_all(m, n, k, a.as_ptr(), sa, bt.as_ptr(), n, c, ldc) };
+        unsafe { rows_all(m, geo, a.as_ptr(), bt.as_ptr(), n, c) };
     });
+}
+
+/// `bt` (`k×n`, row-major) = the `k×n` matrix `b` of strides `sb`: eight columns of a
+/// row at a time by one gather, the rest one by one.
+///
+/// # Safety
+/// AVX-512F is available; `sb` addresses only elements of `b`'s allocation for every
+/// `(p, j)` in `k×n`; `bt` holds `k·n` elements.
+#[target_feature(enable = "avx512f")]
+unsafe fn copy_rows(k: usize, n: usize, b: *const f64, sb: Strides, bt: &mut [f64]) {
+    debug_assert!(bt.len() == k * n);
+    let lanes: [i64; 8] = std::array::from_fn(|l| (l * sb.col) as i64);
+    // SAFETY: reading [i64; 8] as a 512-bit vector (unaligned load).
+    let idx = unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) };
+    for (p, row) in bt.chunks_exact_mut(n).enumerate() {
+        let mut j = 0;
+        while j + 8 <= n {
+            // SAFETY: elements (p, j…j+8) of b, at offsets p·row + (j + l)·col, are
+            // inside b (as required); row[j..j+8] is inside bt.
+            unsafe {
+                let base = b.add(p * sb.row + j * sb.col);
+                let v = _mm512_i64gather_pd::<8>(idx, base.cast());
+                _mm512_storeu_pd(row.as_mut_ptr().add(j), v);
+            }
+            j += 8;
+        }
+        for (jj, o) in row.iter_mut().enumerate().skip(j) {
+            // SAFETY: element (p, jj) of b is inside b (as required).
+            *o = unsafe { *b.add(p * sb.row + jj * sb.col) };
+        }
+    }
+}
+
+/// What every row block shares: `n`, `k`, `a`'s strides, `c`'s row stride, the part
+/// formed.
+#[derive(Clone, Copy)]
+struct Geometry {
+    n: usize,
+    k: usize,
+    sa: Strides,
+    ldc: usize,
+    tri: Tri,
 }
 
 /// Every row block of `c`: eight rows at a time, then the remaining 1–7.
 ///
 /// # Safety
 /// As [`gemm`], with `b` row-major of row stride `ldb`.
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f")]
-unsafe fn rows_all(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: *const f64,
-    sa: Strides,
-    b: *const f64,
-    ldb: usize,
-    c: *mut f64,
-    ldc: usize,
-) {
+unsafe fn rows_all(m: usize, g: Geometry, a: *const f64, b: *const f64, ldb: usize, c: *mut f64) {
     let mut i = 0;
     while i + 8 <= m {
         // SAFETY: rows i..i+8 are inside a and c.
-        unsafe { rows::<8>(i, n, k, a, sa, b, ldb, c, ldc) };
+        unsafe { rows::<8>(i, g, a, b, ldb, c) };
         i += 8;
     }
     // SAFETY: rows i..m are inside a and c.
     unsafe {
         match m - i {
             0 => {}
-            1 => rows::<1>(i, n, k, a, sa, b, ldb, c, ldc),
-            2 => rows::<2>(i, n, k, a, sa, b, ldb, c, ldc),
-            3 => rows::<3>(i, n, k, a, sa, b, ldb, c, ldc),
-            4 => rows::<4>(i, n, k, a, sa, b, ldb, c, ldc),
-            5 => rows::<5>(i, n, k, a, sa, b, ldb, c, ldc),
-            6 => rows::<6>(i, n, k, a, sa, b, ldb, c, ldc),
-            _ => rows::<7>(i, n, k, a, sa, b, ldb, c, ldc),
+            1 => rows::<1>(i, g, a, b, ldb, c),
+            2 => rows::<2>(i, g, a, b, ldb, c),
+            3 => rows::<3>(i, g, a, b, ldb, c),
+            4 => rows::<4>(i, g, a, b, ldb, c),
+            5 => rows::<5>(i, g, a, b, ldb, c),
+            6 => rows::<6>(i, g, a, b, ldb, c),
+            _ => rows::<7>(i, g, a, b, ldb, c),
         }
     }
 }
@@ -122,47 +154,88 @@ fn lanes(w: usize) -> __mmask8 {
     ((1u32 << w.min(8)) - 1) as __mmask8
 }
 
-/// Rows `i0..i0+R` of `c`, 16 columns at a time (masked at the right edge).
+/// Rows `i0..i0+R` of `c`, 16 columns at a time (masked at the right edge), the
+/// columns and terms `g.tri` keeps.
 ///
 /// # Safety
 /// As [`rows_all`], with rows `i0..i0+R` inside `a` and `c`.
-#[allow(clippy::too_many_arguments)]
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn rows<const R: usize>(
     i0: usize,
-    n: usize,
-    k: usize,
+    g: Geometry,
     a: *const f64,
-    sa: Strides,
     b: *const f64,
     ldb: usize,
     c: *mut f64,
-    ldc: usize,
 ) {
+    let Geometry { n, k, sa, ldc, tri } = g;
+    let last = i0 + R;
+    // Terms every row of the block takes (`before`, `after`) and, for LowerA / UpperA,
+    // the terms of the block's own diagonal square, which row i0 + r takes only on
+    // its side of the diagonal (p ≤ i0 + r, or p ≥ i0 + r): p ascending throughout.
+    let square = i0.min(k)..last.min(k);
+    let (n, before, square, after) = match tri {
+        Tri::Full => (n, 0..k, 0..0, 0..0),
+        Tri::LowerOut => (n.min(last), 0..k, 0..0, 0..0),
+        Tri::LowerA => (n, 0..i0.min(k), square, 0..0),
+        Tri::UpperA => (n, 0..0, square, last.min(k)..k),
+    };
+    let lower = tri == Tri::LowerA;
     let mut j0 = 0;
     while j0 < n {
         let w = (n - j0).min(16);
         let (m0, m1) = (lanes(w), lanes(w.saturating_sub(8)));
         let mut acc = [[_mm512_setzero_pd(); 2]; R];
-        for p in 0..k {
-            // SAFETY: lanes j0..j0+w of row p are inside b; masked-off lanes are not
-            // accessed (the addresses are formed without `add`'s in-bounds promise).
-            let (b0, b1) = unsafe {
-                let bp = b.wrapping_add(p * ldb + j0);
-                (
-                    _mm512_maskz_loadu_pd(m0, bp),
-                    _mm512_maskz_loadu_pd(m1, bp.wrapping_add(8)),
-                )
+        // Row p's lanes j0..j0+w of b.
+        macro_rules! b_row {
+            ($p:expr) => {
+                // SAFETY: lanes j0..j0+w of row p are inside b; masked-off lanes are
+                // not accessed (the addresses are formed without `add`'s in-bounds
+                // promise).
+                unsafe {
+                    let bp = b.wrapping_add($p * ldb + j0);
+                    (
+                        _mm512_maskz_loadu_pd(m0, bp),
+                        _mm512_maskz_loadu_pd(m1, bp.wrapping_add(8)),
+                    )
+                }
             };
+        }
+        // Element (i0 + r, p) of a, broadcast.
+        macro_rules! a_at {
+            ($r:expr, $p:expr) => {
+                // SAFETY: element (i0 + r, p) of a is inside a for r < R, p < k.
+                _mm512_set1_pd(unsafe { *a.add((i0 + $r) * sa.row + $p * sa.col) })
+            };
+        }
+        // Terms p of `range` for every row.
+        macro_rules! every_row {
+            ($range:expr) => {
+                for p in $range {
+                    let (b0, b1) = b_row!(p);
+                    for (r, row) in acc.iter_mut().enumerate() {
+                        let av = a_at!(r, p);
+                        row[0] = _mm512_fmadd_pd(av, b0, row[0]);
+                        row[1] = _mm512_fmadd_pd(av, b1, row[1]);
+                    }
+                }
+            };
+        }
+        every_row!(before.clone());
+        for p in square.clone() {
+            let (b0, b1) = b_row!(p);
+            let d = p - i0;
             for (r, row) in acc.iter_mut().enumerate() {
-                // SAFETY: element (i0 + r, p) of a is inside a.
-                let x = unsafe { *a.add((i0 + r) * sa.row + p * sa.col) };
-                let av = _mm512_set1_pd(x);
-                row[0] = _mm512_fmadd_pd(av, b0, row[0]);
-                row[1] = _mm512_fmadd_pd(av, b1, row[1]);
+                // All lanes, or none (the accumulators kept as they are).
+                let takes = if lower { r >= d } else { r <= d };
+                let mask: __mmask8 = if takes { 0xff } else { 0 };
+                let av = a_at!(r, p);
+                row[0] = _mm512_mask3_fmadd_pd(av, b0, row[0], mask);
+                row[1] = _mm512_mask3_fmadd_pd(av, b1, row[1], mask);
             }
         }
+        every_row!(after.clone());
         for (r, row) in acc.iter().enumerate() {
             // SAFETY: lanes j0..j0+w of row i0 + r are inside c; masked-off lanes are
             // not written.
@@ -226,7 +299,7 @@ mod tests {
                 // SAFETY: AVX-512F is present; the strides address exactly the m·k and
                 // k·n elements; c holds m·n elements.
                 unsafe {
-                    gemm(m, n, k, &a, sa, &b, sb, small.as_mut_ptr(), n);
+                    gemm(m, n, k, &a, sa, &b, sb, small.as_mut_ptr(), n, Tri::Full);
                     // the dispatcher on two threads (row blocks of this kernel, or the
                     // packed kernel where 24-wide tiles suit n better)
                     assert!(gemm_avx512::gemm(
@@ -256,6 +329,95 @@ mod tests {
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&small), bits(&packed), "{m}×{n}×{k}, ta {ta}, tb {tb}");
                 assert_eq!(bits(&split), bits(&packed), "{m}×{n}×{k}, ta {ta}, tb {tb}");
+            }
+        }
+    }
+
+    /// The triangular forms ([`Tri`]): `LowerOut` gives the full product's bits on and
+    /// below the diagonal; `LowerA` and `UpperA` give them everywhere when `a` is zero
+    /// (+0.0 and −0.0 mixed) on the other side, `b` finite; with an infinity in `b`
+    /// where `a` is zero the full product has NaN and the triangular one does not.
+    #[test]
+    fn triangular_forms() {
+        if !gemm_avx512::available() {
+            return;
+        }
+        let shapes = [
+            (64, 64, 16),
+            (64, 16, 64),
+            (37, 37, 8),
+            (9, 5, 9),
+            (100, 32, 100),
+            (3, 20, 3),
+        ];
+        for (i, &(m, n, k)) in shapes.iter().enumerate() {
+            let a = values(40 + 2 * i as u64, m * k);
+            let mut b = values(41 + 2 * i as u64, k * n);
+            // a with zeros right of (LowerA) or left of (UpperA) the diagonal.
+            let zeroed = |keep: &dyn Fn(usize, usize) -> bool| -> Vec<f64> {
+                (0..m * k)
+                    .map(|e| match keep(e / k, e % k) {
+                        true => a[e],
+                        false if e % 2 == 0 => 0.0,
+                        false => -0.0,
+                    })
+                    .collect()
+            };
+            let lower = zeroed(&|r, p| p <= r);
+            let upper = zeroed(&|r, p| p >= r);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let product = |a: &[f64], b: &[f64], ta: bool, tb: bool, tri: Tri| -> Vec<f64> {
+                // a (m×k) is stored transposed when ta, b (k×n) when tb.
+                let (a, sa) = if ta {
+                    let t: Vec<f64> = (0..m * k).map(|e| a[(e % m) * k + e / m]).collect();
+                    (t, Strides::transposed(m))
+                } else {
+                    (a.to_vec(), Strides::rows(k))
+                };
+                let (b, sb) = if tb {
+                    let t: Vec<f64> = (0..k * n).map(|e| b[(e % k) * n + e / k]).collect();
+                    (t, Strides::transposed(k))
+                } else {
+                    (b.to_vec(), Strides::rows(n))
+                };
+                let mut c = vec![f64::NAN; m * n];
+                // SAFETY: AVX-512F is present; the strides address exactly the m·k and
+                // k·n elements; c holds m·n elements.
+                unsafe { gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), n, tri) };
+                c
+            };
+            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+                let at = format!("{m}×{n}×{k}, ta {ta}, tb {tb}");
+                let full = product(&a, &b, ta, tb, Tri::Full);
+                let low = product(&a, &b, ta, tb, Tri::LowerOut);
+                for e in (0..m * n).filter(|e| e % n <= e / n) {
+                    assert_eq!(low[e].to_bits(), full[e].to_bits(), "LowerOut {e}, {at}");
+                }
+                for (a, tri) in [(&lower, Tri::LowerA), (&upper, Tri::UpperA)] {
+                    let full = product(a, &b, ta, tb, Tri::Full);
+                    assert_eq!(
+                        bits(&product(a, &b, ta, tb, tri)),
+                        bits(&full),
+                        "{tri:?}, {at}"
+                    );
+                }
+            }
+            // An infinity in b's last row meets LowerA's zeros in row 0, and one in its
+            // first row UpperA's in row m − 1.
+            if m >= 2 && k >= 2 {
+                b[(k - 1) * n] = f64::INFINITY;
+                b[1] = f64::NEG_INFINITY;
+                for (a, tri, row) in [(&lower, Tri::LowerA, 0), (&upper, Tri::UpperA, m - 1)] {
+                    let (full, part) = (
+                        product(a, &b, false, false, Tri::Full),
+                        product(a, &b, false, false, tri),
+                    );
+                    let e = row * n + if tri == Tri::LowerA { 0 } else { 1 };
+                    assert!(
+                        full[e].is_nan() && part[e].is_finite(),
+                        "{tri:?} {m}×{n}×{k}"
+                    );
+                }
             }
         }
     }

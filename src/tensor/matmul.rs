@@ -37,6 +37,29 @@ enum Mode {
     Fast,
 }
 
+/// Which part of a product over causal (lower-triangular) factors is formed (by the
+/// unpacked AVX-512 kernel). Its accumulators start at +0.0 and so are never −0.0 (an
+/// FMA whose exact result is zero gives +0.0 unless both addends are −0.0); adding a
+/// ±0.0 product to such a value changes nothing. So leaving out terms `a[i][p]·b[p][j]`
+/// with `a[i][p] = ±0.0` and `b[p][j]` finite gives the same bits as forming them; when
+/// `b[p][j]` is ±∞ or NaN the term would have made the element NaN, and without it
+/// does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tri {
+    /// Every element of `c`.
+    Full,
+    /// Only `c[i][j]` for `j ≤ i` is wanted: of each 8-row block, the 16-column tiles
+    /// wholly right of its last row's diagonal are not computed (their elements are
+    /// left unwritten).
+    LowerOut,
+    /// `a` is lower triangular (`a[i][p] = 0` for `p > i`): row i's sum leaves out the
+    /// terms p > i.
+    LowerA,
+    /// `a` is upper triangular (`a[i][p] = 0` for `p < i`): row i's sum leaves out the
+    /// terms p < i.
+    UpperA,
+}
+
 /// Where element `(i, j)` of an operand lives: `i·row + j·col` from its start.
 /// Row-major `[r, c]` is `(c, 1)`; the transpose of a row-major `[c, r]` is `(1, c)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
