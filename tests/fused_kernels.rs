@@ -150,7 +150,7 @@ fn gelu_split_shape_mismatch_is_an_error() {
 /// mid-matrix) on one and on two threads.
 #[test]
 fn softmax_causalis_equals_the_unfused_chain() {
-    let cases: [(&[usize], f64, f64, usize); 7] = [
+    let cases: [(&[usize], f64, f64, usize); 8] = [
         (&[2, 3, 8, 8], 0.25, -1e9, 1),
         (&[5, 7], 0.5, -1e9, 1),
         (&[7, 5], -0.75, -1e9, 1),
@@ -158,6 +158,7 @@ fn softmax_causalis_equals_the_unfused_chain() {
         (&[1, 1], 2.0, -1e9, 1),
         (&[3, 5, 67, 67], 0.125, -1e9, 1),
         (&[3, 5, 67, 67], 0.125, -1e9, 2),
+        (&[2, 20, 20], -0.5, -1e9, 1),
     ];
     for (ci, &(shape, s, v, threads)) in cases.iter().enumerate() {
         let before = tensor::set_threads(threads);
@@ -169,6 +170,19 @@ fn softmax_causalis_equals_the_unfused_chain() {
         if ci == 1 {
             let mut d = x.data().to_vec();
             d[9] = f64::NAN;
+            x = Tensor::from_flat(d, shape).unwrap();
+        }
+        if ci == 7 {
+            // Rows long enough for the maximum's eight lanes: NaN in a lane (row 19) and in
+            // the remainder (row 18), ±∞ (rows 15, 16), a row of zeros of both signs.
+            let mut d = x.data().to_vec();
+            d[19 * 20 + 11] = f64::NAN;
+            d[18 * 20 + 17] = f64::NAN;
+            d[15 * 20 + 3] = f64::INFINITY;
+            d[16 * 20 + 9] = f64::NEG_INFINITY;
+            for (j, e) in d[12 * 20..13 * 20].iter_mut().enumerate() {
+                *e = if j % 3 == 0 { -0.0 } else { 0.0 };
+            }
             x = Tensor::from_flat(d, shape).unwrap();
         }
         let fused = tensor::softmax_causal(&x, s, v).unwrap();

@@ -72,13 +72,7 @@ fn causal_group(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: 
         // j ≤ i keep x·s; the other c − kept entries are v.
         let kept = kept(r);
         // Row maximum (NaN if any value is NaN), as `row_max` of the masked row.
-        let mut m = f64::NEG_INFINITY;
-        let mut nan = false;
-        for &xv in &row[..kept] {
-            let z = xv * s;
-            nan |= z.is_nan();
-            m = if z > m { z } else { m };
-        }
+        let (mut m, mut nan) = scaled_max(&row[..kept], s);
         if kept < c {
             nan |= v.is_nan();
             m = if v > m { v } else { m };
@@ -114,6 +108,58 @@ fn causal_group(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: 
             *o = y;
         }
     }
+}
+
+/// `(max_j x_j·s, whether some x_j·s is NaN)` (−∞ for no x), taken on eight lanes
+/// where the CPU has AVX-512F. The maximum of non-NaN values is one of them whatever
+/// the order, up to the sign of a zero maximum, which changes no result here (`z − m`
+/// and `v − m` go into `exp`, and `exp(±0) = 1`).
+fn scaled_max(x: &[f64], s: f64) -> (f64, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: AVX-512F is available (checked).
+        return unsafe { scaled_max_avx512(x, s) };
+    }
+    scaled_max_lanes(x, s)
+}
+
+/// [`scaled_max`] compiled for AVX-512F.
+///
+/// # Safety
+/// AVX-512F is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn scaled_max_avx512(x: &[f64], s: f64) -> (f64, bool) {
+    scaled_max_lanes(x, s)
+}
+
+/// [`scaled_max`] over eight independent lanes (vectorisable), then the lanes and the
+/// remainder.
+#[inline(always)]
+fn scaled_max_lanes(x: &[f64], s: f64) -> (f64, bool) {
+    let mut m = [f64::NEG_INFINITY; 8];
+    let mut nan = [false; 8];
+    let chunks = x.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for l in 0..8 {
+            let z = c[l] * s;
+            nan[l] |= z.is_nan();
+            m[l] = if z > m[l] { z } else { m[l] };
+        }
+    }
+    let mut mx = f64::NEG_INFINITY;
+    let mut any_nan = false;
+    for l in 0..8 {
+        any_nan |= nan[l];
+        mx = if m[l] > mx { m[l] } else { mx };
+    }
+    for &xv in rest {
+        let z = xv * s;
+        any_nan |= z.is_nan();
+        mx = if z > mx { z } else { mx };
+    }
+    (mx, any_nan)
 }
 
 /// Row `i` of [`softmax_causal_backward`]: `d = Σ_j g_j·y_j` over the entries of `gr`
