@@ -257,7 +257,15 @@ pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
         return Err(arity_fault(op, a.len()));
     }
     let r = match (op, a) {
-        (Op::Addita, [Value::Tensor(x), Value::Tensor(y)]) => k::add(x, y),
+        (Op::Addita, [Value::Tensor(x), Value::Tensor(y)]) => {
+            // A shared zero block (a companion's loop-carried cotangent starts each
+            // iteration as `retro_nihil`) plus y is y, bit for bit, unless y holds a
+            // −0.0: then no pass and no new buffer.
+            if x.same_shape(y) && x.is_shared_zeros() && !has_neg_zero(y) {
+                return Ok(a[1].clone());
+            }
+            k::add(x, y)
+        }
         (Op::Subtrahe, [Value::Tensor(x), Value::Tensor(y)]) => k::sub(x, y),
         (Op::Multiplica, [Value::Tensor(x), Value::Tensor(y)]) => k::mul(x, y),
         (Op::MatMul, [Value::Tensor(x), Value::Tensor(y)]) => k::matmul(x, y),
@@ -792,6 +800,34 @@ mod accumulate_tests {
             let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want));
         }
+    }
+
+    /// `addita` with a shared zero block as its receiver gives y itself (no pass) when y
+    /// holds no −0.0, else the add's bits (−0.0 becomes +0.0); other receivers add.
+    #[test]
+    fn addita_of_shared_zeros() {
+        let mut yv: Vec<f64> = (0..64 * 70).map(|i| i as f64 - 100.5).collect();
+        let plain = t(&yv);
+        yv[9] = -0.0;
+        let neg_zero = t(&yv);
+        let z = Tensor::zeros(&[64 * 70]).unwrap();
+        assert!(z.is_shared_zeros());
+        let small = Tensor::zeros(&[4]).unwrap();
+        let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for (y, shared) in [(&plain, true), (&neg_zero, false)] {
+            let (zv, yv) = (Value::tensor(z.clone()), Value::tensor(y.clone()));
+            let Value::Tensor(got) = apply(Op::Addita, &[&zv, &yv]).unwrap() else {
+                panic!()
+            };
+            assert_eq!(bits(&got), bits(&k::add(&z, y).unwrap()));
+            assert_eq!(got.shares_storage(y), shared);
+        }
+        // Shapes that do not match still go to the add (a broadcast, here).
+        let (sv, yv) = (Value::tensor(small), Value::tensor(t(&[1.0])));
+        let Value::Tensor(got) = apply(Op::Addita, &[&sv, &yv]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(got.data(), &[1.0; 4]);
     }
 
     /// Large zero tensors share one block; a write copies it first (the others stay
