@@ -30,6 +30,10 @@ unsafe impl Sync for Job {}
 struct State {
     job: Option<Arc<Job>>,
     generation: u64,
+    /// Workers asleep on `Shared::wake` (changed under the lock only).
+    sleepers: usize,
+    /// Callers asleep on `Shared::finished` (changed under the lock only).
+    waiting: usize,
 }
 
 struct Shared {
@@ -58,6 +62,8 @@ fn pool() -> &'static Arc<Shared> {
             state: Mutex::new(State {
                 job: None,
                 generation: 0,
+                sleepers: 0,
+                waiting: 0,
             }),
             generation: AtomicU64::new(0),
             wake: Condvar::new(),
@@ -109,10 +115,12 @@ fn worker(shared: &Shared) {
         let job = {
             let mut st = lock(shared);
             while st.generation == seen {
+                st.sleepers += 1;
                 st = match shared.wake.wait(st) {
                     Ok(g) => g,
                     Err(poisoned) => poisoned.into_inner(),
                 };
+                st.sleepers -= 1;
             }
             seen = st.generation;
             st.job.clone()
@@ -137,8 +145,13 @@ fn work(shared: &Shared, job: &Job) {
         // is not left waiting.
         let _ = catch_unwind(AssertUnwindSafe(|| f(i)));
         if job.done.fetch_add(1, Ordering::AcqRel) + 1 == job.n {
-            let _st = lock(shared);
-            shared.finished.notify_all();
+            // A caller that found its job unfinished under the lock counted itself in
+            // `waiting` before sleeping; one still spinning sees `done` without a wake
+            // (a wake is a system call, paid per job otherwise).
+            let st = lock(shared);
+            if st.waiting > 0 {
+                shared.finished.notify_all();
+            }
         }
     }
 }
@@ -167,16 +180,22 @@ pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
         st.job = Some(Arc::clone(&job));
         st.generation = st.generation.wrapping_add(1);
         shared.generation.store(st.generation, Ordering::Release);
-        shared.wake.notify_all();
+        // Spinning workers see the generation; only sleeping ones need the wake (they
+        // count themselves under this lock before they sleep).
+        if st.sleepers > 0 {
+            shared.wake.notify_all();
+        }
     }
     work(shared, &job);
     spin_until(|| job.done.load(Ordering::Acquire) >= n);
     let mut st = lock(shared);
     while job.done.load(Ordering::Acquire) < n {
+        st.waiting += 1;
         st = match shared.finished.wait(st) {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         };
+        st.waiting -= 1;
     }
     if st.job.as_ref().is_some_and(|j| Arc::ptr_eq(j, &job)) {
         st.job = None;
