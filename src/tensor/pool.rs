@@ -243,6 +243,33 @@ mod tests {
         }
     }
 
+    /// Jobs posted after the workers have stopped spinning (they sleep and must be
+    /// woken), and blocks slow enough that the caller stops spinning and sleeps until
+    /// the last one is done: every block runs once and the caller returns (within a
+    /// generous time limit, so a lost wake fails instead of hanging).
+    #[test]
+    fn sleeping_threads_are_woken() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for _ in 0..3 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+                run_blocks(4, &|i| {
+                    if i % 2 == 1 {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                });
+                let ok = hits.iter().all(|h| h.load(Ordering::Relaxed) == 1);
+                let _ = tx.send(ok);
+            }
+        });
+        for round in 0..3 {
+            let ok = rx.recv_timeout(std::time::Duration::from_secs(20));
+            assert_eq!(ok, Ok(true), "round {round}");
+        }
+    }
+
     #[test]
     fn nested_jobs_finish() {
         let total = AtomicUsize::new(0);
