@@ -244,23 +244,31 @@ mod tests {
     }
 
     /// Jobs posted after the workers have stopped spinning (they sleep and must be
-    /// woken), and blocks slow enough that the caller stops spinning and sleeps until
-    /// the last one is done: every block runs once and the caller returns (within a
-    /// generous time limit, so a lost wake fails instead of hanging).
+    /// woken: one of them takes a block while the caller works through 1 ms blocks),
+    /// with blocks on the workers slow enough that the caller runs out of blocks,
+    /// stops spinning and sleeps until the last one is done: every block runs once and
+    /// the caller returns (within a generous time limit, so a lost wake fails instead
+    /// of hanging).
     #[test]
     fn sleeping_threads_are_woken() {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for _ in 0..3 {
                 std::thread::sleep(std::time::Duration::from_millis(5));
-                let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
-                run_blocks(4, &|i| {
-                    if i % 2 == 1 {
-                        std::thread::sleep(std::time::Duration::from_millis(2));
-                    }
+                let n = 40;
+                let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+                let on_worker = AtomicUsize::new(0);
+                run_blocks(n, &|i| {
+                    let name = std::thread::current().name().map(str::to_owned);
+                    let worker = name.is_some_and(|n| n.starts_with("faber-tensor"));
+                    on_worker.fetch_add(usize::from(worker), Ordering::Relaxed);
+                    let ms = if worker { 60 } else { 1 };
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
                     hits[i].fetch_add(1, Ordering::Relaxed);
                 });
-                let ok = hits.iter().all(|h| h.load(Ordering::Relaxed) == 1);
+                let ok = hits.iter().all(|h| h.load(Ordering::Relaxed) == 1)
+                    && (!workers || on_worker.load(Ordering::Relaxed) > 0);
                 let _ = tx.send(ok);
             }
         });
