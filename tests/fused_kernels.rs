@@ -283,6 +283,51 @@ fn linear_equals_matmul_then_bias() {
     );
 }
 
+/// `matmul_vjp_2d` (the two products of a 2-D matmul's VJP, side by side on two
+/// threads) gives the bits of `matmul_t(g, b, B)` and `matmul_t(a, g, A)`: the GPT's
+/// linear-layer shapes, a product small enough for the exact kernel, edge sizes; on
+/// one thread and on two. Shapes that do not fit are `Shape` errors.
+#[test]
+fn matmul_vjp_equals_the_two_products() {
+    let shapes = [
+        (1024, 64, 64),
+        (1024, 64, 256),
+        (1024, 256, 64),
+        (1024, 64, 65),
+        (37, 5, 3),
+        (300, 17, 129),
+    ];
+    for (i, &(m, k, n)) in shapes.iter().enumerate() {
+        let seed = 500 + 3 * i as u64;
+        let (a, b, g) = (
+            normal(seed, &[m, k], 1.0),
+            normal(seed + 1, &[k, n], 1.0),
+            normal(seed + 2, &[m, n], 1.0),
+        );
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let (ga, gb) = tensor::matmul_vjp_2d(&a, &b, &g).unwrap();
+            let want_a = tensor::matmul_t(&g, &b, tensor::Trans::B).unwrap();
+            let want_b = tensor::matmul_t(&a, &g, tensor::Trans::A).unwrap();
+            tensor::set_threads(before);
+            let at = format!("{m}×{k}×{n}, {threads} thread(s)");
+            assert_eq!(ga.shape(), &[m, k], "{at}");
+            assert_eq!(gb.shape(), &[k, n], "{at}");
+            assert!(bits(&ga) == bits(&want_a), "∂a, {at}");
+            assert!(bits(&gb) == bits(&want_b), "∂b, {at}");
+        }
+    }
+    let (a, b) = (normal(1, &[300, 20], 1.0), normal(2, &[20, 30], 1.0));
+    for g in [normal(3, &[300, 31], 1.0), normal(4, &[301, 30], 1.0)] {
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let r = tensor::matmul_vjp_2d(&a, &b, &g);
+            tensor::set_threads(before);
+            assert!(matches!(r, Err(e) if e.kind == K::Shape), "{:?}", g.shape());
+        }
+    }
+}
+
 /// `[B, T, D]` → `[B, H, T, dh]` as gradus wrote it: `forma` then `permute`.
 fn split_heads(x: &Tensor, h: usize) -> Tensor {
     let &[b, t, d] = x.shape() else { panic!() };

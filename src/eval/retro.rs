@@ -459,14 +459,20 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
             let kd = b.shape()[0];
             let nd = b.shape()[1];
             let rows = a.numel() / kd.max(1);
-            let ga = k::matmul_t(g, b, k::Trans::B)?;
             let af = k::reshape(a, &[rows, kd])?;
             let gf = k::reshape(g, &[rows, nd])?;
-            Ok((ga, k::matmul_t(&af, &gf, k::Trans::A)?))
+            let (ga, gb) = k::matmul_vjp_2d(&af, b, &gf)?;
+            Ok((k::reshape(&ga, a.shape())?, gb))
         }
         (ra, rb) if ra >= 2 && rb >= 2 => {
-            let ga = k::matmul_t(g, b, k::Trans::B)?;
-            let gb = k::matmul_t(a, g, k::Trans::A)?;
+            let (ga, gb) = if ra == 2 && rb == 2 {
+                k::matmul_vjp_2d(a, b, g)?
+            } else {
+                (
+                    k::matmul_t(g, b, k::Trans::B)?,
+                    k::matmul_t(a, g, k::Trans::A)?,
+                )
+            };
             if ra == 2 && rb == 2 {
                 Ok((ga, gb))
             } else {

@@ -111,6 +111,67 @@ pub fn matmul_t(a: &Tensor, b: &Tensor, t: Trans) -> TResult<Tensor> {
     matmul_mode(a, b, Mode::Auto, t)
 }
 
+/// The two products of the VJP of a 2-D `a · b` (`a` `m×k`, `b` `k×n`) for the
+/// cotangent `g` (`m×n`): `(g · bᵀ, aᵀ · g)`, i.e. `(matmul_t(g, b, B), matmul_t(a, g,
+/// A))` with their bits. Both have the same work `m·n·k`; when it takes the GEMM kernel
+/// and this thread may use several threads, the two run side by side, each whole on
+/// one thread (instead of one after the other, each split in two): nothing to
+/// synchronise inside them, and each core reads its own product's operands. Shapes
+/// that do not fit give `matmul_t`'s errors.
+pub fn matmul_vjp_2d(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
+    let apart = |a: &Tensor, b: &Tensor, g: &Tensor| {
+        Ok((matmul_t(g, b, Trans::B)?, matmul_t(a, g, Trans::A)?))
+    };
+    let (&[m, k], &[k2, n], &[gm, gn]) = (a.shape(), b.shape(), g.shape()) else {
+        return apart(a, b, g);
+    };
+    let work = (m * n).saturating_mul(k);
+    if k != k2 || (gm, gn) != (m, n) || work <= EXACT_MATMUL_MAX_WORK || super::threads() < 2 {
+        return apart(a, b, g);
+    }
+    let (mut da, mut db) = (super::alloc(m * k)?, super::alloc(k * n)?);
+    // SAFETY: each GEMM below writes every element of its output.
+    let (pa, pb) = unsafe { (SendPtr(da.assume_filled()), SendPtr(db.assume_filled())) };
+    let (ad, bd, gd) = (a.data(), b.data(), g.data());
+    super::pool::run_blocks(2, &|i| {
+        let before = super::set_threads(1);
+        // SAFETY: m, n, k ≥ 1 (work > 0); the strides address the stored m×n, k×n and
+        // m×k matrices; each output is written by this block alone.
+        unsafe {
+            if i == 0 {
+                // g (m×n) · bᵀ (n×k), b stored k×n
+                gemm_fast(
+                    m,
+                    k,
+                    n,
+                    gd,
+                    Strides::rows(n),
+                    bd,
+                    Strides::transposed(n),
+                    pa.get(),
+                )
+            } else {
+                // aᵀ (k×m) · g (m×n), a stored m×k
+                gemm_fast(
+                    k,
+                    n,
+                    m,
+                    ad,
+                    Strides::transposed(k),
+                    gd,
+                    Strides::rows(n),
+                    pb.get(),
+                )
+            }
+        }
+        super::set_threads(before);
+    });
+    Ok((
+        Tensor::from_parts([m, k], da),
+        Tensor::from_parts([k, n], db),
+    ))
+}
+
 /// `a · b` always with the exact in-order kernel.
 pub fn matmul_exact(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
     matmul_mode(a, b, Mode::Exact, Trans::NONE)
