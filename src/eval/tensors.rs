@@ -626,14 +626,31 @@ fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
     !pos_zero || !has_neg_zero(y)
 }
 
-/// Whether some element of `y` is −0.0 (chunked, branch-free inner loops).
+/// Whether some element of `y` is −0.0 (chunked, branch-free inner loops; compiled
+/// for AVX-512 where the CPU has it — baseline x86-64 has no 64-bit vector compare).
 fn has_neg_zero(y: &Tensor) -> bool {
-    const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
-    y.data().chunks(64).any(|c| {
-        c.iter()
-            .fold(0u64, |a, v| a | u64::from(v.to_bits() == NEG_ZERO))
-            != 0
-    })
+    #[inline(always)]
+    fn scan(y: &[f64]) -> bool {
+        const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
+        y.chunks(64).any(|c| {
+            c.iter()
+                .fold(0u64, |a, v| a | u64::from(v.to_bits() == NEG_ZERO))
+                != 0
+        })
+    }
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn scan_avx512(y: &[f64]) -> bool {
+        scan(y)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F (checked).
+        return unsafe { scan_avx512(y.data()) };
+    }
+    scan(y.data())
 }
 
 /// Element-wise sum of two values of the same structure (gradient accumulation).
