@@ -464,23 +464,14 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
             let (ga, gb) = k::matmul_vjp_2d(&af, b, &gf)?;
             Ok((k::reshape(&ga, a.shape())?, gb))
         }
+        (2, 2) => k::matmul_vjp_2d(a, b, g),
         (ra, rb) if ra >= 2 && rb >= 2 => {
-            let (ga, gb) = if ra == 2 && rb == 2 {
-                k::matmul_vjp_2d(a, b, g)?
-            } else {
-                (
-                    k::matmul_t(g, b, k::Trans::B)?,
-                    k::matmul_t(a, g, k::Trans::A)?,
-                )
-            };
-            if ra == 2 && rb == 2 {
-                Ok((ga, gb))
-            } else {
-                Ok((
-                    k::sum_to_shape(&ga, a.shape())?,
-                    k::sum_to_shape(&gb, b.shape())?,
-                ))
-            }
+            let ga = k::matmul_t(g, b, k::Trans::B)?;
+            let gb = k::matmul_t(a, g, k::Trans::A)?;
+            Ok((
+                k::sum_to_shape(&ga, a.shape())?,
+                k::sum_to_shape(&gb, b.shape())?,
+            ))
         }
         (ra, rb) => Err(TensorError::shape(format!(
             "retro_matmul: ranks {ra} and {rb}"

@@ -291,6 +291,11 @@ fn arity_fault(op: Op, n: usize) -> Fault {
     )
 }
 
+/// The tuple of an op's tensor results, in order.
+fn tensor_tuple<const N: usize>(ts: [Tensor; N]) -> Value {
+    Value::Tuple(Rc::new(ts.into_iter().map(Value::tensor).collect()))
+}
+
 /// [`apply`] for every op, operand counts already checked.
 #[inline(never)]
 fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
@@ -426,11 +431,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         Op::RetroLogSoftmax => kr(retro::log_softmax(t(0)?, t(1)?))?,
         Op::RetroLaminatio => {
             let (gx, gg, gb) = kr(retro::layernorm(t(0)?, t(1)?, num(op, a[2])?, t(3)?))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(gx),
-                Value::tensor(gg),
-                Value::tensor(gb),
-            ])));
+            return Ok(tensor_tuple([gx, gg, gb]));
         }
         Op::AdamwPassus => {
             let c = coefficients(op, a[4], 8)?;
@@ -445,18 +446,11 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
                 step: c[7],
             };
             let (p, m, v) = kr(k::adamw_step(t(0)?, t(1)?, t(2)?, t(3)?, &coef))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(p),
-                Value::tensor(m),
-                Value::tensor(v),
-            ])));
+            return Ok(tensor_tuple([p, m, v]));
         }
         Op::RetroMatMul => {
             let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(ga),
-                Value::tensor(gb),
-            ])));
+            return Ok(tensor_tuple([ga, gb]));
         }
         Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,
         Op::AttentioApplica => kr(k::attention_apply(t(0)?, t(1)?))?,
@@ -468,10 +462,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
                 t(2)?,
                 heads(op, a[3])?,
             ))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(y),
-                Value::tensor(p),
-            ])));
+            return Ok(tensor_tuple([y, p]));
         }
         Op::AttentioExPari => {
             // the operands the pair was made from: checked like `attentio`'s
@@ -487,11 +478,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
                 t(4)?,
                 heads(op, a[5])?,
             ))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(gq),
-                Value::tensor(gk),
-                Value::tensor(gv),
-            ])));
+            return Ok(tensor_tuple([gq, gk, gv]));
         }
         Op::RetroAttentioPondera | Op::RetroAttentioApplica => {
             let (x, y) = kr(if op == Op::RetroAttentioPondera {
@@ -499,18 +486,12 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             } else {
                 k::attention_apply_backward(t(0)?, t(1)?, t(2)?)
             })?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(x),
-                Value::tensor(y),
-            ])));
+            return Ok(tensor_tuple([x, y]));
         }
         Op::RetroGelu => kr(retro::gelu(t(0)?, t(1)?, false))?,
         Op::GeluCumDerivata => {
             let (y, d) = kr(k::gelu_cum_derivata(t(0)?))?;
-            return Ok(Value::Tuple(Rc::new(vec![
-                Value::tensor(y),
-                Value::tensor(d),
-            ])));
+            return Ok(tensor_tuple([y, d]));
         }
         Op::GeluExPari => return pair_part(op, t(0)?, a[1], 0),
         Op::RetroGeluDerivata => kr(k::gelu_backward_derivata(t(0)?, t(1)?))?,

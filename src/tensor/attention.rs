@@ -341,7 +341,7 @@ impl Heads {
         scratch: &mut Vec<f64>,
         causal: bool,
     ) {
-        let (w, tri) = ((p, Strides::rows(self.t)), lower_a(causal));
+        let (w, tri) = ((p, Strides::rows(self.t)), when(causal, Tri::LowerA));
         // SAFETY: as required.
         unsafe { self.block_times_head(kern, w, vd, b, h, y, scratch, tri) };
     }
@@ -390,11 +390,7 @@ impl Heads {
         scratch: &mut Vec<f64>,
         causal: bool,
     ) {
-        let (out_tri, pt_tri) = if causal {
-            (Tri::LowerOut, Tri::UpperA)
-        } else {
-            (Tri::Full, Tri::Full)
-        };
+        let (out_tri, pt_tri) = (when(causal, Tri::LowerOut), when(causal, Tri::UpperA));
         kern.product(
             self.t,
             self.t,
@@ -441,18 +437,14 @@ impl Heads {
             .zip(p.chunks_exact(t))
             .enumerate()
         {
-            let summed = if causal { &gr[..=i.min(t - 1)] } else { gr };
+            let summed = if causal { &gr[..=i] } else { gr };
             causal_row_backward(summed, yr, o, i, self.scale());
         }
         let (ds_rows, ds_t) = (
             (&ds[..], Strides::rows(t)),
             (&ds[..], Strides::transposed(t)),
         );
-        let (rows_tri, t_tri) = if causal {
-            (Tri::LowerA, Tri::UpperA)
-        } else {
-            (Tri::Full, Tri::Full)
-        };
+        let (rows_tri, t_tri) = (when(causal, Tri::LowerA), when(causal, Tri::UpperA));
         // SAFETY: as required.
         unsafe {
             self.block_times_head(kern, ds_rows, kd, b, h, dq, scratch, rows_tri);
@@ -461,11 +453,11 @@ impl Heads {
     }
 }
 
-/// [`Tri::LowerA`] for a product over causal weights that are zero above the diagonal,
-/// else [`Tri::Full`].
-fn lower_a(causal: bool) -> Tri {
+/// `tri` for a product over causal weights that are zero above the diagonal (or their
+/// cotangent's masked zeros), else [`Tri::Full`].
+fn when(causal: bool, tri: Tri) -> Tri {
     if causal {
-        Tri::LowerA
+        tri
     } else {
         Tri::Full
     }
