@@ -596,3 +596,59 @@ fn attention_shape_errors() {
         K::Shape
     );
 }
+
+/// `matmul_vjp_2d_scaled` (a linear layer's VJP with the GELU backward folded into
+/// `∂a`, a companion's `retro_matmul_derivata`) gives the bits of `matmul_t(g, b, B) ⊙ d`
+/// and `matmul_t(a, g, A)`: the GPT's shapes (the packed kernel's 24-wide tiles and the
+/// unpacked kernel's 16-wide ones), an inner size over one k-block (300), a product small
+/// enough for the exact kernel, with NaN, ±∞ and ±0 in d; on one thread and on two. A `d`
+/// of another shape is a `Shape` error.
+#[test]
+fn scaled_matmul_vjp_equals_the_product_then_multiply() {
+    let shapes = [
+        (1024, 256, 64),
+        (1024, 64, 256),
+        (1024, 64, 65),
+        (70, 40, 300),
+        (37, 5, 3),
+    ];
+    for (i, &(m, k, n)) in shapes.iter().enumerate() {
+        let seed = 700 + 4 * i as u64;
+        let (a, b, g) = (
+            normal(seed, &[m, k], 1.0),
+            normal(seed + 1, &[k, n], 1.0),
+            normal(seed + 2, &[m, n], 1.0),
+        );
+        let mut dv = normal(seed + 3, &[m, k], 1.0).data().to_vec();
+        for (j, v) in [f64::NAN, f64::INFINITY, -f64::INFINITY, -0.0, 0.0]
+            .into_iter()
+            .enumerate()
+        {
+            dv[(j * 101) % (m * k)] = v;
+        }
+        let d = Tensor::from_flat(dv, &[m, k]).unwrap();
+        for threads in [1, 2] {
+            let before = tensor::set_threads(threads);
+            let (ga, gb) = tensor::matmul_vjp_2d_scaled(&a, &b, &g, Some(&d)).unwrap();
+            let product = tensor::matmul_t(&g, &b, tensor::Trans::B).unwrap();
+            let want_a = tensor::mul(&product, &d).unwrap();
+            let want_b = tensor::matmul_t(&a, &g, tensor::Trans::A).unwrap();
+            tensor::set_threads(before);
+            let at = format!("{m}×{k}×{n}, {threads} thread(s)");
+            assert_eq!(ga.shape(), &[m, k], "{at}");
+            assert!(bits(&ga) == bits(&want_a), "∂a ⊙ d, {at}");
+            assert!(bits(&gb) == bits(&want_b), "∂b, {at}");
+        }
+    }
+    let (a, b, g) = (
+        normal(1, &[300, 20], 1.0),
+        normal(2, &[20, 30], 1.0),
+        normal(3, &[300, 30], 1.0),
+    );
+    for threads in [1, 2] {
+        let before = tensor::set_threads(threads);
+        let r = tensor::matmul_vjp_2d_scaled(&a, &b, &g, Some(&normal(4, &[300, 21], 1.0)));
+        tensor::set_threads(before);
+        assert!(matches!(r, Err(e) if e.kind == K::Shape));
+    }
+}

@@ -19,7 +19,8 @@ fn companions_pass_the_check() {
     let (out, code) = faber(&["grad-check", "tests/ir/companions.fab"]);
     assert_eq!(code, 0, "{out}");
     for f in [
-        "mse", "lin", "activ", "norma", "attentio", "scalaris", "bcast", "causalis",
+        "mse", "lin", "activ", "norma", "attentio", "scalaris", "bcast", "causalis", "mlp",
+        "mlp_bis",
     ] {
         assert!(
             out.lines().any(|l| l.starts_with(f) && l.ends_with("yes")),

@@ -152,6 +152,7 @@ fn restricted(f: &Function, read: &std::collections::BTreeSet<u32>) -> Option<Fu
         return None;
     }
     simplify::simplify(copy.params, &mut copy.slots, &mut copy.body);
+    super::fuse::fuse(copy.params, &mut copy.body);
     Some(copy)
 }
 

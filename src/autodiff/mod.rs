@@ -12,6 +12,7 @@
 pub mod check;
 mod demand;
 mod forward;
+mod fuse;
 mod rules;
 mod simplify;
 
@@ -32,6 +33,7 @@ pub fn differentiate(program: &mut Program) -> Vec<Diagnostic> {
             Ok((mut slots, mut body)) => {
                 let f = &mut program.functions[req.companion.0 as usize];
                 simplify::simplify(f.params, &mut slots, &mut body);
+                fuse::fuse(f.params, &mut body);
                 f.slots = slots;
                 f.body = body;
                 built.insert(req.companion);

@@ -445,6 +445,7 @@ fn op_rule(
         | Op::RetroPermute
         | Op::RetroPars
         | Op::RetroMatMul
+        | Op::RetroMatMulDerivata
         | Op::RetroAttentioPondera
         | Op::RetroAttentioApplica
         | Op::RetroAttentio => {

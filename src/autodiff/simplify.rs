@@ -159,7 +159,7 @@ fn operand_fixed(o: &Operand, single: &impl Fn(Slot) -> bool) -> bool {
 
 /// How many times each slot is written (assignments, loop variables, in-place
 /// mutation of its value).
-fn definitions(b: &Block) -> FxHashMap<Slot, u32> {
+pub(crate) fn definitions(b: &Block) -> FxHashMap<Slot, u32> {
     fn add(m: &mut FxHashMap<Slot, u32>, s: Slot) {
         *m.entry(s).or_default() += 1;
     }

@@ -433,6 +433,37 @@ pub fn positive(x: &Tensor) -> TResult<Tensor> {
     Tensor::from_flat(out, x.shape())
 }
 
+/// `a.retro_matmul_derivata(b, g, d)`: [`matmul`]'s cotangents with `∂a` multiplied
+/// elementwise by `d` — the bits of `retro_gelu_derivata(matmul(a, b, g).0, d)`, which a
+/// companion's GELU backward after a linear layer becomes (src/autodiff/fuse.rs). A
+/// batched `a` times one matrix goes to the GEMM kernel, which multiplies `∂a` block by
+/// block; other ranks multiply afterwards.
+pub fn matmul_scaled(a: &Tensor, b: &Tensor, g: &Tensor, d: &Tensor) -> TResult<(Tensor, Tensor)> {
+    if d.shape() != a.shape() {
+        return Err(TensorError::shape(format!(
+            "retro_matmul_derivata: the derivative {} does not match the operand {}",
+            k::fmt_shape(d.shape()),
+            k::fmt_shape(a.shape())
+        )));
+    }
+    match (a.rank(), b.rank()) {
+        (ra, 2) if ra >= 3 => {
+            let (kd, nd) = (b.shape()[0], b.shape()[1]);
+            let rows = a.numel() / kd.max(1);
+            let af = k::reshape(a, &[rows, kd])?;
+            let gf = k::reshape(g, &[rows, nd])?;
+            let df = k::reshape(d, &[rows, kd])?;
+            let (ga, gb) = k::matmul_vjp_2d_scaled(&af, b, &gf, Some(&df))?;
+            Ok((k::reshape(&ga, a.shape())?, gb))
+        }
+        (2, 2) => k::matmul_vjp_2d_scaled(a, b, g, Some(d)),
+        _ => {
+            let (ga, gb) = matmul(a, b, g)?;
+            Ok((k::mul(&ga, d)?, gb))
+        }
+    }
+}
+
 /// Both cotangents of `a · b` for operands whose ranks are known only at run time:
 /// the products the static rule uses (`g · bᵀ`, `aᵀ · g`, outer products for the
 /// vector cases), reduced over broadcast batch axes.

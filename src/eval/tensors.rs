@@ -452,6 +452,10 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
             return Ok(tensor_tuple([ga, gb]));
         }
+        Op::RetroMatMulDerivata => {
+            let (ga, gb) = kr(retro::matmul_scaled(t(0)?, t(1)?, t(2)?, t(3)?))?;
+            return Ok(tensor_tuple([ga, gb]));
+        }
         Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,
         Op::AttentioApplica => kr(k::attention_apply(t(0)?, t(1)?))?,
         Op::Attentio => kr(k::attention(t(0)?, t(1)?, t(2)?, heads(op, a[3])?))?,

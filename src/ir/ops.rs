@@ -142,6 +142,10 @@ ops! {
     RetroPermute = "retro_permute", 2;
     RetroPars = "retro_pars", 5;
     RetroMatMul = "retro_matmul", 3;
+    // `a.retro_matmul_derivata(b, g, d)` = (∂a ⊙ d, ∂b): `retro_matmul` with the GELU
+    // backward `retro_gelu_derivata(∂a, d)` that follows it in a companion folded in
+    // (src/autodiff/fuse.rs)
+    RetroMatMulDerivata = "retro_matmul_derivata", 4;
     // `g.retro_attentio_pondera(p, q, k, capita)` → (∂q, ∂k);
     // `g.retro_attentio_applica(p, v)` → (∂p, ∂v)
     RetroAttentioPondera = "retro_attentio_pondera", 5;
@@ -188,6 +192,7 @@ impl Op {
             Op::Numerus => OpResult::Int,
             Op::RetroLaminatio | Op::AdamwPassus | Op::RetroAttentio => OpResult::Triple,
             Op::RetroMatMul
+            | Op::RetroMatMulDerivata
             | Op::RetroAttentioPondera
             | Op::RetroAttentioApplica
             | Op::GeluCumDerivata

@@ -103,11 +103,15 @@ unsafe impl Sync for SendPtr {}
 /// `threads` threads (rows or columns of `c`
 /// split into blocks of whole tiles). Returns `false` (leaving `c` untouched) when the CPU lacks
 /// AVX-512F or a packing buffer cannot be allocated; the caller then uses
-/// another kernel. The result does not depend on `threads`.
+/// another kernel. The result does not depend on `threads`. With `scale` (an `m×n`
+/// matrix, row stride n), each element of `c` is that of the product times the
+/// element of the same place, rounded once — what a separate `⊙` pass would give,
+/// done while the block of `c` is still in cache.
 ///
 /// # Safety
 /// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
-/// writes during the call and that do not overlap `a` or `b`.
+/// writes during the call and that do not overlap `a` or `b`; `scale`, when given,
+/// addresses `m·n` readable f64.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm(
     m: usize,
@@ -119,6 +123,7 @@ pub(super) unsafe fn gemm(
     sb: Strides,
     c: *mut f64,
     threads: usize,
+    scale: Option<*const f64>,
 ) -> bool {
     assert!(a.len() >= m * k && b.len() >= k * n);
     // Every addressed element must lie inside its slice.
@@ -130,8 +135,14 @@ pub(super) unsafe fn gemm(
         return true;
     }
     if k == 0 {
-        // SAFETY: c addresses m·n writable elements (the caller's contract).
-        unsafe { std::ptr::write_bytes(c, 0, m * n) };
+        // SAFETY: c addresses m·n writable elements, scale m·n readable ones (the
+        // caller's contract).
+        unsafe {
+            std::ptr::write_bytes(c, 0, m * n);
+            if let Some(d) = scale {
+                scale_rows(m, n, c, n, d);
+            }
+        }
         return true;
     }
     let t = threads.max(1);
@@ -141,8 +152,9 @@ pub(super) unsafe fn gemm(
         let blocks = t.min(m.div_ceil(MR));
         let per = m.div_ceil(blocks).div_ceil(MR) * MR;
         let (ap, cp) = (SendPtr(a.as_ptr().cast_mut()), SendPtr(c));
+        let dp = scale.map(|d| SendPtr(d.cast_mut()));
         let run = |i: usize| {
-            let (ap, cp) = (ap, cp);
+            let (ap, cp, dp) = (ap, cp, dp);
             let s = i * per;
             let w = per.min(m - s);
             // SAFETY: AVX-512F is present; rows [s, s+w) of a (strides sa: offsets
@@ -150,7 +162,9 @@ pub(super) unsafe fn gemm(
             // between blocks, row stride n) are this block's; b is only read.
             unsafe {
                 let a_rows = std::slice::from_raw_parts(ap.0.add(s * sa.row), a.len() - s * sa.row);
-                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, cp.0.add(s * n), n, Tri::Full)
+                let d = dp.map(|d| d.0.add(s * n).cast_const());
+                let c = cp.0.add(s * n);
+                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, c, n, Tri::Full, d)
             };
         };
         if blocks <= 1 {
@@ -161,7 +175,7 @@ pub(super) unsafe fn gemm(
         return true;
     }
     // SAFETY: as this function requires.
-    unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t) }
+    unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t, scale) }
 }
 
 /// The product [`gemm`] on one thread computes with the unpacked kernel (same bits),
@@ -196,11 +210,12 @@ pub(super) unsafe fn gemm_unpacked_into(
         return false;
     }
     // SAFETY: as this function requires; AVX-512F is present and 1 ≤ k ≤ KC.
-    unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c, ldc, tri) };
+    unsafe { super::gemm_small::gemm(m, n, k, a, sa, b, sb, c, ldc, tri, None) };
     true
 }
 
-/// [`gemm`] through packed panels and the 8×24 kernel (any k), for `m, n, k ≥ 1`.
+/// [`gemm`] through packed panels and the 8×24 kernel (any k), for `m, n, k ≥ 1`;
+/// `scale` as there.
 ///
 /// # Safety
 /// As [`gemm`].
@@ -215,6 +230,7 @@ pub(super) unsafe fn gemm_packed(
     sb: Strides,
     c: *mut f64,
     threads: usize,
+    scale: Option<*const f64>,
 ) -> bool {
     if !available() {
         return false;
@@ -244,8 +260,9 @@ pub(super) unsafe fn gemm_packed(
         SendPtr(a.as_ptr().cast_mut()),
         SendPtr(b.as_ptr().cast_mut()),
     );
+    let dp = scale.map(|d| SendPtr(d.cast_mut()));
     let run = move |i: usize, buf: &mut Buffers| {
-        let (cp, ap, bp) = (cp, ap, bp);
+        let (cp, ap, bp, dp) = (cp, ap, bp, dp);
         let s = i * per;
         let w = per.min(total - s);
         // SAFETY: AVX-512F is present (checked above). Block i covers rows
@@ -268,6 +285,7 @@ pub(super) unsafe fn gemm_packed(
                     cp.0.add(s * n),
                     n,
                     buf,
+                    dp.map(|d| d.0.add(s * n).cast_const()),
                 )
             } else {
                 gemm_block(
@@ -281,6 +299,7 @@ pub(super) unsafe fn gemm_packed(
                     cp.0.add(s),
                     n,
                     buf,
+                    dp.map(|d| d.0.add(s).cast_const()),
                 )
             }
         }
@@ -327,7 +346,8 @@ impl Buffers {
 /// `sa`, `b` a `k×n` one with strides `sb`, `c` an `m×n` one with row stride
 /// `ldc`, none written by anyone else during the call, `c` not overlapping
 /// `a` or `b`; `buf` was reserved by `Buffers::reserve(m', n', k)` with `m' ≥ m`,
-/// `n' ≥ n`. `k ≥ 1`.
+/// `n' ≥ n`. `k ≥ 1`. `scale`, when given, addresses an `m×n` matrix of row stride
+/// `ldc` that each finished row strip of `c` is multiplied by (after the last k-block).
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f")]
 unsafe fn gemm_block(
@@ -341,6 +361,7 @@ unsafe fn gemm_block(
     c: *mut f64,
     ldc: usize,
     buf: &mut Buffers,
+    scale: Option<*const f64>,
 ) {
     let (pa, pb) = (buf.a.ptr(), buf.b.ptr());
     for jc in (0..n).step_by(NC) {
@@ -348,6 +369,7 @@ unsafe fn gemm_block(
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
             let first = pc == 0;
+            let last = pc + kc == k;
             // SAFETY: rows [pc, pc+kc) and columns [jc, jc+nc) lie inside b;
             // pb holds kc·round_up(nc, NR) ≤ KC·round_up(min(n, NC), NR) f64.
             unsafe { pack_b(kc, nc, b.add(pc * sb.row + jc * sb.col), sb, pb) };
@@ -374,8 +396,36 @@ unsafe fn gemm_block(
                             }
                         }
                     }
+                    if let (Some(d), true) = (scale, last) {
+                        let at = (ic + ir) * ldc + jc;
+                        // SAFETY: rows [ic+ir, ic+ir+mr), columns [jc, jc+nc) are
+                        // finished in c and inside the scale matrix (same layout).
+                        unsafe { scale_rows(mr, nc, c.add(at), ldc, d.add(at)) };
+                    }
                 }
             }
+        }
+    }
+}
+
+/// `c[i][j] ← c[i][j]·d[i][j]` for the `rows×cols` matrices at `c` and `d` (row stride
+/// `ld` both): IEEE products, as `multiplica` forms them.
+///
+/// # Safety
+/// `c` addresses `rows×cols` writable f64 of row stride `ld`, `d` as many readable
+/// ones, not overlapping.
+#[target_feature(enable = "avx512f")]
+unsafe fn scale_rows(rows: usize, cols: usize, c: *mut f64, ld: usize, d: *const f64) {
+    for i in 0..rows {
+        // SAFETY: row i's cols elements of each (as required).
+        let (cr, dr) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(c.add(i * ld), cols),
+                std::slice::from_raw_parts(d.add(i * ld), cols),
+            )
+        };
+        for (x, &y) in cr.iter_mut().zip(dr) {
+            *x *= y;
         }
     }
 }
@@ -575,7 +625,7 @@ mod tests {
     ) -> bool {
         assert!(c.len() >= m * n);
         // SAFETY: c holds m·n elements, borrowed mutably for the call.
-        unsafe { gemm(m, n, k, a, sa, b, sb, c.as_mut_ptr(), t) }
+        unsafe { gemm(m, n, k, a, sa, b, sb, c.as_mut_ptr(), t, None) }
     }
 
     fn lcg(seed: u64, n: usize) -> Vec<f64> {
@@ -684,6 +734,47 @@ mod tests {
                     one.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits()),
                     "{m}×{n}×{k}: {t} threads differ from 1"
                 );
+            }
+        }
+    }
+
+    /// With a scale matrix, every thread split (rows or columns of `c`, the unpacked
+    /// kernel's row blocks) and k-blocking stores the product's bits times the scale's,
+    /// rounded once — NaN, ±∞ and ±0 scales included; k = 0 gives `0 · scale`.
+    #[test]
+    fn scaled_products_equal_the_product_then_multiply() {
+        if !available() {
+            return;
+        }
+        let shapes = [
+            (300, 250, 600),
+            (40, 1500, 300),
+            (1000, 30, 100),
+            (13, 7, 0),
+        ];
+        for &(m, n, k) in &shapes {
+            let (a, b) = (lcg(3, m * k), lcg(4, k * n));
+            let mut d = lcg(5, m * n);
+            let specials = [f64::NAN, f64::INFINITY, -f64::INFINITY, -0.0, 0.0, 1e300];
+            for (i, &v) in specials.iter().enumerate() {
+                d[(i * 7919) % (m * n)] = v;
+            }
+            let (sa, sb) = (Strides::rows(k), Strides::rows(n));
+            let mut plain = vec![0.0; m * n];
+            assert!(safe_gemm(m, n, k, &a, sa, &b, sb, &mut plain, 1));
+            let want: Vec<u64> = plain
+                .iter()
+                .zip(&d)
+                .map(|(x, y)| (x * y).to_bits())
+                .collect();
+            for t in [1, 2, 3] {
+                let mut c = vec![0.0; m * n];
+                // SAFETY: c holds m·n elements, d as many.
+                assert!(unsafe {
+                    gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), t, Some(d.as_ptr()))
+                });
+                let got: Vec<u64> = c.iter().map(|x| x.to_bits()).collect();
+                assert!(got == want, "{m}×{n}×{k} on {t} thread(s)");
             }
         }
     }

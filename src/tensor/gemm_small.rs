@@ -38,12 +38,15 @@ thread_local! {
 /// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), `c` (`m×n` at
 /// `c` with row stride `ldc` ≥ n, every element written — but those [`Tri::LowerOut`]
 /// leaves out —, need not be initialised), on this thread; `tri` as [`Tri`] says.
+/// With `scale`, each element is stored times the element of the same place in that
+/// `m×n` matrix (row stride `ldc`), rounded once: the bits of the product, then `⊙`.
 /// The caller checks AVX-512F and `1 ≤ k ≤ KC`.
 ///
 /// # Safety
 /// AVX-512F is available; `a` and `b` hold every element their strides address;
 /// `c` addresses the `m×n` matrix of row stride `ldc` (writable f64 that nothing else
-/// accesses during the call and that do not overlap `a` or `b`).
+/// accesses during the call and that do not overlap `a` or `b`); so does `scale` (read
+/// only) when given.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm(
     m: usize,
@@ -56,8 +59,16 @@ pub(super) unsafe fn gemm(
     c: *mut f64,
     ldc: usize,
     tri: Tri,
+    scale: Option<*const f64>,
 ) {
-    let geo = Geometry { n, k, sa, ldc, tri };
+    let geo = Geometry {
+        n,
+        k,
+        sa,
+        ldc,
+        tri,
+        scale,
+    };
     if sb.col == 1 {
         // SAFETY: as this function requires; rows of b are contiguous.
         unsafe { rows_all(m, geo, a.as_ptr(), b.as_ptr(), sb.row, c) };
@@ -119,6 +130,8 @@ struct Geometry {
     sa: Strides,
     ldc: usize,
     tri: Tri,
+    /// The matrix (row stride `ldc`) each stored element is multiplied by.
+    scale: Option<*const f64>,
 }
 
 /// Every row block of `c`: eight rows at a time, then the remaining 1–7.
@@ -169,7 +182,14 @@ unsafe fn rows<const R: usize>(
     ldb: usize,
     c: *mut f64,
 ) {
-    let Geometry { n, k, sa, ldc, tri } = g;
+    let Geometry {
+        n,
+        k,
+        sa,
+        ldc,
+        tri,
+        scale,
+    } = g;
     let last = i0 + R;
     // Terms every row of the block takes (`before`, `after`) and, for LowerA / UpperA,
     // the terms of the block's own diagonal square, which row i0 + r takes only on
@@ -236,6 +256,17 @@ unsafe fn rows<const R: usize>(
             }
         }
         every_row!(after.clone());
+        if let Some(d) = scale {
+            for (r, row) in acc.iter_mut().enumerate() {
+                // SAFETY: lanes j0..j0+w of row i0 + r are inside the scale matrix (as
+                // c's); masked-off lanes are not read.
+                unsafe {
+                    let dp = d.wrapping_add((i0 + r) * ldc + j0);
+                    row[0] = _mm512_mul_pd(row[0], _mm512_maskz_loadu_pd(m0, dp));
+                    row[1] = _mm512_mul_pd(row[1], _mm512_maskz_loadu_pd(m1, dp.wrapping_add(8)));
+                }
+            }
+        }
         for (r, row) in acc.iter().enumerate() {
             // SAFETY: lanes j0..j0+w of row i0 + r are inside c; masked-off lanes are
             // not written.
@@ -299,7 +330,19 @@ mod tests {
                 // SAFETY: AVX-512F is present; the strides address exactly the m·k and
                 // k·n elements; c holds m·n elements.
                 unsafe {
-                    gemm(m, n, k, &a, sa, &b, sb, small.as_mut_ptr(), n, Tri::Full);
+                    gemm(
+                        m,
+                        n,
+                        k,
+                        &a,
+                        sa,
+                        &b,
+                        sb,
+                        small.as_mut_ptr(),
+                        n,
+                        Tri::Full,
+                        None,
+                    );
                     // the dispatcher on two threads (row blocks of this kernel, or the
                     // packed kernel where 24-wide tiles suit n better)
                     assert!(gemm_avx512::gemm(
@@ -311,7 +354,8 @@ mod tests {
                         &b,
                         sb,
                         split.as_mut_ptr(),
-                        2
+                        2,
+                        None
                     ));
                     // Two threads: the packed path (the unpacked one is single-thread).
                     assert!(gemm_avx512::gemm(
@@ -323,7 +367,8 @@ mod tests {
                         &b,
                         sb,
                         packed.as_mut_ptr(),
-                        2
+                        2,
+                        None
                     ));
                 }
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -383,7 +428,7 @@ mod tests {
                 let mut c = vec![f64::NAN; m * n];
                 // SAFETY: AVX-512F is present; the strides address exactly the m·k and
                 // k·n elements; c holds m·n elements.
-                unsafe { gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), n, tri) };
+                unsafe { gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), n, tri, None) };
                 c
             };
             for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {

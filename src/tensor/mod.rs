@@ -53,7 +53,8 @@ pub use error::{TResult, TensorError, TensorErrorKind};
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
 pub use matmul::{
-    matmul, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d, Trans, EXACT_MATMUL_MAX_WORK,
+    matmul, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d, matmul_vjp_2d_scaled, Trans,
+    EXACT_MATMUL_MAX_WORK,
 };
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
