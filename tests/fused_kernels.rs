@@ -597,14 +597,16 @@ fn attention_shape_errors() {
     );
 }
 
-/// `matmul_vjp_2d_scaled` (a linear layer's VJP with the GELU backward folded into
-/// `∂a`, a companion's `retro_matmul_derivata`) gives the bits of `matmul_t(g, b, B) ⊙ d`
-/// and `matmul_t(a, g, A)`: the GPT's shapes (the packed kernel's 24-wide tiles and the
-/// unpacked kernel's 16-wide ones), an inner size over one k-block (300), a product small
-/// enough for the exact kernel, with NaN, ±∞ and ±0 in d; on one thread and on two. A `d`
-/// of another shape is a `Shape` error.
+/// `matmul_vjp_2d_post` (a linear layer's VJP with the op after it folded into `∂a`, a
+/// companion's `retro_matmul_derivata` / `retro_matmul_adde`) gives the bits of
+/// `matmul_t(g, b, B) ⊙ d` / `r + matmul_t(g, b, B)` and `matmul_t(a, g, A)`: the GPT's
+/// shapes (the packed kernel's 24-wide tiles and the unpacked kernel's 16-wide ones), an
+/// inner size over one k-block (300), a product small enough for the exact kernel, with
+/// NaN, ±∞ and ±0 in d and r; on one thread and on two. A `d` of another shape is a
+/// `Shape` error; an `r` that broadcasts is added as `add` would.
 #[test]
-fn scaled_matmul_vjp_equals_the_product_then_multiply() {
+fn matmul_vjp_with_post_equals_the_product_then_the_op() {
+    use tensor::VjpPost;
     let shapes = [
         (1024, 256, 64),
         (1024, 64, 256),
@@ -619,25 +621,29 @@ fn scaled_matmul_vjp_equals_the_product_then_multiply() {
             normal(seed + 1, &[k, n], 1.0),
             normal(seed + 2, &[m, n], 1.0),
         );
-        let mut dv = normal(seed + 3, &[m, k], 1.0).data().to_vec();
+        let mut vv = normal(seed + 3, &[m, k], 1.0).data().to_vec();
         for (j, v) in [f64::NAN, f64::INFINITY, -f64::INFINITY, -0.0, 0.0]
             .into_iter()
             .enumerate()
         {
-            dv[(j * 101) % (m * k)] = v;
+            vv[(j * 101) % (m * k)] = v;
         }
-        let d = Tensor::from_flat(dv, &[m, k]).unwrap();
+        let v = Tensor::from_flat(vv, &[m, k]).unwrap();
         for threads in [1, 2] {
             let before = tensor::set_threads(threads);
-            let (ga, gb) = tensor::matmul_vjp_2d_scaled(&a, &b, &g, Some(&d)).unwrap();
             let product = tensor::matmul_t(&g, &b, tensor::Trans::B).unwrap();
-            let want_a = tensor::mul(&product, &d).unwrap();
             let want_b = tensor::matmul_t(&a, &g, tensor::Trans::A).unwrap();
+            for (post, want_a) in [
+                (VjpPost::Scale(&v), tensor::mul(&product, &v).unwrap()),
+                (VjpPost::AddTo(&v), tensor::add(&v, &product).unwrap()),
+            ] {
+                let (ga, gb) = tensor::matmul_vjp_2d_post(&a, &b, &g, Some(post)).unwrap();
+                let at = format!("{post:?}: {m}×{k}×{n}, {threads} thread(s)");
+                assert_eq!(ga.shape(), &[m, k], "{at}");
+                assert!(bits(&ga) == bits(&want_a), "∂a, {at}");
+                assert!(bits(&gb) == bits(&want_b), "∂b, {at}");
+            }
             tensor::set_threads(before);
-            let at = format!("{m}×{k}×{n}, {threads} thread(s)");
-            assert_eq!(ga.shape(), &[m, k], "{at}");
-            assert!(bits(&ga) == bits(&want_a), "∂a ⊙ d, {at}");
-            assert!(bits(&gb) == bits(&want_b), "∂b, {at}");
         }
     }
     let (a, b, g) = (
@@ -645,10 +651,16 @@ fn scaled_matmul_vjp_equals_the_product_then_multiply() {
         normal(2, &[20, 30], 1.0),
         normal(3, &[300, 30], 1.0),
     );
+    let row = normal(5, &[20], 1.0);
     for threads in [1, 2] {
         let before = tensor::set_threads(threads);
-        let r = tensor::matmul_vjp_2d_scaled(&a, &b, &g, Some(&normal(4, &[300, 21], 1.0)));
-        tensor::set_threads(before);
+        let other = normal(4, &[300, 21], 1.0);
+        let r = tensor::matmul_vjp_2d_post(&a, &b, &g, Some(tensor::VjpPost::Scale(&other)));
         assert!(matches!(r, Err(e) if e.kind == K::Shape));
+        let (ga, _) =
+            tensor::matmul_vjp_2d_post(&a, &b, &g, Some(tensor::VjpPost::AddTo(&row))).unwrap();
+        let product = tensor::matmul_t(&g, &b, tensor::Trans::B).unwrap();
+        assert!(bits(&ga) == bits(&tensor::add(&row, &product).unwrap()));
+        tensor::set_threads(before);
     }
 }

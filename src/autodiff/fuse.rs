@@ -1,31 +1,28 @@
-//! Fusion in a generated companion (docs/autodiff.md § Fusion): the reverse sweep of
-//! `lineare(x.gelu(), w, b)` — the MLP of a transformer block — is
+//! Fusion in a generated companion (docs/autodiff.md § Fusion): an op that consumes
+//! the first part of a linear layer's VJP folds into the product, whose GEMM kernel
+//! then applies it to each block of `∂a` while the block is in cache instead of a pass
+//! of its own over whole matrices. Two consumers, each with the bits of the fused op
+//! defined as the product followed by it:
 //!
 //! ```text
-//! %t = op retro_matmul(%h, %w, %g)      (∂h, ∂w)
+//! %t = op retro_matmul(%h, %w, %g)        (∂h, ∂w)
 //! %x = index %t[0]
 //! …
-//! %d = index %p[1]                      (GELU's kept derivative)
-//! %o = op retro_gelu_derivata(%x, %d)   ∂h ⊙ d
+//! %d = index %p[1]                        GELU's kept derivative
+//! %o = op retro_gelu_derivata(%x, %d)     ∂h ⊙ d: the MLP's GELU backward
 //! ```
 //!
-//! and becomes
+//! becomes `%t = op retro_matmul_derivata(%h, %w, %g, %d)` (with `%d` moved up when it
+//! was below) and `%o = index %t[0]`; and `%o = op addita(%r, %x)` — a cotangent summed
+//! with the one before, as the input of the attention's three projections gets —
+//! becomes `%t = op retro_matmul_adde(%h, %w, %g, %r)`, `%o = index %t[0]`.
 //!
-//! ```text
-//! %d = index %p[1]                      (moved up, if it was below)
-//! %t = op retro_matmul_derivata(%h, %w, %g, %d)
-//! …
-//! %o = index %t[0]
-//! ```
-//!
-//! so the GEMM kernel multiplies each block of `∂h` by `d` while it is in cache instead
-//! of a pass of its own over three matrices — with the same bits (`retro_matmul_derivata`
-//! is defined as that product then `⊙`). Rewritten only where nothing else can tell:
-//! `%t`, `%x`, `%o` and `%d` are each written once in the whole companion, `%x` is read
-//! only by the GELU step, `%t` only by `index %t[0]` (once) and `index %t[1]`, the three
-//! statements are in one block in that order, and `%d` is known before the product —
-//! written earlier in the block, a parameter, or an `index`/field read placed between
-//! the two whose operands nothing in between writes (then it moves up). Loop bodies are
+//! Rewritten only where nothing else can tell: `%t`, `%x`, `%o` and the extra operand
+//! are each written once in the whole companion, `%x` is read only by the consumer,
+//! `%t` only by `index %t[0]` (once) and `index %t[1]`, the three statements are in one
+//! block in that order, and the extra operand is known before the product — written
+//! earlier in the block, a parameter, or an `index`/field read placed between the two
+//! whose operands nothing in between writes (then it moves up). Loop bodies are
 //! rewritten too (the layers of a model run in an `itera`).
 
 use rustc_hash::FxHashMap;
@@ -35,7 +32,7 @@ use crate::ir::ops::Op;
 use crate::ir::visit::{child_blocks, child_blocks_mut, rhs_operands, stmt_operands};
 use crate::ir::*;
 
-/// Fuses every qualifying GELU step of `body` into the product before it.
+/// Fuses every qualifying consumer of a product's `∂a` in `body` into the product.
 pub(crate) fn fuse(params: u32, body: &mut Block) {
     let facts = Facts::of(params, body);
     fuse_block(body, &facts);
@@ -107,15 +104,23 @@ struct Plan {
     product: usize,
     /// `%x = index %t[0]`
     part: usize,
-    /// `%o = op retro_gelu_derivata(%x, %d)`
-    gelu: usize,
-    /// `%d`'s definition, when it has to move above the product.
+    /// `%o = op consumer(…)`
+    consumer: usize,
+    /// The extra operand's definition, when it has to move above the product.
     hoist: Option<usize>,
     /// `%t`
     tuple: Slot,
-    /// `%d`
-    d: Operand,
+    /// The fused op and its extra operand.
+    fused: Op,
+    extra: Operand,
 }
+
+/// A consumer of `∂a` that folds into the product: the consumer op, the position of
+/// `∂a` among its two operands (the other is the extra operand), the fused op.
+const CONSUMERS: [(Op, usize, Op); 2] = [
+    (Op::RetroGeluDerivata, 0, Op::RetroMatMulDerivata),
+    (Op::Addita, 1, Op::RetroMatMulAdde),
+];
 
 fn fuse_block(b: &mut Block, f: &Facts) {
     while let Some(plan) = find(b, f) {
@@ -134,61 +139,69 @@ fn let_dst(st: &Stmt) -> Option<Slot> {
 }
 
 fn find(b: &Block, f: &Facts) -> Option<Plan> {
-    let stmts = &b.stmts;
-    for (gelu, st) in stmts.iter().enumerate() {
-        let Stmt::Let {
-            dst: o,
-            rhs: Rhs::Op(Op::RetroGeluDerivata, args),
-            ..
-        } = st
-        else {
-            continue;
-        };
-        let [Operand::Slot(x), Operand::Slot(d)] = args.as_slice() else {
-            continue;
-        };
-        if !f.single(*o) || !f.single(*x) || f.reads(*x) != 1 || !f.single(*d) {
-            continue;
-        }
-        let Some(part) = stmts[..gelu].iter().position(|s| let_dst(s) == Some(*x)) else {
-            continue;
-        };
-        let Stmt::Let {
-            rhs: Rhs::Index(Operand::Slot(t), Operand::Const(Const::Int(0))),
-            ..
-        } = &stmts[part]
-        else {
-            continue;
-        };
-        let only_parts =
-            f.part_reads(*t, 0) == 1 && f.reads(*t) == f.part_reads(*t, 0) + f.part_reads(*t, 1);
-        if !f.single(*t) || !only_parts {
-            continue;
-        }
-        let Some(product) = stmts[..part].iter().position(
-            |s| matches!(s, Stmt::Let { dst, rhs: Rhs::Op(Op::RetroMatMul, _), .. } if dst == t),
-        ) else {
-            continue;
-        };
-        let hoist = match stmts.iter().position(|s| let_dst(s) == Some(*d)) {
-            None if d.0 < f.params => None,
-            Some(j) if j < product => None,
-            Some(j) if j > product && j < gelu && movable(&stmts[product..j], &stmts[j]) => Some(j),
-            _ => continue,
-        };
-        return Some(Plan {
-            product,
-            part,
-            gelu,
-            hoist,
-            tuple: *t,
-            d: Operand::Slot(*d),
-        });
-    }
-    None
+    b.stmts
+        .iter()
+        .enumerate()
+        .find_map(|(i, st)| CONSUMERS.iter().find_map(|&c| plan(b, f, i, st, c)))
 }
 
-/// Whether `def` (the derivative's definition) can run before `between` instead of
+/// The rewrite of consumer `c` at statement `consumer`, if it applies.
+fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, c: (Op, usize, Op)) -> Option<Plan> {
+    let (op, at, fused) = c;
+    let stmts = &b.stmts;
+    let Stmt::Let {
+        dst: o,
+        rhs: Rhs::Op(found, args),
+        ..
+    } = st
+    else {
+        return None;
+    };
+    let (Operand::Slot(x), Operand::Slot(e)) = (args.get(at)?, args.get(1 - at)?) else {
+        return None;
+    };
+    if *found != op || args.len() != 2 {
+        return None;
+    }
+    if !f.single(*o) || !f.single(*x) || f.reads(*x) != 1 || !f.single(*e) || x == e {
+        return None;
+    }
+    let part = stmts[..consumer]
+        .iter()
+        .position(|s| let_dst(s) == Some(*x))?;
+    let Stmt::Let {
+        rhs: Rhs::Index(Operand::Slot(t), Operand::Const(Const::Int(0))),
+        ..
+    } = &stmts[part]
+    else {
+        return None;
+    };
+    let only_parts =
+        f.part_reads(*t, 0) == 1 && f.reads(*t) == f.part_reads(*t, 0) + f.part_reads(*t, 1);
+    if !f.single(*t) || !only_parts {
+        return None;
+    }
+    let product = stmts[..part].iter().position(
+        |s| matches!(s, Stmt::Let { dst, rhs: Rhs::Op(Op::RetroMatMul, _), .. } if dst == t),
+    )?;
+    let hoist = match stmts.iter().position(|s| let_dst(s) == Some(*e)) {
+        None if e.0 < f.params => None,
+        Some(j) if j < product => None,
+        Some(j) if j > product && j < consumer && movable(&stmts[product..j], &stmts[j]) => Some(j),
+        _ => return None,
+    };
+    Some(Plan {
+        product,
+        part,
+        consumer,
+        hoist,
+        tuple: *t,
+        fused,
+        extra: Operand::Slot(*e),
+    })
+}
+
+/// Whether `def` (the extra operand's definition) can run before `between` instead of
 /// after: a read of a part or field that none of those statements writes the operands
 /// of.
 fn movable(between: &[Stmt], def: &Stmt) -> bool {
@@ -214,10 +227,11 @@ fn apply(b: &mut Block, plan: Plan) {
     let Plan {
         product,
         part,
-        gelu,
+        consumer,
         hoist,
         tuple,
-        d,
+        fused,
+        extra,
     } = plan;
     let old = std::mem::take(&mut b.stmts);
     let mut moved = hoist.map(|j| old[j].clone());
@@ -233,14 +247,14 @@ fn apply(b: &mut Block, plan: Plan) {
                 span,
             } if i == product => {
                 stmts.extend(moved.take());
-                args.push(d.clone());
+                args.push(extra.clone());
                 stmts.push(Stmt::Let {
                     dst,
-                    rhs: Rhs::Op(Op::RetroMatMulDerivata, args),
+                    rhs: Rhs::Op(fused, args),
                     span,
                 });
             }
-            Stmt::Let { dst, span, .. } if i == gelu => stmts.push(Stmt::Let {
+            Stmt::Let { dst, span, .. } if i == consumer => stmts.push(Stmt::Let {
                 dst,
                 rhs: Rhs::Index(Operand::Slot(tuple), Operand::Const(Const::Int(0))),
                 span,

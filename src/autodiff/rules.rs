@@ -446,6 +446,7 @@ fn op_rule(
         | Op::RetroPars
         | Op::RetroMatMul
         | Op::RetroMatMulDerivata
+        | Op::RetroMatMulAdde
         | Op::RetroAttentioPondera
         | Op::RetroAttentioApplica
         | Op::RetroAttentio => {

@@ -433,33 +433,60 @@ pub fn positive(x: &Tensor) -> TResult<Tensor> {
     Tensor::from_flat(out, x.shape())
 }
 
-/// `a.retro_matmul_derivata(b, g, d)`: [`matmul`]'s cotangents with `∂a` multiplied
-/// elementwise by `d` — the bits of `retro_gelu_derivata(matmul(a, b, g).0, d)`, which a
-/// companion's GELU backward after a linear layer becomes (src/autodiff/fuse.rs). A
-/// batched `a` times one matrix goes to the GEMM kernel, which multiplies `∂a` block by
-/// block; other ranks multiply afterwards.
-pub fn matmul_scaled(a: &Tensor, b: &Tensor, g: &Tensor, d: &Tensor) -> TResult<(Tensor, Tensor)> {
-    if d.shape() != a.shape() {
-        return Err(TensorError::shape(format!(
-            "retro_matmul_derivata: the derivative {} does not match the operand {}",
-            k::fmt_shape(d.shape()),
-            k::fmt_shape(a.shape())
-        )));
+/// [`matmul`]'s cotangents with `post` applied to `∂a`: `a.retro_matmul_derivata(b, g,
+/// d)` (`∂a ⊙ d`, `d` of `a`'s shape) and `a.retro_matmul_adde(b, g, r)` (`r + ∂a`, as
+/// `addita`) — the bits of the separate op after `retro_matmul`, which a companion's
+/// GELU backward and cotangent sums after a linear layer become (src/autodiff/fuse.rs).
+/// A batched `a` times one matrix, or a 2-D product, goes to the GEMM kernel, which
+/// applies the operation block by block; other ranks (and an `r` that broadcasts) apply
+/// it afterwards.
+pub fn matmul_post(
+    a: &Tensor,
+    b: &Tensor,
+    g: &Tensor,
+    post: k::VjpPost,
+) -> TResult<(Tensor, Tensor)> {
+    let (k::VjpPost::Scale(t) | k::VjpPost::AddTo(t)) = post;
+    match post {
+        k::VjpPost::Scale(d) if d.shape() != a.shape() => {
+            return Err(TensorError::shape(format!(
+                "retro_matmul_derivata: the derivative {} does not match the operand {}",
+                k::fmt_shape(d.shape()),
+                k::fmt_shape(a.shape())
+            )));
+        }
+        k::VjpPost::AddTo(r) if k::broadcast_shapes(r.shape(), a.shape()).is_err() => {
+            return Err(TensorError::shape(format!(
+                "retro_matmul_adde: the addend {} does not broadcast with the operand {}",
+                k::fmt_shape(r.shape()),
+                k::fmt_shape(a.shape())
+            )));
+        }
+        _ => {}
     }
+    let same = t.shape() == a.shape();
     match (a.rank(), b.rank()) {
-        (ra, 2) if ra >= 3 => {
+        (ra, 2) if ra >= 3 && same => {
             let (kd, nd) = (b.shape()[0], b.shape()[1]);
             let rows = a.numel() / kd.max(1);
             let af = k::reshape(a, &[rows, kd])?;
             let gf = k::reshape(g, &[rows, nd])?;
-            let df = k::reshape(d, &[rows, kd])?;
-            let (ga, gb) = k::matmul_vjp_2d_scaled(&af, b, &gf, Some(&df))?;
+            let tf = k::reshape(t, &[rows, kd])?;
+            let post = match post {
+                k::VjpPost::Scale(_) => k::VjpPost::Scale(&tf),
+                k::VjpPost::AddTo(_) => k::VjpPost::AddTo(&tf),
+            };
+            let (ga, gb) = k::matmul_vjp_2d_post(&af, b, &gf, Some(post))?;
             Ok((k::reshape(&ga, a.shape())?, gb))
         }
-        (2, 2) => k::matmul_vjp_2d_scaled(a, b, g, Some(d)),
+        (2, 2) => k::matmul_vjp_2d_post(a, b, g, Some(post)),
         _ => {
             let (ga, gb) = matmul(a, b, g)?;
-            Ok((k::mul(&ga, d)?, gb))
+            let ga = match post {
+                k::VjpPost::Scale(d) => k::mul(&ga, d)?,
+                k::VjpPost::AddTo(r) => k::add(r, &ga)?,
+            };
+            Ok((ga, gb))
         }
     }
 }

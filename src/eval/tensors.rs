@@ -452,8 +452,13 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
             return Ok(tensor_tuple([ga, gb]));
         }
-        Op::RetroMatMulDerivata => {
-            let (ga, gb) = kr(retro::matmul_scaled(t(0)?, t(1)?, t(2)?, t(3)?))?;
+        Op::RetroMatMulDerivata | Op::RetroMatMulAdde => {
+            let post = if op == Op::RetroMatMulDerivata {
+                k::VjpPost::Scale(t(3)?)
+            } else {
+                k::VjpPost::AddTo(t(3)?)
+            };
+            let (ga, gb) = kr(retro::matmul_post(t(0)?, t(1)?, t(2)?, post))?;
             return Ok(tensor_tuple([ga, gb]));
         }
         Op::AttentioPondera => kr(k::attention_weights(t(0)?, t(1)?, heads(op, a[2])?))?,

@@ -146,6 +146,9 @@ ops! {
     // backward `retro_gelu_derivata(∂a, d)` that follows it in a companion folded in
     // (src/autodiff/fuse.rs)
     RetroMatMulDerivata = "retro_matmul_derivata", 4;
+    // `a.retro_matmul_adde(b, g, r)` = (r + ∂a, ∂b): `retro_matmul` with the cotangent sum
+    // `addita(r, ∂a)` that follows it folded in (src/autodiff/fuse.rs)
+    RetroMatMulAdde = "retro_matmul_adde", 4;
     // `g.retro_attentio_pondera(p, q, k, capita)` → (∂q, ∂k);
     // `g.retro_attentio_applica(p, v)` → (∂p, ∂v)
     RetroAttentioPondera = "retro_attentio_pondera", 5;
@@ -193,6 +196,7 @@ impl Op {
             Op::RetroLaminatio | Op::AdamwPassus | Op::RetroAttentio => OpResult::Triple,
             Op::RetroMatMul
             | Op::RetroMatMulDerivata
+            | Op::RetroMatMulAdde
             | Op::RetroAttentioPondera
             | Op::RetroAttentioApplica
             | Op::GeluCumDerivata

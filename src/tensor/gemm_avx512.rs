@@ -30,7 +30,7 @@
 //! never change a result; only KC does, and it is a constant.
 
 pub(crate) use super::matmul::Strides;
-use super::matmul::Tri;
+use super::matmul::{Post, Tri};
 use std::arch::x86_64::{
     __m512d, _mm512_add_pd, _mm512_fmadd_pd, _mm512_load_pd, _mm512_loadu_pd, _mm512_set1_pd,
     _mm512_setzero_pd, _mm512_storeu_pd, _mm_prefetch, _MM_HINT_T0,
@@ -103,15 +103,15 @@ unsafe impl Sync for SendPtr {}
 /// `threads` threads (rows or columns of `c`
 /// split into blocks of whole tiles). Returns `false` (leaving `c` untouched) when the CPU lacks
 /// AVX-512F or a packing buffer cannot be allocated; the caller then uses
-/// another kernel. The result does not depend on `threads`. With `scale` (an `m×n`
-/// matrix, row stride n), each element of `c` is that of the product times the
-/// element of the same place, rounded once — what a separate `⊙` pass would give,
-/// done while the block of `c` is still in cache.
+/// another kernel. The result does not depend on `threads`. With `post` (its matrix
+/// `m×n`, row stride n), each element of `c` is that of the product with the
+/// [`Post`] operation applied, rounded once — what a separate pass would give, done
+/// while the block of `c` is still in cache.
 ///
 /// # Safety
 /// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
-/// writes during the call and that do not overlap `a` or `b`; `scale`, when given,
-/// addresses `m·n` readable f64.
+/// writes during the call and that do not overlap `a` or `b`; `post`'s matrix, when
+/// given, addresses `m·n` readable f64.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm(
     m: usize,
@@ -123,7 +123,7 @@ pub(super) unsafe fn gemm(
     sb: Strides,
     c: *mut f64,
     threads: usize,
-    scale: Option<*const f64>,
+    post: Option<Post>,
 ) -> bool {
     assert!(a.len() >= m * k && b.len() >= k * n);
     // Every addressed element must lie inside its slice.
@@ -135,12 +135,12 @@ pub(super) unsafe fn gemm(
         return true;
     }
     if k == 0 {
-        // SAFETY: c addresses m·n writable elements, scale m·n readable ones (the
-        // caller's contract).
+        // SAFETY: c addresses m·n writable elements, post's matrix m·n readable ones
+        // (the caller's contract).
         unsafe {
             std::ptr::write_bytes(c, 0, m * n);
-            if let Some(d) = scale {
-                scale_rows(m, n, c, n, d);
+            if let Some(p) = post {
+                p.rows(m, n, c, n);
             }
         }
         return true;
@@ -152,9 +152,8 @@ pub(super) unsafe fn gemm(
         let blocks = t.min(m.div_ceil(MR));
         let per = m.div_ceil(blocks).div_ceil(MR) * MR;
         let (ap, cp) = (SendPtr(a.as_ptr().cast_mut()), SendPtr(c));
-        let dp = scale.map(|d| SendPtr(d.cast_mut()));
         let run = |i: usize| {
-            let (ap, cp, dp) = (ap, cp, dp);
+            let (ap, cp) = (ap, cp);
             let s = i * per;
             let w = per.min(m - s);
             // SAFETY: AVX-512F is present; rows [s, s+w) of a (strides sa: offsets
@@ -162,9 +161,9 @@ pub(super) unsafe fn gemm(
             // between blocks, row stride n) are this block's; b is only read.
             unsafe {
                 let a_rows = std::slice::from_raw_parts(ap.0.add(s * sa.row), a.len() - s * sa.row);
-                let d = dp.map(|d| d.0.add(s * n).cast_const());
+                let p = post.map(|p| p.at(s * n));
                 let c = cp.0.add(s * n);
-                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, c, n, Tri::Full, d)
+                super::gemm_small::gemm(w, n, k, a_rows, sa, b, sb, c, n, Tri::Full, p)
             };
         };
         if blocks <= 1 {
@@ -175,7 +174,7 @@ pub(super) unsafe fn gemm(
         return true;
     }
     // SAFETY: as this function requires.
-    unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t, scale) }
+    unsafe { gemm_packed(m, n, k, a, sa, b, sb, c, t, post) }
 }
 
 /// The product [`gemm`] on one thread computes with the unpacked kernel (same bits),
@@ -215,7 +214,7 @@ pub(super) unsafe fn gemm_unpacked_into(
 }
 
 /// [`gemm`] through packed panels and the 8×24 kernel (any k), for `m, n, k ≥ 1`;
-/// `scale` as there.
+/// `post` as there.
 ///
 /// # Safety
 /// As [`gemm`].
@@ -230,7 +229,7 @@ pub(super) unsafe fn gemm_packed(
     sb: Strides,
     c: *mut f64,
     threads: usize,
-    scale: Option<*const f64>,
+    post: Option<Post>,
 ) -> bool {
     if !available() {
         return false;
@@ -260,9 +259,8 @@ pub(super) unsafe fn gemm_packed(
         SendPtr(a.as_ptr().cast_mut()),
         SendPtr(b.as_ptr().cast_mut()),
     );
-    let dp = scale.map(|d| SendPtr(d.cast_mut()));
     let run = move |i: usize, buf: &mut Buffers| {
-        let (cp, ap, bp, dp) = (cp, ap, bp, dp);
+        let (cp, ap, bp) = (cp, ap, bp);
         let s = i * per;
         let w = per.min(total - s);
         // SAFETY: AVX-512F is present (checked above). Block i covers rows
@@ -285,7 +283,7 @@ pub(super) unsafe fn gemm_packed(
                     cp.0.add(s * n),
                     n,
                     buf,
-                    dp.map(|d| d.0.add(s * n).cast_const()),
+                    post.map(|p| p.at(s * n)),
                 )
             } else {
                 gemm_block(
@@ -299,7 +297,7 @@ pub(super) unsafe fn gemm_packed(
                     cp.0.add(s),
                     n,
                     buf,
-                    dp.map(|d| d.0.add(s).cast_const()),
+                    post.map(|p| p.at(s)),
                 )
             }
         }
@@ -346,8 +344,9 @@ impl Buffers {
 /// `sa`, `b` a `k×n` one with strides `sb`, `c` an `m×n` one with row stride
 /// `ldc`, none written by anyone else during the call, `c` not overlapping
 /// `a` or `b`; `buf` was reserved by `Buffers::reserve(m', n', k)` with `m' ≥ m`,
-/// `n' ≥ n`. `k ≥ 1`. `scale`, when given, addresses an `m×n` matrix of row stride
-/// `ldc` that each finished row strip of `c` is multiplied by (after the last k-block).
+/// `n' ≥ n`. `k ≥ 1`. `post`'s matrix, when given, addresses an `m×n` matrix of row
+/// stride `ldc`; each finished row strip of `c` gets its operation (after the last
+/// k-block).
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f")]
 unsafe fn gemm_block(
@@ -361,7 +360,7 @@ unsafe fn gemm_block(
     c: *mut f64,
     ldc: usize,
     buf: &mut Buffers,
-    scale: Option<*const f64>,
+    post: Option<Post>,
 ) {
     let (pa, pb) = (buf.a.ptr(), buf.b.ptr());
     for jc in (0..n).step_by(NC) {
@@ -396,36 +395,14 @@ unsafe fn gemm_block(
                             }
                         }
                     }
-                    if let (Some(d), true) = (scale, last) {
+                    if let (Some(p), true) = (post, last) {
                         let at = (ic + ir) * ldc + jc;
                         // SAFETY: rows [ic+ir, ic+ir+mr), columns [jc, jc+nc) are
-                        // finished in c and inside the scale matrix (same layout).
-                        unsafe { scale_rows(mr, nc, c.add(at), ldc, d.add(at)) };
+                        // finished in c and inside post's matrix (same layout).
+                        unsafe { p.at(at).rows(mr, nc, c.add(at), ldc) };
                     }
                 }
             }
-        }
-    }
-}
-
-/// `c[i][j] ← c[i][j]·d[i][j]` for the `rows×cols` matrices at `c` and `d` (row stride
-/// `ld` both): IEEE products, as `multiplica` forms them.
-///
-/// # Safety
-/// `c` addresses `rows×cols` writable f64 of row stride `ld`, `d` as many readable
-/// ones, not overlapping.
-#[target_feature(enable = "avx512f")]
-unsafe fn scale_rows(rows: usize, cols: usize, c: *mut f64, ld: usize, d: *const f64) {
-    for i in 0..rows {
-        // SAFETY: row i's cols elements of each (as required).
-        let (cr, dr) = unsafe {
-            (
-                std::slice::from_raw_parts_mut(c.add(i * ld), cols),
-                std::slice::from_raw_parts(d.add(i * ld), cols),
-            )
-        };
-        for (x, &y) in cr.iter_mut().zip(dr) {
-            *x *= y;
         }
     }
 }
@@ -738,11 +715,13 @@ mod tests {
         }
     }
 
-    /// With a scale matrix, every thread split (rows or columns of `c`, the unpacked
-    /// kernel's row blocks) and k-blocking stores the product's bits times the scale's,
-    /// rounded once — NaN, ±∞ and ±0 scales included; k = 0 gives `0 · scale`.
+    /// With a post operation, every thread split (rows or columns of `c`, the unpacked
+    /// kernel's row blocks) and k-blocking stores the product's bits times the matrix's
+    /// (`Mul`) or the matrix's plus them (`Add`), rounded once — NaN, ±∞ and ±0 in the
+    /// matrix included; k = 0 gives `0 · v` and `v + 0`.
     #[test]
-    fn scaled_products_equal_the_product_then_multiply() {
+    fn post_operations_equal_the_product_then_the_op() {
+        use super::super::matmul::PostOp;
         if !available() {
             return;
         }
@@ -754,27 +733,31 @@ mod tests {
         ];
         for &(m, n, k) in &shapes {
             let (a, b) = (lcg(3, m * k), lcg(4, k * n));
-            let mut d = lcg(5, m * n);
+            let mut v = lcg(5, m * n);
             let specials = [f64::NAN, f64::INFINITY, -f64::INFINITY, -0.0, 0.0, 1e300];
-            for (i, &v) in specials.iter().enumerate() {
-                d[(i * 7919) % (m * n)] = v;
+            for (i, &x) in specials.iter().enumerate() {
+                v[(i * 7919) % (m * n)] = x;
             }
             let (sa, sb) = (Strides::rows(k), Strides::rows(n));
             let mut plain = vec![0.0; m * n];
             assert!(safe_gemm(m, n, k, &a, sa, &b, sb, &mut plain, 1));
-            let want: Vec<u64> = plain
-                .iter()
-                .zip(&d)
-                .map(|(x, y)| (x * y).to_bits())
-                .collect();
-            for t in [1, 2, 3] {
-                let mut c = vec![0.0; m * n];
-                // SAFETY: c holds m·n elements, d as many.
-                assert!(unsafe {
-                    gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), t, Some(d.as_ptr()))
-                });
-                let got: Vec<u64> = c.iter().map(|x| x.to_bits()).collect();
-                assert!(got == want, "{m}×{n}×{k} on {t} thread(s)");
+            for op in [PostOp::Mul, PostOp::Add] {
+                let want: Vec<u64> = plain
+                    .iter()
+                    .zip(&v)
+                    .map(|(&x, &y)| match op {
+                        PostOp::Mul => (x * y).to_bits(),
+                        PostOp::Add => (y + x).to_bits(),
+                    })
+                    .collect();
+                let post = Some(Post { op, m: v.as_ptr() });
+                for t in [1, 2, 3] {
+                    let mut c = vec![0.0; m * n];
+                    // SAFETY: c holds m·n elements, v as many.
+                    assert!(unsafe { gemm(m, n, k, &a, sa, &b, sb, c.as_mut_ptr(), t, post) });
+                    let got: Vec<u64> = c.iter().map(|x| x.to_bits()).collect();
+                    assert!(got == want, "{op:?}, {m}×{n}×{k} on {t} thread(s)");
+                }
             }
         }
     }

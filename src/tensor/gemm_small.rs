@@ -17,7 +17,7 @@
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 
-use super::matmul::{Strides, Tri};
+use super::matmul::{Post, PostOp, Strides, Tri};
 
 /// Largest `n` of a product [`gemm`] takes: a k-block (k ≤ 256) of `b` stays in L2
 /// without packing while the rows of `a` stream past it.
@@ -38,15 +38,15 @@ thread_local! {
 /// `c = a·b` for `a` (`m×k`, strides `sa`), `b` (`k×n`, strides `sb`), `c` (`m×n` at
 /// `c` with row stride `ldc` ≥ n, every element written — but those [`Tri::LowerOut`]
 /// leaves out —, need not be initialised), on this thread; `tri` as [`Tri`] says.
-/// With `scale`, each element is stored times the element of the same place in that
-/// `m×n` matrix (row stride `ldc`), rounded once: the bits of the product, then `⊙`.
+/// With `post`, each element is stored as [`Post`] says (its matrix `m×n`, row stride
+/// `ldc`), rounded once: the bits of the product, then that operation.
 /// The caller checks AVX-512F and `1 ≤ k ≤ KC`.
 ///
 /// # Safety
 /// AVX-512F is available; `a` and `b` hold every element their strides address;
 /// `c` addresses the `m×n` matrix of row stride `ldc` (writable f64 that nothing else
-/// accesses during the call and that do not overlap `a` or `b`); so does `scale` (read
-/// only) when given.
+/// accesses during the call and that do not overlap `a` or `b`); so does `post`'s matrix
+/// (read only) when given.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm(
     m: usize,
@@ -59,7 +59,7 @@ pub(super) unsafe fn gemm(
     c: *mut f64,
     ldc: usize,
     tri: Tri,
-    scale: Option<*const f64>,
+    post: Option<Post>,
 ) {
     let geo = Geometry {
         n,
@@ -67,7 +67,7 @@ pub(super) unsafe fn gemm(
         sa,
         ldc,
         tri,
-        scale,
+        post,
     };
     if sb.col == 1 {
         // SAFETY: as this function requires; rows of b are contiguous.
@@ -130,8 +130,8 @@ struct Geometry {
     sa: Strides,
     ldc: usize,
     tri: Tri,
-    /// The matrix (row stride `ldc`) each stored element is multiplied by.
-    scale: Option<*const f64>,
+    /// What each element gets before it is stored.
+    post: Option<Post>,
 }
 
 /// Every row block of `c`: eight rows at a time, then the remaining 1–7.
@@ -188,7 +188,7 @@ unsafe fn rows<const R: usize>(
         sa,
         ldc,
         tri,
-        scale,
+        post,
     } = g;
     let last = i0 + R;
     // Terms every row of the block takes (`before`, `after`) and, for LowerA / UpperA,
@@ -256,14 +256,22 @@ unsafe fn rows<const R: usize>(
             }
         }
         every_row!(after.clone());
-        if let Some(d) = scale {
+        if let Some(Post { op, m: d }) = post {
             for (r, row) in acc.iter_mut().enumerate() {
-                // SAFETY: lanes j0..j0+w of row i0 + r are inside the scale matrix (as
-                // c's); masked-off lanes are not read.
-                unsafe {
+                // SAFETY: lanes j0..j0+w of row i0 + r are inside the post matrix (laid
+                // out as c); masked-off lanes are not read.
+                let v = unsafe {
                     let dp = d.wrapping_add((i0 + r) * ldc + j0);
-                    row[0] = _mm512_mul_pd(row[0], _mm512_maskz_loadu_pd(m0, dp));
-                    row[1] = _mm512_mul_pd(row[1], _mm512_maskz_loadu_pd(m1, dp.wrapping_add(8)));
+                    [
+                        _mm512_maskz_loadu_pd(m0, dp),
+                        _mm512_maskz_loadu_pd(m1, dp.wrapping_add(8)),
+                    ]
+                };
+                for (x, v) in row.iter_mut().zip(v) {
+                    *x = match op {
+                        PostOp::Mul => _mm512_mul_pd(*x, v),
+                        PostOp::Add => _mm512_add_pd(v, *x),
+                    };
                 }
             }
         }

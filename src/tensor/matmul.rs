@@ -21,6 +21,7 @@
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
 
 use super::elementwise::{broadcast_shapes, SendPtr};
+pub(crate) use super::matmul_vjp::{Post, PostOp};
 use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
 
 /// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
@@ -109,99 +110,6 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
 /// transposed must have rank ≥ 2.
 pub fn matmul_t(a: &Tensor, b: &Tensor, t: Trans) -> TResult<Tensor> {
     matmul_mode(a, b, Mode::Auto, t)
-}
-
-/// The two products of the VJP of a 2-D `a · b` (`a` `m×k`, `b` `k×n`) for the
-/// cotangent `g` (`m×n`): `(g · bᵀ, aᵀ · g)`, i.e. `(matmul_t(g, b, B), matmul_t(a, g,
-/// A))` with their bits. Both have the same work `m·n·k`; when it takes the GEMM kernel
-/// and this thread may use several threads, the two run side by side, each whole on
-/// one thread (instead of one after the other, each split in two): nothing to
-/// synchronise inside them, and each core reads its own product's operands. Shapes
-/// that do not fit give `matmul_t`'s errors.
-pub fn matmul_vjp_2d(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
-    matmul_vjp_2d_scaled(a, b, g, None)
-}
-
-/// [`matmul_vjp_2d`] with `∂a` multiplied elementwise by `d` (`a`'s shape): `(g · bᵀ
-/// ⊙ d, aᵀ · g)`, the bits of `mul(matmul_t(g, b, B), d)` — for the GELU backward after
-/// a linear layer (a companion's `retro_matmul_derivata`), where the GEMM kernel
-/// multiplies each block of `∂a` while it is still in cache instead of a pass of its
-/// own over both matrices. A `d` of another shape is an error.
-pub fn matmul_vjp_2d_scaled(
-    a: &Tensor,
-    b: &Tensor,
-    g: &Tensor,
-    d: Option<&Tensor>,
-) -> TResult<(Tensor, Tensor)> {
-    let apart = |a: &Tensor, b: &Tensor, g: &Tensor| {
-        let ga = matmul_t(g, b, Trans::B)?;
-        let ga = match d {
-            Some(d) => super::gelu_backward_derivata(&ga, d)?,
-            None => ga,
-        };
-        Ok((ga, matmul_t(a, g, Trans::A)?))
-    };
-    let (&[m, k], &[k2, n], &[gm, gn]) = (a.shape(), b.shape(), g.shape()) else {
-        return apart(a, b, g);
-    };
-    let work = (m * n).saturating_mul(k);
-    let d_fits = d.is_none_or(|d| d.shape() == [m, k]);
-    if k != k2 || (gm, gn) != (m, n) || work <= EXACT_MATMUL_MAX_WORK || !d_fits {
-        return apart(a, b, g);
-    }
-    let (mut da, mut db) = (super::alloc(m * k)?, super::alloc(k * n)?);
-    // SAFETY: each GEMM below writes every element of its output.
-    let (pa, pb) = unsafe { (SendPtr(da.assume_filled()), SendPtr(db.assume_filled())) };
-    let (ad, bd, gd) = (a.data(), b.data(), g.data());
-    let dd = d.map(Tensor::data);
-    let product = |i: usize| {
-        // SAFETY: m, n, k ≥ 1 (work > 0); the strides address the stored m×n, k×n and
-        // m×k matrices (d: m×k, checked above); each output is written by this call
-        // alone.
-        unsafe {
-            if i == 0 {
-                // g (m×n) · bᵀ (n×k), b stored k×n
-                gemm_fast_scaled(
-                    m,
-                    k,
-                    n,
-                    gd,
-                    Strides::rows(n),
-                    bd,
-                    Strides::transposed(n),
-                    pa.get(),
-                    dd,
-                )
-            } else {
-                // aᵀ (k×m) · g (m×n), a stored m×k
-                gemm_fast(
-                    k,
-                    n,
-                    m,
-                    ad,
-                    Strides::transposed(k),
-                    gd,
-                    Strides::rows(n),
-                    pb.get(),
-                )
-            }
-        }
-    };
-    if super::threads() < 2 {
-        // The products `matmul_t` would form, one after the other.
-        product(0);
-        product(1);
-    } else {
-        super::pool::run_blocks(2, &|i| {
-            let before = super::set_threads(1);
-            product(i);
-            super::set_threads(before);
-        });
-    }
-    Ok((
-        Tensor::from_parts([m, k], da),
-        Tensor::from_parts([k, n], db),
-    ))
 }
 
 /// `a · b` always with the exact in-order kernel.
@@ -566,17 +474,17 @@ pub(super) unsafe fn gemm_fast(
     c: *mut f64,
 ) {
     // SAFETY: as this function requires.
-    unsafe { gemm_fast_scaled(m, n, k, a, sa, b, sb, c, None) }
+    unsafe { gemm_fast_post(m, n, k, a, sa, b, sb, c, None) }
 }
 
-/// [`gemm_fast`], then `c ⊙= scale` (an `m×n` row-major matrix) with the bits of a
-/// separate `multiplica`: on the AVX-512 kernel row strip by row strip as they are
-/// finished, elsewhere in one pass afterwards.
+/// [`gemm_fast`] with a [`Post`] operation on every element (its matrix `m×n`,
+/// row-major), with the bits of a separate pass: on the AVX-512 kernel row strip by row
+/// strip as they are finished, elsewhere in one pass afterwards.
 ///
 /// # Safety
-/// As [`gemm_fast`]; `scale` holds at least `m·n` elements.
+/// As [`gemm_fast`]; the post matrix holds at least `m·n` elements.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn gemm_fast_scaled(
+pub(super) unsafe fn gemm_fast_post(
     m: usize,
     n: usize,
     k: usize,
@@ -585,12 +493,13 @@ pub(super) unsafe fn gemm_fast_scaled(
     b: &[f64],
     sb: Strides,
     c: *mut f64,
-    scale: Option<&[f64]>,
+    post: Option<(PostOp, &[f64])>,
 ) {
     const PAR_MIN_WORK: usize = 1 << 21;
-    if let Some(d) = scale {
-        assert!(d.len() >= m * n);
+    if let Some((_, v)) = post {
+        assert!(v.len() >= m * n);
     }
+    let post = post.map(|(op, v)| Post { op, m: v.as_ptr() });
     #[cfg(target_arch = "x86_64")]
     {
         let t = if m * n * k < PAR_MIN_WORK {
@@ -598,20 +507,18 @@ pub(super) unsafe fn gemm_fast_scaled(
         } else {
             super::threads()
         };
-        let d = scale.map(<[f64]>::as_ptr);
-        // SAFETY: c as this function requires; d addresses m·n elements (asserted).
-        if unsafe { super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t, d) } {
+        // SAFETY: c as this function requires; post's matrix holds m·n elements
+        // (asserted).
+        if unsafe { super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t, post) } {
             return;
         }
     }
     // SAFETY: as this function requires.
     unsafe { gemm_other(m, n, k, a, sa, b, sb, c) };
-    if let Some(d) = scale {
-        // SAFETY: c holds the m·n elements just written (as required).
-        let c = unsafe { std::slice::from_raw_parts_mut(c, m * n) };
-        for (x, &y) in c.iter_mut().zip(d) {
-            *x *= y;
-        }
+    if let Some(p) = post {
+        // SAFETY: c holds the m·n elements just written (as required), p's matrix as
+        // many.
+        unsafe { p.rows(m, n, c, n) };
     }
 }
 

@@ -28,6 +28,7 @@ mod gemm_small;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ln_lanes;
 mod matmul;
+mod matmul_vjp;
 mod nn;
 mod optim;
 mod pool;
@@ -52,10 +53,8 @@ pub(crate) use elementwise::{build, build_from, gelu_vjp, SendPtr};
 pub use error::{TResult, TensorError, TensorErrorKind};
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
-pub use matmul::{
-    matmul, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d, matmul_vjp_2d_scaled, Trans,
-    EXACT_MATMUL_MAX_WORK,
-};
+pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
+pub use matmul_vjp::{matmul_vjp_2d, matmul_vjp_2d_post, VjpPost};
 pub use nn::{
     causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
     log_softmax, softmax,
