@@ -20,7 +20,7 @@ fn companions_pass_the_check() {
     assert_eq!(code, 0, "{out}");
     for f in [
         "mse", "lin", "activ", "norma", "attentio", "scalaris", "bcast", "causalis", "mlp",
-        "mlp_bis",
+        "mlp_bis", "residua",
     ] {
         assert!(
             out.lines().any(|l| l.starts_with(f) && l.ends_with("yes")),

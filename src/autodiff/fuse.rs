@@ -1,7 +1,7 @@
 //! Fusion in a generated companion (docs/autodiff.md § Fusion): an op that consumes
-//! the first part of a linear layer's VJP folds into the product, whose GEMM kernel
-//! then applies it to each block of `∂a` while the block is in cache instead of a pass
-//! of its own over whole matrices. Two consumers, each with the bits of the fused op
+//! the first part of a linear layer's (or a layernorm's) VJP folds into it, which then
+//! applies it to each block of `∂a` while the block is in cache instead of a pass of its
+//! own over whole matrices. Two consumers, each with the bits of the fused op
 //! defined as the product followed by it:
 //!
 //! ```text
@@ -15,7 +15,9 @@
 //! becomes `%t = op retro_matmul_derivata(%h, %w, %g, %d)` (with `%d` moved up when it
 //! was below) and `%o = index %t[0]`; and `%o = op addita(%r, %x)` — a cotangent summed
 //! with the one before, as the input of the attention's three projections gets —
-//! becomes `%t = op retro_matmul_adde(%h, %w, %g, %r)`, `%o = index %t[0]`.
+//! becomes `%t = op retro_matmul_adde(%h, %w, %g, %r)`, `%o = index %t[0]`. The same sum
+//! after a layernorm's VJP (a residual around it) folds into `retro_laminatio_adde`,
+//! which adds `r` to each group of rows of `∂x` as soon as they are written.
 //!
 //! Rewritten only where nothing else can tell: `%t`, `%x`, `%o` and the extra operand
 //! are each written once in the whole companion, `%x` is read only by the consumer,
@@ -115,11 +117,18 @@ struct Plan {
     extra: Operand,
 }
 
-/// A consumer of `∂a` that folds into the product: the consumer op, the position of
-/// `∂a` among its two operands (the other is the extra operand), the fused op.
-const CONSUMERS: [(Op, usize, Op); 2] = [
-    (Op::RetroGeluDerivata, 0, Op::RetroMatMulDerivata),
-    (Op::Addita, 1, Op::RetroMatMulAdde),
+/// A consumer of a VJP's first part that folds into it: the consumer op, the position
+/// of the part among its two operands (the other is the extra operand), the VJP op, the
+/// fused op.
+const CONSUMERS: [(Op, usize, Op, Op); 3] = [
+    (
+        Op::RetroGeluDerivata,
+        0,
+        Op::RetroMatMul,
+        Op::RetroMatMulDerivata,
+    ),
+    (Op::Addita, 1, Op::RetroMatMul, Op::RetroMatMulAdde),
+    (Op::Addita, 1, Op::RetroLaminatio, Op::RetroLaminatioAdde),
 ];
 
 fn fuse_block(b: &mut Block, f: &Facts) {
@@ -146,8 +155,8 @@ fn find(b: &Block, f: &Facts) -> Option<Plan> {
 }
 
 /// The rewrite of consumer `c` at statement `consumer`, if it applies.
-fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, c: (Op, usize, Op)) -> Option<Plan> {
-    let (op, at, fused) = c;
+fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, c: (Op, usize, Op, Op)) -> Option<Plan> {
+    let (op, at, producer, fused) = c;
     let stmts = &b.stmts;
     let Stmt::Let {
         dst: o,
@@ -176,13 +185,13 @@ fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, c: (Op, usize, Op)) ->
     else {
         return None;
     };
-    let only_parts =
-        f.part_reads(*t, 0) == 1 && f.reads(*t) == f.part_reads(*t, 0) + f.part_reads(*t, 1);
+    let parts: u32 = (0..3).map(|i| f.part_reads(*t, i)).sum();
+    let only_parts = f.part_reads(*t, 0) == 1 && f.reads(*t) == parts;
     if !f.single(*t) || !only_parts {
         return None;
     }
     let product = stmts[..part].iter().position(
-        |s| matches!(s, Stmt::Let { dst, rhs: Rhs::Op(Op::RetroMatMul, _), .. } if dst == t),
+        |s| matches!(s, Stmt::Let { dst, rhs: Rhs::Op(p, _), .. } if dst == t && *p == producer),
     )?;
     let hoist = match stmts.iter().position(|s| let_dst(s) == Some(*e)) {
         None if e.0 < f.params => None,
@@ -243,7 +252,7 @@ fn apply(b: &mut Block, plan: Plan) {
         match st {
             Stmt::Let {
                 dst,
-                rhs: Rhs::Op(Op::RetroMatMul, mut args),
+                rhs: Rhs::Op(_, mut args),
                 span,
             } if i == product => {
                 stmts.extend(moved.take());

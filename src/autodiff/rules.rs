@@ -436,6 +436,7 @@ fn op_rule(
         | Op::RetroSoftmaxCausalis
         | Op::RetroLogSoftmax
         | Op::RetroLaminatio
+        | Op::RetroLaminatioAdde
         | Op::RetroGelu
         | Op::RetroGeluDerivata
         | Op::RetroGeluPerExp

@@ -73,6 +73,32 @@ pub fn layernorm(
     eps: f64,
     gamma: &Tensor,
 ) -> TResult<(Tensor, Tensor, Tensor)> {
+    layernorm_adde(g, x, eps, gamma, None)
+}
+
+/// [`layernorm`] with `∂x` added to `r` (`addita(r, ∂x)`, the bits of the separate op):
+/// `g.retro_laminatio_adde(x, eps, γ, r)`, which a companion's cotangent sum after a
+/// layernorm becomes (src/autodiff/fuse.rs). An `r` of `x`'s shape is added to each
+/// group of rows as soon as it is written; one that broadcasts, in a pass afterwards.
+pub fn layernorm_adde(
+    g: &Tensor,
+    x: &Tensor,
+    eps: f64,
+    gamma: &Tensor,
+    addend: Option<&Tensor>,
+) -> TResult<(Tensor, Tensor, Tensor)> {
+    if let Some(r) = addend.filter(|r| r.shape() != x.shape()) {
+        if k::broadcast_shapes(r.shape(), x.shape()).is_err() {
+            return Err(TensorError::shape(format!(
+                "retro_laminatio_adde: the addend {} does not broadcast with the operand {}",
+                k::fmt_shape(r.shape()),
+                k::fmt_shape(x.shape())
+            )));
+        }
+        let (gx, gg, gb) = layernorm(g, x, eps, gamma)?;
+        return Ok((k::add(r, &gx)?, gg, gb));
+    }
+    let rd = addend.map(Tensor::data);
     check_same("retro_laminatio", g, x)?;
     let d = last_dim("retro_laminatio", x)?;
     if gamma.shape() != [d] {
@@ -101,6 +127,17 @@ pub fn layernorm(
             // disjoint from every other block's; `stats` outlives the call.
             let st = unsafe { std::slice::from_raw_parts_mut(sp.get().add(2 * r0), 2 * n) };
             let (xb, gb) = (&xd[r0 * d..(r0 + n) * d], &gd[r0 * d..(r0 + n) * d]);
+            // `o ← r + o` for rows [r, r + o.len()/d) of this block, just written.
+            let add = |r: usize, o: &mut [std::mem::MaybeUninit<f64>]| {
+                if let Some(rd) = rd {
+                    let (from, len) = ((r0 + r) * d, o.len());
+                    for (o, &v) in o.iter_mut().zip(&rd[from..from + len]) {
+                        // SAFETY: the rows of `o` were written just before.
+                        let x = unsafe { o.assume_init() };
+                        o.write(v + x);
+                    }
+                }
+            };
             let mut r = 0;
             let mut dst = dst;
             // Eight rows in AVX-512 lanes where the CPU has them (the same bits, see
@@ -121,6 +158,7 @@ pub fn layernorm(
                             &mut st[2 * r..],
                         )
                     };
+                    add(r, o);
                     r += k::ln_lanes::ROWS;
                 }
                 dst = &mut dst[r * d..];
@@ -136,11 +174,13 @@ pub fn layernorm(
                     o,
                     &mut st[2 * r..],
                 );
+                add(r, o);
                 r += LN_GROUP;
             }
             for o in groups.into_remainder().chunks_exact_mut(d) {
                 let rs = r * d..(r + 1) * d;
                 ln_backward_rows::<1>(&xb[rs.clone()], &gb[rs], gm, eps, o, &mut st[2 * r..]);
+                add(r, o);
                 r += 1;
             }
         })?
@@ -604,6 +644,43 @@ mod tests {
             let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(gg.data()), bits(&gg1));
             assert_eq!(bits(gb.data()), bits(&gb1));
+        }
+    }
+
+    /// `layernorm_adde` gives `addita(r, ∂x)` and layernorm's ∂γ, ∂β bit for bit: rows in
+    /// lane groups, lockstep groups and single rows, on one and on two threads, NaN, ±∞
+    /// and ±0 in r; an r that broadcasts (a row) is added as `add` would; one that does
+    /// not broadcast is a shape error.
+    #[test]
+    fn layernorm_with_an_addend_adds_after_the_rows() {
+        let bits = |t: &Tensor| t.data().iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for (rows, d, threads) in [(7, 13, 1), (21, 13, 1), (9, 1, 1), (1100, 64, 2)] {
+            let mut rng = k::SplitMix64::new(17);
+            let x = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
+            let g = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
+            let gamma = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
+            let mut rv = rng
+                .normal_tensor(&[rows, d], 0.0, 1.0)
+                .unwrap()
+                .data()
+                .to_vec();
+            for (i, v) in [f64::NAN, f64::INFINITY, -0.0, 0.0].into_iter().enumerate() {
+                rv[(i * 5) % (rows * d)] = v;
+            }
+            let r = Tensor::from_flat(rv, &[rows, d]).unwrap();
+            let row = rng.normal_tensor(&[d], 0.0, 1.0).unwrap();
+            k::set_threads(threads);
+            let (gx, gg, gb) = layernorm(&g, &x, 1e-5, &gamma).unwrap();
+            for addend in [&r, &row] {
+                let (fx, fg, fb) = layernorm_adde(&g, &x, 1e-5, &gamma, Some(addend)).unwrap();
+                let at = format!("{rows}×{d}, addend {:?}", addend.shape());
+                assert!(bits(&fx) == bits(&k::add(addend, &gx).unwrap()), "{at}");
+                assert!(bits(&fg) == bits(&gg) && bits(&fb) == bits(&gb), "{at}");
+            }
+            let other = rng.normal_tensor(&[rows + 1, d], 0.0, 1.0).unwrap();
+            let e = layernorm_adde(&g, &x, 1e-5, &gamma, Some(&other)).unwrap_err();
+            assert_eq!(e.kind, k::TensorErrorKind::Shape);
+            k::set_threads(0);
         }
     }
 }

@@ -429,8 +429,19 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         }
         Op::RetroSoftmax => kr(retro::softmax(t(0)?, t(1)?))?,
         Op::RetroLogSoftmax => kr(retro::log_softmax(t(0)?, t(1)?))?,
-        Op::RetroLaminatio => {
-            let (gx, gg, gb) = kr(retro::layernorm(t(0)?, t(1)?, num(op, a[2])?, t(3)?))?;
+        Op::RetroLaminatio | Op::RetroLaminatioAdde => {
+            let addend = if op == Op::RetroLaminatioAdde {
+                Some(t(4)?)
+            } else {
+                None
+            };
+            let (gx, gg, gb) = kr(retro::layernorm_adde(
+                t(0)?,
+                t(1)?,
+                num(op, a[2])?,
+                t(3)?,
+                addend,
+            ))?;
             return Ok(tensor_tuple([gx, gg, gb]));
         }
         Op::AdamwPassus => {

@@ -127,6 +127,9 @@ ops! {
     RetroSoftmaxCausalis = "retro_softmax_causalis", 3;
     RetroLogSoftmax = "retro_log_softmax", 2;
     RetroLaminatio = "retro_laminatio", 4;
+    // `g.retro_laminatio_adde(x, eps, γ, r)` = (r + ∂x, ∂γ, ∂β): the cotangent sum
+    // `addita(r, ∂x)` after it folded in (src/autodiff/fuse.rs)
+    RetroLaminatioAdde = "retro_laminatio_adde", 5;
     RetroGelu = "retro_gelu", 2;
     // GELU for a companion's forward sweep, which keeps the derivative for the
     // backward: `p = x.gelu_cum_derivata()` (the pair (gelu(x), gelu'(x)), one pass),
@@ -193,7 +196,9 @@ impl Op {
             Op::Magnitudines => OpResult::IntList,
             Op::Planata => OpResult::FloatList,
             Op::Numerus => OpResult::Int,
-            Op::RetroLaminatio | Op::AdamwPassus | Op::RetroAttentio => OpResult::Triple,
+            Op::RetroLaminatio | Op::RetroLaminatioAdde | Op::AdamwPassus | Op::RetroAttentio => {
+                OpResult::Triple
+            }
             Op::RetroMatMul
             | Op::RetroMatMulDerivata
             | Op::RetroMatMulAdde
