@@ -232,7 +232,7 @@ impl Kernel {
         }
         // SAFETY: the strides address elements of a and b only (asserted; m, n, k ≥ 1
         // for every call here), and c is an exclusive m·n slice.
-        unsafe { gemm_fast(m, n, k, ad, sa, bd, sb, c.as_mut_ptr()) }
+        unsafe { gemm_fast(m, n, k, ad, sa, bd, sb, c.as_mut_ptr(), None) }
     }
 
     /// [`Kernel::product`] written into the `m×n` matrix at `out` of row stride `ldc`

@@ -28,6 +28,9 @@ use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError}
 /// exact in-order kernel (32·32·64).
 pub const EXACT_MATMUL_MAX_WORK: usize = 1 << 16;
 
+/// One 2-D product is split over threads from this many multiply-adds.
+const PAR_MIN_WORK: usize = 1 << 21;
+
 /// Batched products split their batch over threads from this many multiply-adds.
 const PAR_MIN_BATCHED_WORK: usize = 1 << 20;
 
@@ -335,7 +338,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                     };
                     // SAFETY: `od` addresses rows·n elements of `out`, written by no one
                     // else during this call and not overlapping a or b.
-                    unsafe { gemm_fast(rows, n, k, ad, sa, bd, sb, od) }
+                    unsafe { gemm_fast(rows, n, k, ad, sa, bd, sb, od, None) }
                 }
             };
             if !tr.a && bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
@@ -459,9 +462,14 @@ fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mu
 /// k-blocking whatever the split, so results do not depend on the thread
 /// count (tests/tensor_errors.rs and the gemm_avx512 unit tests check this).
 ///
+/// With `post`, a [`Post`] operation on every element (its matrix `m×n`, row-major),
+/// with the bits of a separate pass: on the AVX-512 kernel row strip by row strip as
+/// they are finished, elsewhere in one pass afterwards.
+///
 /// # Safety
 /// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
-/// writes during the call and that do not overlap `a` or `b`.
+/// writes during the call and that do not overlap `a` or `b`; the post matrix holds at
+/// least `m·n` elements.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gemm_fast(
     m: usize,
@@ -472,30 +480,8 @@ pub(super) unsafe fn gemm_fast(
     b: &[f64],
     sb: Strides,
     c: *mut f64,
-) {
-    // SAFETY: as this function requires.
-    unsafe { gemm_fast_post(m, n, k, a, sa, b, sb, c, None) }
-}
-
-/// [`gemm_fast`] with a [`Post`] operation on every element (its matrix `m×n`,
-/// row-major), with the bits of a separate pass: on the AVX-512 kernel row strip by row
-/// strip as they are finished, elsewhere in one pass afterwards.
-///
-/// # Safety
-/// As [`gemm_fast`]; the post matrix holds at least `m·n` elements.
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn gemm_fast_post(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f64],
-    sa: Strides,
-    b: &[f64],
-    sb: Strides,
-    c: *mut f64,
     post: Option<(PostOp, &[f64])>,
 ) {
-    const PAR_MIN_WORK: usize = 1 << 21;
     if let Some((_, v)) = post {
         assert!(v.len() >= m * n);
     }
@@ -513,61 +499,43 @@ pub(super) unsafe fn gemm_fast_post(
             return;
         }
     }
-    // SAFETY: as this function requires.
-    unsafe { gemm_other(m, n, k, a, sa, b, sb, c) };
-    if let Some(p) = post {
-        // SAFETY: c holds the m·n elements just written (as required), p's matrix as
-        // many.
-        unsafe { p.rows(m, n, c, n) };
-    }
-}
-
-/// [`gemm_fast`] where the AVX-512 kernel is not available: `matrixmultiply`.
-///
-/// # Safety
-/// As [`gemm_fast`].
-#[allow(clippy::too_many_arguments)]
-unsafe fn gemm_other(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f64],
-    sa: Strides,
-    b: &[f64],
-    sb: Strides,
-    c: *mut f64,
-) {
-    const PAR_MIN_WORK: usize = 1 << 21;
+    // Elsewhere matrixmultiply, on column blocks of c (multiples of 8 columns) above
+    // PAR_MIN_WORK.
     let t = super::threads().min(n / 8);
     if t <= 1 || m * n * k < PAR_MIN_WORK {
         assert!(a.len() >= m * k && b.len() >= k * n);
         // SAFETY: a and b hold their matrices whole (asserted), c as required; with
         // β = 0 matrixmultiply overwrites c without reading it.
-        return unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c, n) };
+        unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c, n) };
+    } else {
+        let per = n.div_ceil(t).div_ceil(8) * 8;
+        let cp = SendPtr(c);
+        let block = move |j0: usize| {
+            let cp = cp;
+            let w = per.min(n - j0);
+            // SAFETY: column blocks [j0, j0+w) are disjoint, so no two threads
+            // write the same element of c; a, b and c outlive the scope.
+            unsafe {
+                dgemm_raw(
+                    m,
+                    w,
+                    k,
+                    a.as_ptr(),
+                    sa,
+                    b.as_ptr().add(j0 * sb.col),
+                    sb,
+                    cp.0.add(j0),
+                    n,
+                )
+            }
+        };
+        super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
     }
-    // Split the columns of b and c into `t` blocks (multiples of 8 columns).
-    let per = n.div_ceil(t).div_ceil(8) * 8;
-    let cp = SendPtr(c);
-    let block = move |j0: usize| {
-        let cp = cp;
-        let w = per.min(n - j0);
-        // SAFETY: column blocks [j0, j0+w) are disjoint, so no two threads
-        // write the same element of c; a, b and c outlive the scope.
-        unsafe {
-            dgemm_raw(
-                m,
-                w,
-                k,
-                a.as_ptr(),
-                sa,
-                b.as_ptr().add(j0 * sb.col),
-                sb,
-                cp.0.add(j0),
-                n,
-            )
-        }
-    };
-    super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
+    if let Some(p) = post {
+        // SAFETY: c holds the m·n elements just written (as required), p's matrix as
+        // many.
+        unsafe { p.rows(m, n, c, n) };
+    }
 }
 
 /// `c[m×n] = a[m×k]·b[k×n]` with operand strides `sa`, `sb` and row stride `ldc`.

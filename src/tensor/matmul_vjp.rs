@@ -3,7 +3,7 @@
 //! ([`Post`]), which a companion's fused VJPs use (docs/autodiff.md § Fusion).
 
 use super::elementwise::SendPtr;
-use super::matmul::{gemm_fast, gemm_fast_post, matmul_t, Strides, Trans, EXACT_MATMUL_MAX_WORK};
+use super::matmul::{gemm_fast, matmul_t, Strides, Trans, EXACT_MATMUL_MAX_WORK};
 use super::{TResult, Tensor};
 
 /// What the GEMM kernels do with each finished element `c` of a product besides storing
@@ -131,7 +131,7 @@ pub fn matmul_vjp_2d_post(
         unsafe {
             if i == 0 {
                 // g (m×n) · bᵀ (n×k), b stored k×n
-                gemm_fast_post(
+                gemm_fast(
                     m,
                     k,
                     n,
@@ -153,6 +153,7 @@ pub fn matmul_vjp_2d_post(
                     gd,
                     Strides::rows(n),
                     pb.get(),
+                    None,
                 )
             }
         }
