@@ -473,29 +473,30 @@ pub fn positive(x: &Tensor) -> TResult<Tensor> {
     Tensor::from_flat(out, x.shape())
 }
 
-/// [`matmul`]'s cotangents with `post` applied to `∂a`: `a.retro_matmul_derivata(b, g,
-/// d)` (`∂a ⊙ d`, `d` of `a`'s shape) and `a.retro_matmul_adde(b, g, r)` (`r + ∂a`, as
-/// `addita`) — the bits of the separate op after `retro_matmul`, which a companion's
-/// GELU backward and cotangent sums after a linear layer become (src/autodiff/fuse.rs).
-/// A batched `a` times one matrix, or a 2-D product, goes to the GEMM kernel, which
-/// applies the operation block by block; other ranks (and an `r` that broadcasts) apply
-/// it afterwards.
+/// Both cotangents of `a · b` for operands whose ranks are known only at run time
+/// (`retro_matmul`): the products the static rule uses (`g · bᵀ`, `aᵀ · g`, outer
+/// products for the vector cases), reduced over broadcast batch axes. With `post`,
+/// that operation applied to `∂a`: `a.retro_matmul_derivata(b, g, d)` (`∂a ⊙ d`, `d` of
+/// `a`'s shape) and `a.retro_matmul_adde(b, g, r)` (`r + ∂a`, as `addita`) — the bits of
+/// the separate op after `retro_matmul`, which a companion's GELU backward and cotangent
+/// sums after a linear layer become (src/autodiff/fuse.rs). A batched `a` times one
+/// matrix, or a 2-D product, goes to the GEMM kernel, which applies the operation block
+/// by block; other ranks (and an `r` that broadcasts) apply it afterwards.
 pub fn matmul_post(
     a: &Tensor,
     b: &Tensor,
     g: &Tensor,
-    post: k::VjpPost,
+    post: Option<k::VjpPost>,
 ) -> TResult<(Tensor, Tensor)> {
-    let (k::VjpPost::Scale(t) | k::VjpPost::AddTo(t)) = post;
     match post {
-        k::VjpPost::Scale(d) if d.shape() != a.shape() => {
+        Some(k::VjpPost::Scale(d)) if d.shape() != a.shape() => {
             return Err(TensorError::shape(format!(
                 "retro_matmul_derivata: the derivative {} does not match the operand {}",
                 k::fmt_shape(d.shape()),
                 k::fmt_shape(a.shape())
             )));
         }
-        k::VjpPost::AddTo(r) if k::broadcast_shapes(r.shape(), a.shape()).is_err() => {
+        Some(k::VjpPost::AddTo(r)) if k::broadcast_shapes(r.shape(), a.shape()).is_err() => {
             return Err(TensorError::shape(format!(
                 "retro_matmul_adde: the addend {} does not broadcast with the operand {}",
                 k::fmt_shape(r.shape()),
@@ -504,38 +505,32 @@ pub fn matmul_post(
         }
         _ => {}
     }
-    let same = t.shape() == a.shape();
+    let fits = post.is_none_or(|p| p.tensor().shape() == a.shape());
     match (a.rank(), b.rank()) {
-        (ra, 2) if ra >= 3 && same => {
+        (ra, 2) if ra >= 3 && fits => {
+            // Batched activations times one matrix ([…, M, K] · [K, N]): ∂b is one
+            // product over every row, flat(a)ᵀ · flat(g) — not a batch of small
+            // products summed afterwards.
             let (kd, nd) = (b.shape()[0], b.shape()[1]);
             let rows = a.numel() / kd.max(1);
             let af = k::reshape(a, &[rows, kd])?;
             let gf = k::reshape(g, &[rows, nd])?;
-            let tf = k::reshape(t, &[rows, kd])?;
-            let post = match post {
-                k::VjpPost::Scale(_) => k::VjpPost::Scale(&tf),
-                k::VjpPost::AddTo(_) => k::VjpPost::AddTo(&tf),
-            };
-            let (ga, gb) = k::matmul_vjp_2d_post(&af, b, &gf, Some(post))?;
+            let tf = post
+                .map(|p| k::reshape(p.tensor(), &[rows, kd]))
+                .transpose()?;
+            let post = post.zip(tf.as_ref()).map(|(p, t)| p.with(t));
+            let (ga, gb) = k::matmul_vjp_2d_post(&af, b, &gf, post)?;
             Ok((k::reshape(&ga, a.shape())?, gb))
         }
-        (2, 2) => k::matmul_vjp_2d_post(a, b, g, Some(post)),
-        _ => {
-            let (ga, gb) = matmul(a, b, g)?;
+        (2, 2) => k::matmul_vjp_2d_post(a, b, g, post),
+        _ if post.is_some() => {
+            let (ga, gb) = matmul_post(a, b, g, None)?;
             let ga = match post {
-                k::VjpPost::Scale(d) => k::mul(&ga, d)?,
-                k::VjpPost::AddTo(r) => k::add(r, &ga)?,
+                Some(p) => p.apply(&ga)?,
+                None => ga,
             };
             Ok((ga, gb))
         }
-    }
-}
-
-/// Both cotangents of `a · b` for operands whose ranks are known only at run time:
-/// the products the static rule uses (`g · bᵀ`, `aᵀ · g`, outer products for the
-/// vector cases), reduced over broadcast batch axes.
-pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
-    match (a.rank(), b.rank()) {
         (1, 1) => {
             let gs = Tensor::scalar(g.item()?);
             Ok((k::mul(b, &gs)?, k::mul(a, &gs)?))
@@ -550,19 +545,6 @@ pub fn matmul(a: &Tensor, b: &Tensor, g: &Tensor) -> TResult<(Tensor, Tensor)> {
             let grow = k::reshape(g, &[1, g.numel()])?;
             Ok((k::matmul(b, g)?, k::matmul(&acol, &grow)?))
         }
-        (ra, 2) if ra >= 3 => {
-            // Batched activations times one matrix ([…, M, K] · [K, N]): ∂b is one
-            // product over every row, flat(a)ᵀ · flat(g) — not a batch of small
-            // products summed afterwards.
-            let kd = b.shape()[0];
-            let nd = b.shape()[1];
-            let rows = a.numel() / kd.max(1);
-            let af = k::reshape(a, &[rows, kd])?;
-            let gf = k::reshape(g, &[rows, nd])?;
-            let (ga, gb) = k::matmul_vjp_2d(&af, b, &gf)?;
-            Ok((k::reshape(&ga, a.shape())?, gb))
-        }
-        (2, 2) => k::matmul_vjp_2d(a, b, g),
         (ra, rb) if ra >= 2 && rb >= 2 => {
             let ga = k::matmul_t(g, b, k::Trans::B)?;
             let gb = k::matmul_t(a, g, k::Trans::A)?;

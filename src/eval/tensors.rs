@@ -459,15 +459,11 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             let (p, m, v) = kr(k::adamw_step(t(0)?, t(1)?, t(2)?, t(3)?, &coef))?;
             return Ok(tensor_tuple([p, m, v]));
         }
-        Op::RetroMatMul => {
-            let (ga, gb) = kr(retro::matmul(t(0)?, t(1)?, t(2)?))?;
-            return Ok(tensor_tuple([ga, gb]));
-        }
-        Op::RetroMatMulDerivata | Op::RetroMatMulAdde => {
-            let post = if op == Op::RetroMatMulDerivata {
-                k::VjpPost::Scale(t(3)?)
-            } else {
-                k::VjpPost::AddTo(t(3)?)
+        Op::RetroMatMul | Op::RetroMatMulDerivata | Op::RetroMatMulAdde => {
+            let post = match op {
+                Op::RetroMatMulDerivata => Some(k::VjpPost::Scale(t(3)?)),
+                Op::RetroMatMulAdde => Some(k::VjpPost::AddTo(t(3)?)),
+                _ => None,
             };
             let (ga, gb) = kr(retro::matmul_post(t(0)?, t(1)?, t(2)?, post))?;
             return Ok(tensor_tuple([ga, gb]));

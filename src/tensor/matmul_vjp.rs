@@ -88,6 +88,30 @@ pub enum VjpPost<'a> {
     AddTo(&'a Tensor),
 }
 
+impl<'a> VjpPost<'a> {
+    /// The tensor the operation reads.
+    pub fn tensor(self) -> &'a Tensor {
+        let (VjpPost::Scale(t) | VjpPost::AddTo(t)) = self;
+        t
+    }
+
+    /// The same operation reading `t` instead (a reshaped view of its tensor).
+    pub fn with(self, t: &Tensor) -> VjpPost<'_> {
+        match self {
+            VjpPost::Scale(_) => VjpPost::Scale(t),
+            VjpPost::AddTo(_) => VjpPost::AddTo(t),
+        }
+    }
+
+    /// The operation applied to a finished `∂a`, in a pass of its own.
+    pub fn apply(self, ga: &Tensor) -> TResult<Tensor> {
+        match self {
+            VjpPost::Scale(d) => super::gelu_backward_derivata(ga, d),
+            VjpPost::AddTo(r) => super::add(r, ga),
+        }
+    }
+}
+
 /// [`matmul_vjp_2d`] with `post` applied to `∂a`, the bits of the separate op after it
 /// (`gelu_backward_derivata(∂a, d)`, `add(r, ∂a)`): where the GEMM kernel forms `∂a` and
 /// the post tensor has its shape, each finished block of `∂a` gets the operation while
@@ -101,8 +125,7 @@ pub fn matmul_vjp_2d_post(
     let apart = |a: &Tensor, b: &Tensor, g: &Tensor| {
         let ga = matmul_t(g, b, Trans::B)?;
         let ga = match post {
-            Some(VjpPost::Scale(d)) => super::gelu_backward_derivata(&ga, d)?,
-            Some(VjpPost::AddTo(r)) => super::add(r, &ga)?,
+            Some(p) => p.apply(&ga)?,
             None => ga,
         };
         Ok((ga, matmul_t(a, g, Trans::A)?))
@@ -112,8 +135,8 @@ pub fn matmul_vjp_2d_post(
     };
     let work = (m * n).saturating_mul(k);
     let post = post.map(|p| match p {
-        VjpPost::Scale(d) => (PostOp::Mul, d),
-        VjpPost::AddTo(r) => (PostOp::Add, r),
+        VjpPost::Scale(_) => (PostOp::Mul, p.tensor()),
+        VjpPost::AddTo(_) => (PostOp::Add, p.tensor()),
     });
     let fits = post.is_none_or(|(_, t)| t.shape() == [m, k]);
     if k != k2 || (gm, gn) != (m, n) || work <= EXACT_MATMUL_MAX_WORK || !fits {
