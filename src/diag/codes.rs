@@ -67,6 +67,7 @@ codes! {
     SEM_UNINITIALISED = "SEM022", "a deferred binding read before it is assigned";
     SEM_SHAPE = "SEM023", "tensor shapes known at compile time that do not fit the operation";
     SEM_NOT_DIFFERENTIABLE = "SEM024", "a construct under `@ radix backward` that cannot be differentiated";
+    SEM_MISSING_RETURN = "SEM025", "a function with a result type whose body can reach its end without `redde`";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";
@@ -88,6 +89,7 @@ codes! {
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";
+    CLI_UNKNOWN_CODE = "CLI003", "`faber explain` given a code that is not in the catalogue";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

@@ -3,6 +3,7 @@
 
 pub mod codes;
 mod render;
+pub mod suggest;
 
 pub use codes::Code;
 pub use render::{render, render_one};
