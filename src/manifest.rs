@@ -1,4 +1,4 @@
-//! `faber.toml`, the package manifest (LANGUAGE.md §13).
+//! `faber.toml`, the package manifest (docs/cli.md).
 //!
 //! ```toml
 //! [package]

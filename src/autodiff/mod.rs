@@ -642,7 +642,7 @@ fn tree_read(g: &mut Gen, st: &mut Rev, container: &Operand, step: PlaceStep, gd
 }
 
 /// `ct[x] ← ct[x] + contribution` (the first contribution initialises it), so uses in
-/// source order q, k, v sum as `(g_v + g_k) + g_q` (AUTODIFF.md §1). Accumulators of
+/// source order q, k, v sum as `(g_v + g_k) + g_q` (docs/autodiff.md). Accumulators of
 /// `runtime` slots are updated in place.
 fn accumulate(g: &mut Gen, st: &mut Rev, x: Slot, contribution: Operand) {
     let ty = g.slots[x.0 as usize].ty.clone();

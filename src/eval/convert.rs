@@ -1,4 +1,4 @@
-//! `e ↦ T` (LANGUAGE.md §7.5), declared-type coercion (§6) and `e est T`.
+//! `e ↦ T` (docs/language.md § 6), declared-type coercion (§ 3) and `e est T`.
 //!
 //! A failed conversion is a *thrown* text message (`Fault::Throw`), which a
 //! `fac … cape` can catch; uncaught it becomes RUN005.

@@ -1,4 +1,4 @@
-//! The display form of values (LANGUAGE.md §11): what `nota`, templates and
+//! The display form of values (docs/language.md § 8): what `nota`, templates and
 //! `↦ textus` produce.
 //!
 //! Choices where §11 leaves room: map keys that are texts are `{:?}`-quoted, Int

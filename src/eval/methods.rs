@@ -1,4 +1,4 @@
-//! Built-in methods (LANGUAGE.md §9). Text indices count Unicode scalar values.
+//! Built-in methods (docs/language.md § 7). Text indices count Unicode scalar values.
 //!
 //! Choices: `sectio(a, b)` requires `0 ≤ a ≤ b ≤ len` (else RUN001); `detrahe()` on
 //! an empty list yields `nihil`; `dele(k)` yields whether the key was present;

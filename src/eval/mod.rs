@@ -1,7 +1,7 @@
 //! The evaluator: walks the Radix IR (`crate::ir`) directly.
 //!
 //! - [`value`]: 16-byte runtime values with `Rc` copy-on-write storage.
-//! - [`display`]: the exact `nota` display form (LANGUAGE.md §11).
+//! - [`display`]: the exact `nota` display form (docs/language.md § 8).
 //! - `ops`, `methods`, `convert`: operators, built-in methods (§9), `↦` / `est`.
 //! - `exec`: the machine — one contiguous value stack, a frame is a base offset
 //!   into it; calls, control flow, unwinding. `loops`: `itera`; `place`: writes

@@ -1,4 +1,4 @@
-//! Operators (LANGUAGE.md §7.3): arithmetic, comparison, logic, bitwise, shifts,
+//! Operators (docs/language.md § 6): arithmetic, comparison, logic, bitwise, shifts,
 //! indexing. Int op Int stays Int with checked arithmetic; a Float operand promotes
 //! both to IEEE f64.
 

@@ -1,5 +1,5 @@
 //! Kernels of the backward helper ops (`retro_*`) that generated companions call.
-//! Fused where AUTODIFF.md §1 gives a bit-exact recipe (softmax, layernorm, GELU,
+//! Fused where docs/autodiff.md gives a bit-exact recipe (softmax, layernorm, GELU,
 //! cross-entropy), so the generated code reproduces the reference gradients.
 
 use crate::tensor::{self as k, tanh_exp, TResult, Tensor, TensorError};
@@ -66,7 +66,7 @@ pub fn log_softmax(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
     Tensor::from_flat(out, x.shape())
 }
 
-/// Layer-norm backward (AUTODIFF.md §1): returns (∂x, ∂γ, ∂β).
+/// Layer-norm backward (docs/autodiff.md): returns (∂x, ∂γ, ∂β).
 pub fn layernorm(
     g: &Tensor,
     x: &Tensor,
@@ -563,8 +563,8 @@ pub fn matmul_post(
 mod tests {
     use super::*;
 
-    /// The layernorm backward against its recipe written out row by row (AUTODIFF.md
-    /// §1: x̂ = (x − mean)·inv, ∂γ = Σ x̂ ⊙ g and ∂β = Σ g over rows in order, ∂x =
+    /// The layernorm backward against its recipe written out row by row (docs/autodiff.md
+    /// rule table: x̂ = (x − mean)·inv, ∂γ = Σ x̂ ⊙ g and ∂β = Σ g over rows in order, ∂x =
     /// inv·(g⊙γ − Σ(g⊙γ)/d − x̂·Σ(g⊙γ⊙x̂)/d)): 7 rows (a lockstep group and a tail), and
     /// 1,100 rows of 64 on one and on two threads (the threaded paths).
     #[test]

@@ -1,6 +1,6 @@
 //! Runtime values. Every value is 16 bytes: scalars inline, everything else behind
 //! an `Rc` with copy-on-write (`Rc::make_mut`) so that binding and passing copy
-//! logically (LANGUAGE.md §8) while sharing storage until a mutation.
+//! logically (docs/language.md § 9) while sharing storage until a mutation.
 //!
 //! Heap payloads use thin pointers (`Rc<String>`, `Rc<Vec<_>>`) rather than fat
 //! `Rc<str>`/`Rc<[_]>`: a fat pointer plus the enum tag would make `Value` 24 bytes.

@@ -110,7 +110,7 @@ pub enum Prim {
     Binary(BinOp),
 }
 
-/// Built-in methods of lists, texts, maps, numbers and bytes (LANGUAGE.md §9),
+/// Built-in methods of lists, texts, maps, numbers and bytes (docs/language.md § 7),
 /// resolved from their Latin spelling at lowering time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
@@ -255,7 +255,7 @@ pub enum Rhs {
     Index(Operand, Operand),
     /// `e ↦ T`: fails (throws) when the conversion is impossible.
     Convert(Operand, Ty),
-    /// Declared-type coercion (LANGUAGE.md §6): an Int becomes a Float where the
+    /// Declared-type coercion (docs/language.md § 3): an Int becomes a Float where the
     /// declared type is a float type (`Ty::Float`), also element-wise for
     /// `Ty::List(Float)`; any other value passes through unchanged. Never fails.
     Coerce(Operand, Ty),

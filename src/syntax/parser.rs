@@ -162,7 +162,7 @@ fn unexpected(
                 format!("`{name}` is outside the subset faber supports"),
                 span,
             )
-            .with_hint("see LANGUAGE.md §1 for the supported subset");
+            .with_hint("docs/language.md § 10 lists what is not supported");
         }
         if name == "aliter" {
             return Diagnostic::error(

@@ -164,7 +164,7 @@ pub enum Raw {
     UnicodeSpace,
 }
 
-/// Upstream keywords of constructs outside our subset (LANGUAGE.md §1). They lex as
+/// Upstream keywords of constructs outside our subset (docs/language.md § 10). They lex as
 /// identifiers; the parser and the resolver name them when they cause an error.
 pub const OUT_WORDS: &[&str] = &[
     "discerne",
@@ -190,7 +190,7 @@ pub const OUT_WORDS: &[&str] = &[
     "aliter",
 ];
 
-/// Reserved words of the subset (LANGUAGE.md §3.1).
+/// Reserved words of the subset (docs/language.md § 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kw {
     Functio,

@@ -1,8 +1,8 @@
 //! Network kernels over the last axis: `activatio_softmax`, `log_softmax`,
 //! `laminatio` (LayerNorm), `crux_entropia` (probability targets),
 //! `crux_entropia_indices` (integer targets), plus `collige` (embedding
-//! gather) and `larva_causalis` (causal mask). Recipes follow AUTODIFF.md §1
-//! and §5 exactly; rows run in parallel above a size threshold (each row's
+//! gather) and `larva_causalis` (causal mask). Recipes follow docs/tensors.md
+//! exactly; rows run in parallel above a size threshold (each row's
 //! result depends only on that row).
 
 use std::mem::MaybeUninit;

@@ -4,7 +4,7 @@
 //! Orders are fixed and sequential so results never depend on threads:
 //! `summa` adds left to right starting from 0.0; axis reductions start from
 //! the first slice along the axis and add the others in index order (the
-//! column-sum recipe of AUTODIFF.md §1).
+//! column-sum recipe of docs/tensors.md).
 
 use std::mem::MaybeUninit;
 

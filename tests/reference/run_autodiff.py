@@ -5,7 +5,7 @@ Each function below mirrors one .fab program: the forward pass uses the tensor r
 (run_tensors.py: in-order sums, in-order matmul, mpmath-rounded tanh, the per-row softmax /
 layernorm / cross-entropy recipes of docs/tensors.md), and the gradients are WRITTEN BY HAND
 for each model — no autodiff library, nothing read from faber — with the recipes of
-/work/shared/docs/AUTODIFF.md §1 and docs/autodiff.md:
+docs/autodiff.md:
 
 * `media` backward: `g · (1/N)` filled (a multiplication by the rounded 1/N, not g/N);
 * `d ⊙ d`: two contributions `g ⊙ d`, summed;
@@ -22,7 +22,7 @@ for each model — no autodiff library, nothing read from faber — with the rec
   order q, k, v the total is `(g_v + g_k) + g_q`;
 * SGD update `p − (g · lr)`.
 
-Display follows LANGUAGE.md §11 (shortest round-trip, positional, `.0` when integral).
+Display follows docs/language.md § 8 (shortest round-trip, positional, `.0` when integral).
 
 Run with the bench venv (numpy, mpmath):
 

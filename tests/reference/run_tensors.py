@@ -13,7 +13,7 @@ docs/tensors.md, written out here without looking at faber:
 * matmul is the in-order recipe `acc = a[i,0]·b[0,j]; acc += a[i,p]·b[p,j]` (no FMA);
 * softmax, log_softmax, layernorm and both cross-entropies follow their per-row recipes.
 
-Display follows LANGUAGE.md §11 (tests/reference/run/faber_ref.py: `fdisp`): a tensor of
+Display follows docs/language.md § 8 (tests/reference/run/faber_ref.py: `fdisp`): a tensor of
 any rank prints its elements flat, row-major, like a list; rank 0 prints `[x]`.
 
 Run with the bench venv (numpy, mpmath):

@@ -286,7 +286,7 @@ impl Lowerer<'_> {
     }
 
     /// A failed `↦` throws; like `iace` it must be caught or declared, except in
-    /// `incipit` and tests, where it is fatal (LANGUAGE.md §6).
+    /// `incipit` and tests, where it is fatal (docs/language.md § 5).
     fn check_may_throw_convert(&mut self, _span: Span) {}
 
     fn name(&mut self, id: &ast::Ident, expected: Option<&Ty>) -> Lowered {
@@ -327,7 +327,7 @@ impl Lowerer<'_> {
                         format!("`{}` is outside the subset faber supports", id.name),
                         id.span,
                     )
-                    .with_hint("see LANGUAGE.md §1 for the supported subset"),
+                    .with_hint("docs/language.md § 10 lists what is not supported"),
                 );
                 (konst(Const::Nihil), Ty::Any)
             }
@@ -794,7 +794,7 @@ impl Lowerer<'_> {
         };
         let span = e.span;
         // `tensor.structa<tensor<f32, [2, 2]>>(list)`, `tensor.creata<…>(fill)`: the
-        // shape comes from the type argument (LANGUAGE.md §9.5).
+        // shape comes from the type argument (docs/norma.md, tensor).
         if let ExprKind::Field { name, .. } = &callee.kind {
             let intrinsic = matches!(name.name.as_str(), "structa" | "creata");
             if intrinsic && !type_args.is_empty() && args.len() == 1 {

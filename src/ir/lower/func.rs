@@ -1,5 +1,5 @@
 //! Per-function lowering state: slots, lexical scopes, the stack of blocks being
-//! emitted, and loop / `fac` nesting for the static checks of LANGUAGE.md §6.
+//! emitted, and loop / `fac` nesting for the static checks of docs/language.md § 5.
 
 use super::Lowerer;
 use crate::ir::*;

@@ -1,4 +1,4 @@
-"""Helpers that mirror Faber semantics (LANGUAGE.md §7.3, §11) in Python.
+"""Helpers that mirror Faber semantics (docs/language.md § 6, § 8) in Python.
 
 Used by ref.py to derive the expected stdout of tests/run/*.fab independently of faber.
 """
