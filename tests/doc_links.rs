@@ -303,7 +303,10 @@ fn no_file_refers_to_design_inputs_outside_the_repository() {
 
 #[test]
 fn slugs_follow_github() {
-    assert_eq!(slug("8. Display: what nota prints"), "8-display-what-nota-prints");
+    assert_eq!(
+        slug("8. Display: what nota prints"),
+        "8-display-what-nota-prints"
+    );
     assert_eq!(slug("faber.toml"), "fabertoml");
     assert_eq!(
         slug("Context rules (what keeps the grammar LR(1) without newlines)"),

@@ -121,10 +121,8 @@ fn examples(doc: &str) -> Result<Vec<Example>, String> {
 }
 
 fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "faber-docs-examples-{}-{tag}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("faber-docs-examples-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -187,7 +185,11 @@ fn language_reference_examples_run_as_documented() {
     let doc = "docs/language.md";
     let text = std::fs::read_to_string(doc).unwrap();
     let exs = examples(&text).unwrap_or_else(|e| panic!("{doc}: {e}"));
-    assert!(exs.len() >= 40, "expected the reference's examples, found {}", exs.len());
+    assert!(
+        exs.len() >= 40,
+        "expected the reference's examples, found {}",
+        exs.len()
+    );
     let dir = scratch_dir("language");
     let failures: Vec<String> = exs
         .iter()
@@ -250,7 +252,10 @@ fn extractor_reads_modes_and_following_output() {
     assert_eq!(exs[0].source, "incipit { nota 1 }\n");
     assert_eq!(exs[0].expected_stdout.as_deref(), Some("1\n"));
     assert_eq!(exs[1].mode, Mode::Run { exit: 3 });
-    assert_eq!(exs[1].expected_stdout, None, "prose separates the text block");
+    assert_eq!(
+        exs[1].expected_stdout, None,
+        "prose separates the text block"
+    );
     assert_eq!(exs[2].mode, Mode::Check);
     assert_eq!(exs[3].mode, Mode::Error("LEX006".into()));
 }
@@ -259,7 +264,10 @@ fn extractor_reads_modes_and_following_output() {
 fn extractor_rejects_a_fab_block_without_mode() {
     let err = examples("```fab\nincipit { nota 1 }\n```\n").unwrap_err();
     assert!(err.contains("needs a mode"), "{err}");
-    assert!(examples("```fab run\nincipit {}\n").is_err(), "unclosed fence");
+    assert!(
+        examples("```fab run\nincipit {}\n").is_err(),
+        "unclosed fence"
+    );
     assert!(examples("```fab run exit=x\nincipit {}\n```\n").is_err());
 }
 
