@@ -54,6 +54,19 @@ fn constant_is_used(constant: &str) -> bool {
 /// The sentence an entry for a code that faber never reports must contain.
 const NOT_REPORTED: &str = "faber does not report this code";
 
+/// Codes without an example whose constant src/ still names, each with the reason
+/// no input reaches it.
+const UNREACHABLE: &[(&str, &str)] = &[(
+    "PARSE003",
+    "src/syntax/parser.rs converts lalrpop's ParseError::ExtraToken, which the \
+     generated LR(1) parser never returns: a token after the last item is unexpected",
+)];
+
+/// `text` with every run of whitespace made one space (entries wrap their lines).
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[test]
 fn every_code_has_exactly_one_entry_and_every_entry_a_code() {
     let entries = entries::all();
@@ -100,12 +113,13 @@ fn entries_say_how_to_fix_and_codes_without_example_are_unused() {
             }
             None => {
                 assert!(
-                    e.text.contains(NOT_REPORTED),
+                    words(&e.text).contains(NOT_REPORTED),
                     "{}: no `## Example` and no `{NOT_REPORTED}`",
                     e.code
                 );
+                let excused = UNREACHABLE.iter().any(|(c, _)| *c == e.code);
                 assert!(
-                    !used,
+                    !used || excused,
                     "{}: src/ now reports this code; write its `## Example`",
                     e.code
                 );
