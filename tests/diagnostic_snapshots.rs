@@ -25,7 +25,11 @@ fn every_sem_and_run_diagnostic_renders_as_snapshotted() {
             continue;
         }
         count += 1;
-        let out = entries::execute(&format!("{}-snapshot", e.code), &example.files, &example.args);
+        let out = entries::execute(
+            &format!("{}-snapshot", e.code),
+            &example.files,
+            &example.args,
+        );
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let description = format!(
             "faber {} (docs/explain/{}.md), exit {:?}",

@@ -75,10 +75,17 @@ fn every_code_has_exactly_one_entry_and_every_entry_a_code() {
     let missing: Vec<_> = want.difference(&have).collect();
     let extra: Vec<_> = have.difference(&want).collect();
     assert!(missing.is_empty(), "codes without an entry: {missing:?}");
-    assert!(extra.is_empty(), "entries for codes not in the catalogue: {extra:?}");
+    assert!(
+        extra.is_empty(),
+        "entries for codes not in the catalogue: {extra:?}"
+    );
     for e in &entries {
         let code = codes::lookup(&e.code).unwrap();
-        assert_eq!(e.title, code.summary, "{}: title differs from the catalogue", e.code);
+        assert_eq!(
+            e.title, code.summary,
+            "{}: title differs from the catalogue",
+            e.code
+        );
         // The embedded copy is the file (the table in src/diag/explain.rs).
         assert_eq!(
             faber::diag::explain::entry(code.id),
@@ -97,7 +104,11 @@ fn entries_say_how_to_fix_and_codes_without_example_are_unused() {
         let used = constant_is_used(&constant_of(&e.code));
         match &e.example {
             Some(run) => {
-                assert!(!run.args.is_empty(), "{}: the example names no command", e.code);
+                assert!(
+                    !run.args.is_empty(),
+                    "{}: the example names no command",
+                    e.code
+                );
                 let fix = e.fix.as_ref().unwrap();
                 assert!(
                     !(fix.files.is_empty() && fix.args.is_empty()),
@@ -132,7 +143,11 @@ fn check_example(e: &Entry) -> Result<(), String> {
     let Some(example) = &e.example else {
         return Ok(());
     };
-    let out = entries::execute(&format!("{}-example", e.code), &example.files, &example.args);
+    let out = entries::execute(
+        &format!("{}-example", e.code),
+        &example.files,
+        &example.args,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     let mut problems = Vec::new();
     if out.status.code() != Some(1) {
@@ -161,8 +176,16 @@ fn check_fix(e: &Entry) -> Result<(), String> {
     let (Some(example), Some(fix)) = (&e.example, &e.fix) else {
         return Ok(());
     };
-    let files = if fix.files.is_empty() { &example.files } else { &fix.files };
-    let args = if fix.args.is_empty() { &example.args } else { &fix.args };
+    let files = if fix.files.is_empty() {
+        &example.files
+    } else {
+        &fix.files
+    };
+    let args = if fix.args.is_empty() {
+        &example.args
+    } else {
+        &fix.args
+    };
     let out = entries::execute(&format!("{}-fix", e.code), files, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() && !stderr.contains("error[") {
@@ -214,7 +237,11 @@ fn explain_prints_the_entry_case_insensitively() {
     for arg in ["SEM001", "sem001", "Sem001"] {
         let out = faber(&["explain", arg]);
         assert_eq!(out.status.code(), Some(0), "faber explain {arg}");
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), file, "faber explain {arg}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            file,
+            "faber explain {arg}"
+        );
         assert!(out.stderr.is_empty());
     }
 }
@@ -225,18 +252,29 @@ fn explain_of_an_unknown_code_is_cli003_with_the_nearest_codes() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(entries::first_error_code(&stderr), Some("CLI003"), "{stderr}");
+    assert_eq!(
+        entries::first_error_code(&stderr),
+        Some("CLI003"),
+        "{stderr}"
+    );
     assert!(stderr.contains("`SEM0O1`"), "{stderr}");
     // `SEM0O1` is one substitution from SEM001, SEM011 and SEM021 alike; ties keep
     // catalogue order, so SEM001 comes first.
-    let help = stderr.lines().find(|l| l.contains("help:")).expect("a help line");
+    let help = stderr
+        .lines()
+        .find(|l| l.contains("help:"))
+        .expect("a help line");
     assert!(help.contains("did you mean `SEM001`"), "{help}");
 
     // Nothing near: the help points at the list instead.
     let out = faber(&["explain", "ZZZ"]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(entries::first_error_code(&stderr), Some("CLI003"), "{stderr}");
+    assert_eq!(
+        entries::first_error_code(&stderr),
+        Some("CLI003"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("did you mean"), "{stderr}");
     assert!(stderr.contains("`faber explain`"), "{stderr}");
 }

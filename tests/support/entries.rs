@@ -72,7 +72,9 @@ pub fn parse(code: &str, text: &str) -> Entry {
     let first = text.lines().next().unwrap_or("");
     let title = first
         .strip_prefix(&format!("# {code}: "))
-        .unwrap_or_else(|| panic!("{code}: the first line must be `# {code}: <summary>`, found `{first}`"))
+        .unwrap_or_else(|| {
+            panic!("{code}: the first line must be `# {code}: <summary>`, found `{first}`")
+        })
         .to_string();
     let mut sections: Vec<(String, Section)> = Vec::new();
     let mut fence: Option<Block> = None;
@@ -128,7 +130,10 @@ fn run_of(code: &str, section: &Section) -> Run {
             let words = line
                 .strip_prefix("$ faber")
                 .unwrap_or_else(|| panic!("{code}: console line `{line}` is not `$ faber …`"));
-            assert!(run.args.is_empty(), "{code}: two console blocks in one section");
+            assert!(
+                run.args.is_empty(),
+                "{code}: two console blocks in one section"
+            );
             run.args = words.split_whitespace().map(String::from).collect();
             continue;
         }
