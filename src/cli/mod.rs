@@ -7,6 +7,7 @@
 //! to stderr. Exit codes: 0 success, 1 diagnostics (errors) reported, 2 usage.
 
 mod check;
+mod explain;
 mod gradcheck;
 mod ir;
 mod load;
@@ -82,6 +83,8 @@ pub enum Command {
     /// Compile a file or package and print its Radix IR on stdout.
     #[command(alias = "hir")]
     Ir(ir::IrArgs),
+    /// Explain a diagnostic code (`faber explain SEM001`); without one, list every code.
+    Explain(explain::ExplainArgs),
 }
 
 /// Settings every verb shares, decided once in `main`.
@@ -116,6 +119,7 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         Command::Run(args) => run::run(args, &ctx),
         Command::GradCheck(args) => gradcheck::run(args, &ctx),
         Command::Test(args) => test::run(args, &ctx),
+        Command::Explain(args) => explain::run(args, &ctx),
     }
 }
 
