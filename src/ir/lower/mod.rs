@@ -6,6 +6,7 @@
 mod expr;
 mod func;
 mod inplace;
+mod returns;
 mod stmt;
 mod tensor;
 mod types;
@@ -555,6 +556,7 @@ impl Lowerer<'_> {
         self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
         self.begin(id, m, &names, Some(ret));
         self.block_inline(&f.body);
+        self.check_returns(f);
         self.finish(id);
         self.generics.clear();
     }

@@ -185,3 +185,12 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         _ => true,
     }
 }
+
+/// True when `nihil` is a value of `t` (`nihil` itself, or a union with it).
+pub fn admits_nihil(t: &Ty) -> bool {
+    match t {
+        Ty::Nihil => true,
+        Ty::Union(ms) => ms.iter().any(admits_nihil),
+        _ => false,
+    }
+}
