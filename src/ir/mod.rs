@@ -147,6 +147,9 @@ pub enum Method {
     Cosinus,
     /// `t.ponde(coordinates, v)`: writes one tensor element.
     Ponde,
+    /// `s[a ‥ b per k]` on a text (arguments `a, b, k`; `inclusive` for `…`/`usque`),
+    /// made by lowering only (no method spelling): src/eval/slice.rs.
+    TextSlice { inclusive: bool },
 }
 
 impl Method {
@@ -218,6 +221,8 @@ impl Method {
             Method::Sinus => "sinus",
             Method::Cosinus => "cosinus",
             Method::Ponde => "ponde",
+            Method::TextSlice { inclusive: false } => "[‥]",
+            Method::TextSlice { inclusive: true } => "[…]",
         }
     }
 

@@ -7,6 +7,7 @@ mod expr;
 mod func;
 mod inplace;
 mod returns;
+mod slice;
 mod stmt;
 mod tensor;
 mod types;
