@@ -53,9 +53,13 @@ pub enum Ty {
     Record(GenusId),
     Func(Vec<Ty>, Box<Ty>),
     /// Element type is always computed as f64; `shape` is `None` for `_`, and a
-    /// dimension is `None` where it is a name or `_`.
+    /// dimension is `None` where it is a name or `_`. `int`: the declared element
+    /// type is an integer one (`tensor<numerus, …>`, `ti64`, …), so reductions that
+    /// keep the element type (`summa`, `planata`) give `numerus` values (static
+    /// knowledge only: it never makes two tensor types incompatible).
     Tensor {
         shape: Option<Vec<Option<u64>>>,
+        int: bool,
     },
     Union(Vec<Ty>),
 }
