@@ -64,7 +64,9 @@ impl Gen<'_> {
     /// gets the total. Skipped when both static shapes are known and equal.
     fn unbroadcast(&mut self, g: Operand, like: &Operand, out_ty: &Ty) -> Operand {
         let lt = self.ty(like);
-        if let (Ty::Tensor { shape: Some(a), .. }, Ty::Tensor { shape: Some(b), .. }) = (&lt, out_ty) {
+        if let (Ty::Tensor { shape: Some(a), .. }, Ty::Tensor { shape: Some(b), .. }) =
+            (&lt, out_ty)
+        {
             if a == b && a.iter().all(|d| d.is_some()) {
                 return g;
             }

@@ -19,7 +19,10 @@ fn int(v: &Value, what: &str) -> FResult<i64> {
         Value::Int(i) => Ok(*i),
         other => fault(
             codes::RUN_TYPE,
-            format!("a text slice's {what} must be numerus, found {}", other.type_name()),
+            format!(
+                "a text slice's {what} must be numerus, found {}",
+                other.type_name()
+            ),
         ),
     }
 }
@@ -40,7 +43,10 @@ pub(crate) fn text_slice(recv: &Value, args: &[Value], inclusive: bool) -> FResu
         }
     };
     let [a, b, k] = args else {
-        return fault(codes::RUN_TYPE, "a text slice takes a start, an end and a step");
+        return fault(
+            codes::RUN_TYPE,
+            "a text slice takes a start, an end and a step",
+        );
     };
     let (a, b, k) = (int(a, "start")?, int(b, "end")?, int(k, "step")?);
     let glyph = if inclusive { "…" } else { "‥" };
@@ -76,7 +82,10 @@ pub(crate) fn text_slice(recv: &Value, args: &[Value], inclusive: bool) -> FResu
     }
     // Within the checks every index below is in 0..len.
     let out: String = if k == 1 {
-        text.chars().skip(a as usize).take((end - a) as usize).collect()
+        text.chars()
+            .skip(a as usize)
+            .take((end - a) as usize)
+            .collect()
     } else {
         let chars: Vec<char> = text.chars().collect();
         let mut out = String::new();
@@ -108,7 +117,10 @@ mod tests {
     fn forms() {
         // The upstream examples (docs/EBNF.md of faberlang/faber), checked by hand.
         assert_eq!(slice("hello world", 0, 5, 1, false), Ok("hello".into()));
-        assert_eq!(slice("hello world", 0, 10, 1, true), Ok("hello world".into()));
+        assert_eq!(
+            slice("hello world", 0, 10, 1, true),
+            Ok("hello world".into())
+        );
         assert_eq!(slice("abcdef", 0, 6, 2, false), Ok("ace".into()));
         // Characters, not bytes.
         assert_eq!(slice("añob", 1, 3, 1, false), Ok("ño".into()));

@@ -153,7 +153,9 @@ pub enum Method {
     Ponde,
     /// `s[a ‥ b per k]` on a text (arguments `a, b, k`; `inclusive` for `…`/`usque`),
     /// made by lowering only (no method spelling): src/eval/slice.rs.
-    TextSlice { inclusive: bool },
+    TextSlice {
+        inclusive: bool,
+    },
 }
 
 impl Method {

@@ -12,8 +12,9 @@
 
 use super::Lowerer;
 use crate::diag::{codes, Diagnostic};
+use crate::ir::Ty;
 use crate::source::Span;
-use crate::syntax::ast::{Block, Expr, ExprKind, Func, Literal, Stmt, StmtKind, Type};
+use crate::syntax::ast::{Block, Expr, ExprKind, Func, Literal, Stmt, StmtKind};
 
 /// Where control can reach the end of a body: the span to label and what to say.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,7 +145,8 @@ impl Walk {
                 if !is_verum(cond) {
                     return Flow::Falls(Some(FallThrough {
                         span: keyword(s, 3),
-                        note: "this loop ends when its condition is false, and no `redde` follows it",
+                        note:
+                            "this loop ends when its condition is false, and no `redde` follows it",
                     }));
                 }
                 match left_by {
@@ -189,33 +191,27 @@ fn block_end(b: &Block) -> Span {
 
 /// Where `body` can reach its end, or `None` when every path diverges.
 pub fn falls_through(body: &Block) -> Option<FallThrough> {
-    Walk::default().block(body, "the end of the body is reachable here without `redde`")
-}
-
-/// True for a declared result type that is `vacuum` (or absent): such a function
-/// may end without `redde`.
-fn returns_nothing(ret: Option<&Type>) -> bool {
-    use crate::syntax::ast::TypeKind;
-    match ret {
-        None => true,
-        Some(t) => matches!(&t.kind, TypeKind::Path { path, args }
-            if path.len() == 1 && path[0].name == "vacuum" && args.is_empty()),
-    }
+    Walk::default().block(
+        body,
+        "the end of the body is reachable here without `redde`",
+    )
 }
 
 impl Lowerer<'_> {
-    /// SEM025 for a function (or genus method) whose declared result is not `vacuum`
-    /// and whose body can reach its end.
-    pub fn check_returns(&mut self, f: &Func) {
-        if returns_nothing(f.ret.as_ref()) {
+    /// SEM025 for a function (or genus method) whose declared result `ret` is not
+    /// `vacuum` (an absent result is `vacuum`) and whose body can reach its end.
+    pub fn check_returns(&mut self, f: &Func, ret: &Ty) {
+        if *ret == Ty::Vacuum {
             return;
         }
-        let Some(fall) = falls_through(&f.body) else {
+        let (Some(ret), Some(fall)) = (f.ret.as_ref(), falls_through(&f.body)) else {
             return;
         };
-        let ret = f.ret.as_ref().expect("a declared result");
         let text = self.sources.text(ret.span.file);
-        let shown = text.get(ret.span.range()).unwrap_or("its result").to_string();
+        let shown = text
+            .get(ret.span.range())
+            .unwrap_or("its result")
+            .to_string();
         let signature = Span {
             hi: ret.span.hi,
             ..f.span
@@ -285,7 +281,10 @@ mod tests {
     #[test]
     fn falling_bodies_name_the_place() {
         let cases = [
-            ("functio f(numerus n) → numerus { si n > 0 ergo redde 1 }", "si"),
+            (
+                "functio f(numerus n) → numerus { si n > 0 ergo redde 1 }",
+                "si",
+            ),
             ("functio f() → numerus { nota 1 }", "}"),
             ("functio f() → numerus { }", "}"),
             (
@@ -301,7 +300,10 @@ mod tests {
                 "elige",
             ),
             ("functio f() → numerus { dum verum { rumpe } }", "rumpe"),
-            ("functio f(bivalens b) → numerus { dum b { redde 1 } }", "dum"),
+            (
+                "functio f(bivalens b) → numerus { dum b { redde 1 } }",
+                "dum",
+            ),
             (
                 "functio f() → numerus { itera ab 0‥3 fixum i { redde i } }",
                 "itera",

@@ -12,7 +12,13 @@ use crate::syntax::ast::{self, ExprKind};
 impl Lowerer<'_> {
     /// Lowers `base[index]` where `index` is a range expression and `base` is already
     /// lowered to `v` of static type `t`.
-    pub fn range_index(&mut self, v: Operand, t: &Ty, index: &ast::Expr, span: Span) -> (Operand, Ty) {
+    pub fn range_index(
+        &mut self,
+        v: Operand,
+        t: &Ty,
+        index: &ast::Expr,
+        span: Span,
+    ) -> (Operand, Ty) {
         let ExprKind::Range {
             start,
             end,
@@ -39,7 +45,9 @@ impl Lowerer<'_> {
             self.diags.push(
                 Diagnostic::error(
                     codes::SEM_TYPE_MISMATCH,
-                    format!("a `{shown}` cannot be indexed by a range; only a `textus` can be sliced"),
+                    format!(
+                        "a `{shown}` cannot be indexed by a range; only a `textus` can be sliced"
+                    ),
                     index.span,
                 )
                 .with_hint(hint),

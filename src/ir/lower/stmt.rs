@@ -175,7 +175,9 @@ impl Lowerer<'_> {
                         self.diags.push(
                             crate::diag::Diagnostic::error(
                                 codes::SEM_RETURN,
-                                format!("`redde` needs a value here: the function returns `{shown}`"),
+                                format!(
+                                    "`redde` needs a value here: the function returns `{shown}`"
+                                ),
                                 s.span,
                             )
                             .with_hint(hint),

@@ -63,7 +63,11 @@ pub fn type_arg_dims(args: &[TypeArg]) -> Option<Vec<u64>> {
 /// fractions, and `argmax`/`multinomialis` keep their declared `tf32` results.
 fn keeps_int(op: Op, operands: &[(Operand, Ty)]) -> bool {
     let int = |t: &Ty| matches!(t, Ty::Tensor { int: true, .. });
-    let tensors = || operands.iter().filter(|(_, t)| matches!(t, Ty::Tensor { .. }));
+    let tensors = || {
+        operands
+            .iter()
+            .filter(|(_, t)| matches!(t, Ty::Tensor { .. }))
+    };
     match op {
         // the seed gives the element kind; `collige` gathers rows of its receiver
         Op::Crea | Op::Strue | Op::Collige => operands.first().is_some_and(|(_, t)| int(t)),
@@ -131,7 +135,10 @@ impl Lowerer<'_> {
             // The kernels compute in f64: an integer tensor's sum or element list is
             // made `numerus` values (exact while |x| < 2⁵³, as every element is).
             let raw = self.temp(Rhs::Op(op, ops), Ty::Any, span);
-            return (self.temp(Rhs::Convert(raw, ty.clone()), ty.clone(), span), ty);
+            return (
+                self.temp(Rhs::Convert(raw, ty.clone()), ty.clone(), span),
+                ty,
+            );
         }
         (self.temp(Rhs::Op(op, ops), ty.clone(), span), ty)
     }
