@@ -63,7 +63,9 @@ fn random_value(
         // Non-differentiable inputs get fixed, documented values: 2 and a coin flip.
         Ty::Int => Value::Int(2),
         Ty::Bool => Value::Bool(rng.next_u64() & 1 == 1),
-        Ty::Tensor { shape: Some(dims) } if dims.iter().all(|d| d.is_some()) => {
+        Ty::Tensor {
+            shape: Some(dims), ..
+        } if dims.iter().all(|d| d.is_some()) => {
             let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
             let n: usize = dims.iter().product();
             let data: Vec<f64> = (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect();

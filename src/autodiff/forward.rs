@@ -164,7 +164,10 @@ fn inline_let(
             // Attention with its weights in one pass, so the backward reads the weights
             // instead of recomputing them (same bits as `attentio`).
             use crate::ir::ops::Op;
-            let tensor = Ty::Tensor { shape: None };
+            let tensor = Ty::Tensor {
+                shape: None,
+                int: false,
+            };
             let w = g.slot("", Ty::Tuple(vec![tensor.clone(), tensor]));
             g.fwd.push(Stmt::Let {
                 dst: w,

@@ -19,7 +19,10 @@ pub fn operands(rhs: &Rhs) -> Vec<Operand> {
 }
 
 fn tensor() -> Ty {
-    Ty::Tensor { shape: None }
+    Ty::Tensor {
+        shape: None,
+        int: false,
+    }
 }
 
 fn s(x: Slot) -> Operand {
@@ -61,7 +64,9 @@ impl Gen<'_> {
     /// gets the total. Skipped when both static shapes are known and equal.
     fn unbroadcast(&mut self, g: Operand, like: &Operand, out_ty: &Ty) -> Operand {
         let lt = self.ty(like);
-        if let (Ty::Tensor { shape: Some(a) }, Ty::Tensor { shape: Some(b) }) = (&lt, out_ty) {
+        if let (Ty::Tensor { shape: Some(a), .. }, Ty::Tensor { shape: Some(b), .. }) =
+            (&lt, out_ty)
+        {
             if a == b && a.iter().all(|d| d.is_some()) {
                 return g;
             }
@@ -462,7 +467,7 @@ fn op_rule(
 /// The rank of a tensor operand when its static type knows it.
 fn static_rank(gen: &Gen, o: &Operand) -> Option<usize> {
     match gen.ty(o) {
-        Ty::Tensor { shape: Some(d) } => Some(d.len()),
+        Ty::Tensor { shape: Some(d), .. } => Some(d.len()),
         _ => None,
     }
 }

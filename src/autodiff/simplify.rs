@@ -136,7 +136,7 @@ fn rewrite_known_sizes(
 fn static_shape(slots: &[SlotInfo], o: &Operand) -> Option<Vec<u64>> {
     let Operand::Slot(s) = o else { return None };
     match &slots.get(s.0 as usize)?.ty {
-        Ty::Tensor { shape: Some(d) } => d.iter().copied().collect(),
+        Ty::Tensor { shape: Some(d), .. } => d.iter().copied().collect(),
         _ => None,
     }
 }

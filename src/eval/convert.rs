@@ -62,8 +62,13 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
             },
             _ => fail(v, ty, program, ""),
         },
-        Ty::List(_) if matches!(v, Value::Tensor(_)) => match v {
-            Value::Tensor(t) => Ok(super::tensors::to_list(t)),
+        Ty::List(elem) if matches!(v, Value::Tensor(_)) => match v {
+            // Row-major elements, each converted to the list's element type
+            // (`↦ lista<numerus>` gives numerus values, truncated as `↦ numerus` does).
+            Value::Tensor(t) => match **elem {
+                Ty::Any | Ty::Float => Ok(super::tensors::to_list(t)),
+                _ => convert(&super::tensors::to_list(t), ty, program),
+            },
             _ => fail(v, ty, program, ""),
         },
         Ty::List(elem) => match v {
@@ -77,7 +82,7 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
             }
             _ => fail(v, ty, program, ""),
         },
-        Ty::Tensor { shape } => match v {
+        Ty::Tensor { shape, .. } => match v {
             Value::Tensor(t) => match shape {
                 Some(dims) if dims.iter().all(|d| d.is_some()) => {
                     let want: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
@@ -176,7 +181,7 @@ pub(crate) fn is_type(v: &Value, ty: &Ty) -> bool {
         Ty::Tuple(_) => matches!(v, Value::Tuple(_)),
         Ty::Record(g) => matches!(v, Value::Record(r) if r.genus == *g),
         Ty::Func(_, _) => matches!(v, Value::Func(_)),
-        Ty::Tensor { shape } => match (v, shape) {
+        Ty::Tensor { shape, .. } => match (v, shape) {
             (Value::Tensor(t), Some(dims)) => {
                 t.rank() == dims.len()
                     && t.shape()

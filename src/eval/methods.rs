@@ -121,6 +121,9 @@ pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value
         let mut copy = recv.clone();
         return call_mut(m, &mut copy, args);
     }
+    if let Method::TextSlice { inclusive } = m {
+        return super::slice::text_slice(recv, args, inclusive);
+    }
     match recv {
         Value::Tensor(t) => tensor_method(m, recv, t, args),
         Value::List(items) | Value::Tuple(items) => list_method(m, recv, items, args),

@@ -36,6 +36,7 @@ mod methods;
 mod ops;
 mod place;
 mod retro;
+mod slice;
 mod tensors;
 pub mod value;
 mod vm;

@@ -85,5 +85,8 @@ impl Host {
 }
 
 fn tensor() -> Ty {
-    Ty::Tensor { shape: None }
+    Ty::Tensor {
+        shape: None,
+        int: false,
+    }
 }

@@ -53,9 +53,13 @@ pub enum Ty {
     Record(GenusId),
     Func(Vec<Ty>, Box<Ty>),
     /// Element type is always computed as f64; `shape` is `None` for `_`, and a
-    /// dimension is `None` where it is a name or `_`.
+    /// dimension is `None` where it is a name or `_`. `int`: the declared element
+    /// type is an integer one (`tensor<numerus, …>`, `ti64`, …), so reductions that
+    /// keep the element type (`summa`, `planata`) give `numerus` values (static
+    /// knowledge only: it never makes two tensor types incompatible).
     Tensor {
         shape: Option<Vec<Option<u64>>>,
+        int: bool,
     },
     Union(Vec<Ty>),
 }
@@ -147,6 +151,11 @@ pub enum Method {
     Cosinus,
     /// `t.ponde(coordinates, v)`: writes one tensor element.
     Ponde,
+    /// `s[a ‥ b per k]` on a text (arguments `a, b, k`; `inclusive` for `…`/`usque`),
+    /// made by lowering only (no method spelling): src/eval/slice.rs.
+    TextSlice {
+        inclusive: bool,
+    },
 }
 
 impl Method {
@@ -218,6 +227,8 @@ impl Method {
             Method::Sinus => "sinus",
             Method::Cosinus => "cosinus",
             Method::Ponde => "ponde",
+            Method::TextSlice { inclusive: false } => "[‥]",
+            Method::TextSlice { inclusive: true } => "[…]",
         }
     }
 

@@ -70,13 +70,18 @@ pub fn ty(p: &Program, t: &Ty) -> String {
             .get(g.0 as usize)
             .map_or(format!("genus#{}", g.0), |g| g.name.clone()),
         Ty::Func(ps, r) => format!("({}) → {}", list(p, ps), ty(p, r)),
-        Ty::Tensor { shape: None } => "tensor<_>".into(),
-        Ty::Tensor { shape: Some(dims) } => {
-            let ds: Vec<String> = dims
-                .iter()
-                .map(|d| d.map_or("_".to_string(), |n| n.to_string()))
-                .collect();
-            format!("tensor<[{}]>", ds.join(", "))
+        Ty::Tensor { shape, int } => {
+            let elem = if *int { "numerus, " } else { "" };
+            match shape {
+                None => format!("tensor<{elem}_>"),
+                Some(dims) => {
+                    let ds: Vec<String> = dims
+                        .iter()
+                        .map(|d| d.map_or("_".to_string(), |n| n.to_string()))
+                        .collect();
+                    format!("tensor<{elem}[{}]>", ds.join(", "))
+                }
+            }
         }
         Ty::Union(ts) => {
             let ts: Vec<String> = ts.iter().map(|t| ty(p, t)).collect();

@@ -192,6 +192,9 @@ impl Lowerer<'_> {
             ExprKind::Field { expr, name } => self.field(expr, name, span),
             ExprKind::Index { expr, index } => {
                 let (v, t) = self.expr(expr, None);
+                if let ExprKind::Range { .. } = index.kind {
+                    return self.range_index(v, &t, index, span);
+                }
                 let (i, _) = self.expr(index, None);
                 let ty = match t {
                     Ty::List(e) => *e,
@@ -1187,6 +1190,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Accipe => Ty::Union(vec![elem, Ty::Nihil]),
         Method::Primus | Method::Ultimus | Method::Detrahe => elem,
         Method::Sectio | Method::Inverte | Method::Minuscula => recv.clone(),
+        Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
             _ => Ty::List(Box::new(Ty::Any)),

@@ -6,6 +6,8 @@
 mod expr;
 mod func;
 mod inplace;
+mod returns;
+mod slice;
 mod stmt;
 mod tensor;
 mod types;
@@ -553,8 +555,9 @@ impl Lowerer<'_> {
         }
         let ret = self.sigs[id.0 as usize].ret.clone();
         self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
-        self.begin(id, m, &names, Some(ret));
+        self.begin(id, m, &names, Some(ret.clone()));
         self.block_inline(&f.body);
+        self.check_returns(f, &ret);
         self.finish(id);
         self.generics.clear();
     }

@@ -163,13 +163,24 @@ impl Lowerer<'_> {
                         Some(self.expr_to(e, t))
                     }
                     (Some(e), None) => Some(self.expr(e, None).0),
-                    (None, Some(t))
-                        if !matches!(t, Ty::Vacuum | Ty::Any | Ty::Nihil | Ty::Union(_)) =>
-                    {
-                        self.error(
-                            codes::SEM_RETURN,
-                            "`redde` needs a value here: the function declares a result",
-                            s.span,
+                    // A bare `redde` returns `vacuum`, which is no other type's value
+                    // (not even `nihil`'s): every declared result needs its value.
+                    (None, Some(t)) if *t != Ty::Vacuum => {
+                        let shown = crate::ir::print::ty(&self.program, t);
+                        let hint = if super::types::admits_nihil(t) {
+                            "write `redde nihil` to return no value".to_string()
+                        } else {
+                            format!("give the value to return: `redde <value>` (a `{shown}`)")
+                        };
+                        self.diags.push(
+                            crate::diag::Diagnostic::error(
+                                codes::SEM_RETURN,
+                                format!(
+                                    "`redde` needs a value here: the function returns `{shown}`"
+                                ),
+                                s.span,
+                            )
+                            .with_hint(hint),
                         );
                         None
                     }

@@ -10,7 +10,7 @@ use crate::syntax::ast::{self, ExprKind, Literal, TypeArg};
 
 pub fn static_shape(t: &Ty) -> StaticShape {
     match t {
-        Ty::Tensor { shape } => shape.clone(),
+        Ty::Tensor { shape, .. } => shape.clone(),
         _ => None,
     }
 }
@@ -56,6 +56,45 @@ pub fn type_arg_dims(args: &[TypeArg]) -> Option<Vec<u64>> {
     }
 }
 
+/// Whether `op` keeps an integer element type (`tensor<numerus, …>`, `ti64`): ops
+/// that only move, add, subtract, multiply, negate, clip at zero or sum elements give
+/// integers from integers, so their result is integer when every tensor operand is
+/// (construction: when the seed is). `media`, `divide`, `scala`, `exp`, … give
+/// fractions, and `argmax`/`multinomialis` keep their declared `tf32` results.
+fn keeps_int(op: Op, operands: &[(Operand, Ty)]) -> bool {
+    let int = |t: &Ty| matches!(t, Ty::Tensor { int: true, .. });
+    let tensors = || {
+        operands
+            .iter()
+            .filter(|(_, t)| matches!(t, Ty::Tensor { .. }))
+    };
+    match op {
+        // the seed gives the element kind; `collige` gathers rows of its receiver
+        Op::Crea | Op::Strue | Op::Collige => operands.first().is_some_and(|(_, t)| int(t)),
+        Op::Forma
+        | Op::Transpone
+        | Op::Permute
+        | Op::Sectio
+        | Op::Angusta
+        | Op::Concatena
+        | Op::Addita
+        | Op::Subtrahe
+        | Op::Multiplica
+        | Op::AdditaBias
+        | Op::MatMul
+        | Op::Neg
+        | Op::Relu
+        | Op::Summa
+        | Op::SummaAxis
+        | Op::MaximumAxis
+        | Op::Planata
+        | Op::TransponeUltimas => {
+            operands.first().is_some_and(|(_, t)| int(t)) && tensors().all(|(_, t)| int(t))
+        }
+        _ => false,
+    }
+}
+
 impl Lowerer<'_> {
     /// Emits `op` over already-lowered operands (receiver first) and returns its
     /// value and static type. `shape_arg` is a literal shape operand, when there is one.
@@ -75,16 +114,32 @@ impl Lowerer<'_> {
                 None
             }
         };
+        let int = keeps_int(op, &operands);
+        let any_tensor = Ty::Tensor {
+            shape: None,
+            int: false,
+        };
         let ty = match op.result() {
-            OpResult::Tensor => Ty::Tensor { shape },
+            OpResult::Tensor => Ty::Tensor { shape, int },
+            OpResult::Float if int => Ty::Int,
             OpResult::Float => Ty::Float,
             OpResult::IntList => Ty::List(Box::new(Ty::Int)),
+            OpResult::FloatList if int => Ty::List(Box::new(Ty::Int)),
             OpResult::FloatList => Ty::List(Box::new(Ty::Float)),
             OpResult::Int => Ty::Int,
-            OpResult::Triple => Ty::Tuple(vec![Ty::Tensor { shape: None }; 3]),
-            OpResult::Pair => Ty::Tuple(vec![Ty::Tensor { shape: None }; 2]),
+            OpResult::Triple => Ty::Tuple(vec![any_tensor; 3]),
+            OpResult::Pair => Ty::Tuple(vec![any_tensor; 2]),
         };
         let ops = operands.into_iter().map(|(o, _)| o).collect();
+        if int && !matches!(ty, Ty::Tensor { .. }) {
+            // The kernels compute in f64: an integer tensor's sum or element list is
+            // made `numerus` values (exact while |x| < 2⁵³, as every element is).
+            let raw = self.temp(Rhs::Op(op, ops), Ty::Any, span);
+            return (
+                self.temp(Rhs::Convert(raw, ty.clone()), ty.clone(), span),
+                ty,
+            );
+        }
         (self.temp(Rhs::Op(op, ops), ty.clone(), span), ty)
     }
 
@@ -177,8 +232,14 @@ impl Lowerer<'_> {
         } else {
             Op::Crea
         };
+        // The type argument stands in for the seed: it gives the element kind.
+        let m = self.cur_module();
+        let seed = match type_args.first() {
+            Some(TypeArg::Type(t)) => self.ty(m, t),
+            _ => Ty::Any,
+        };
         let operands = vec![
-            (Operand::Const(Const::Nihil), Ty::Any),
+            (Operand::Const(Const::Nihil), seed),
             value,
             (shape, Ty::List(Box::new(Ty::Int))),
         ];
@@ -187,7 +248,10 @@ impl Lowerer<'_> {
 
     /// `vacua` for a tensor type: zeros of the declared shape (rank 0 for `[]`).
     pub fn tensor_vacua(&mut self, ty: &Ty, span: Span) -> Option<(Operand, Ty)> {
-        let Ty::Tensor { shape: Some(dims) } = ty else {
+        let Ty::Tensor {
+            shape: Some(dims), ..
+        } = ty
+        else {
             return None;
         };
         let dims: Option<Vec<u64>> = dims.iter().copied().collect();
@@ -198,7 +262,7 @@ impl Lowerer<'_> {
             .collect();
         let shape = self.temp(Rhs::List(list), Ty::List(Box::new(Ty::Int)), span);
         let operands = vec![
-            (Operand::Const(Const::Nihil), Ty::Any),
+            (Operand::Const(Const::Nihil), ty.clone()),
             (Operand::Const(Const::Float(0.0)), Ty::Float),
             (shape, Ty::List(Box::new(Ty::Int))),
         ];

@@ -34,6 +34,7 @@ impl Lowerer<'_> {
                 if path.len() == 1 && is_tensor_sugar(name) {
                     Ty::Tensor {
                         shape: Some(dims.iter().map(dim).collect()),
+                        int: scalar_of(&name[1..]) == Ty::Int,
                     }
                 } else {
                     self.diags.push(Diagnostic::error(
@@ -108,10 +109,14 @@ impl Lowerer<'_> {
                     Some(TypeArg::Shape(dims, _)) => Some(dims.iter().map(dim).collect()),
                     _ => None,
                 };
-                Ty::Tensor { shape }
+                let int = arg(self, 0) == Ty::Int;
+                Ty::Tensor { shape, int }
             }
             n if is_list_sugar(n) => Ty::List(Box::new(scalar_of(&n[1..]))),
-            n if is_tensor_sugar(n) => Ty::Tensor { shape: None },
+            n if is_tensor_sugar(n) => Ty::Tensor {
+                shape: None,
+                int: scalar_of(&n[1..]) == Ty::Int,
+            },
             _ => return None,
         })
     }
@@ -174,7 +179,7 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Nihil, Nihil) | (Vacuum, Vacuum) => false,
         (List(d), List(a)) => incompatible(d, a),
         (Map(dk, dv), Map(ak, av)) => incompatible(dk, ak) || incompatible(dv, av),
-        (Tensor { shape: Some(d) }, Tensor { shape: Some(a) }) => {
+        (Tensor { shape: Some(d), .. }, Tensor { shape: Some(a), .. }) => {
             d.len() != a.len()
                 || d.iter()
                     .zip(a)
@@ -183,5 +188,14 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
         _ => true,
+    }
+}
+
+/// True when `nihil` is a value of `t` (`nihil` itself, or a union with it).
+pub fn admits_nihil(t: &Ty) -> bool {
+    match t {
+        Ty::Nihil => true,
+        Ty::Union(ms) => ms.iter().any(admits_nihil),
+        _ => false,
     }
 }
