@@ -8,8 +8,6 @@
 #[path = "support/entries.rs"]
 mod entries;
 
-use entries::EXPECTED_FAILURES;
-
 #[test]
 fn every_sem_and_run_diagnostic_renders_as_snapshotted() {
     let mut failures = Vec::new();
@@ -20,10 +18,6 @@ fn every_sem_and_run_diagnostic_renders_as_snapshotted() {
         }
         // Codes faber never reports have no example (tests/explain.rs checks that).
         let Some(example) = &e.example else { continue };
-        // Its check is written on another branch; the lead accepts its snapshot.
-        if EXPECTED_FAILURES.contains(&e.code.as_str()) {
-            continue;
-        }
         count += 1;
         let out = entries::execute(
             &format!("{}-snapshot", e.code),

@@ -9,7 +9,7 @@ mod entries;
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use entries::{Entry, EXPECTED_FAILURES};
+use entries::Entry;
 use faber::diag::codes;
 
 /// The catalogue constant (`SEM_UNKNOWN_NAME`) that `codes.rs` gives `id`.
@@ -115,9 +115,8 @@ fn entries_say_how_to_fix_and_codes_without_example_are_unused() {
                     "{}: the fix shows neither repaired files nor a command",
                     e.code
                 );
-                // SEM025's check is written on another branch (EXPECTED_FAILURES).
                 assert!(
-                    used || EXPECTED_FAILURES.contains(&e.code.as_str()),
+                    used,
                     "{}: has an example but nothing in src/ reports it",
                     e.code
                 );
@@ -203,22 +202,10 @@ fn check_fix(e: &Entry) -> Result<(), String> {
 #[test]
 fn every_example_reports_its_code_and_every_fix_is_clean() {
     let mut failures = Vec::new();
-    let mut expected = Vec::new();
     for e in entries::all() {
-        let result = check_example(&e).and_then(|()| check_fix(&e));
-        let allowed = EXPECTED_FAILURES.contains(&e.code.as_str());
-        match (result, allowed) {
-            (Ok(()), false) => {}
-            (Err(why), false) => failures.push(why),
-            (Err(_), true) => expected.push(e.code.clone()),
-            (Ok(()), true) => failures.push(format!(
-                "{} passes: remove it from EXPECTED_FAILURES in tests/support/entries.rs",
-                e.code
-            )),
+        if let Err(why) = check_example(&e).and_then(|()| check_fix(&e)) {
+            failures.push(why);
         }
-    }
-    for code in &expected {
-        println!("expected failure (EXPECTED_FAILURES): {code}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
