@@ -388,10 +388,12 @@ fn op_rule(
             let g = gen.tensor_parts(Op::RetroLaminatio, args, 3);
             vec![(x(), g[0].clone()), (a[3].clone(), g[1].clone()), (a[4].clone(), g[2].clone())]
         }
-        Op::CruxEntropia => vec![(
-            x(),
-            gen.op(Op::RetroCruxEntropia, vec![g, x(), a[1].clone()]),
-        )],
+        // The loss is linear in the targets: ∂t = −ln(softmax(x) + 1e-7)·g / C.
+        Op::CruxEntropia => {
+            let gx = gen.op(Op::RetroCruxEntropia, vec![g.clone(), x(), a[1].clone()]);
+            let gt = gen.op(Op::RetroCruxScopi, vec![g, x()]);
+            vec![(x(), gx), (a[1].clone(), gt)]
+        }
         Op::CruxEntropiaIndices => vec![(
             x(),
             gen.op(Op::RetroCruxIndices, vec![g, x(), a[1].clone()]),
@@ -441,6 +443,7 @@ fn op_rule(
         | Op::RetroGeluDerivata
         | Op::RetroGeluPerExp
         | Op::RetroCruxEntropia
+        | Op::RetroCruxScopi
         | Op::RetroCruxIndices
         | Op::RetroCollige
         | Op::RetroPermute
