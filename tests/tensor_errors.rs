@@ -172,7 +172,11 @@ fn cross_entropy_takes_any_finite_targets() {
     let (p1, p2) = (1.0 / (1.0 + e), e / (1.0 + e));
     let want = -(-0.1 * (p1 + 1e-7).ln() + 2.5 * (p2 + 1e-7).ln()) / 2.0;
     let got = tensor::cross_entropy(&t(&[1.0, 2.0], &[2]), &t(&[-0.1, 2.5], &[2])).unwrap();
-    assert!((got.data()[0] - want).abs() < 1e-15, "{} against {want}", got.data()[0]);
+    assert!(
+        (got.data()[0] - want).abs() < 1e-15,
+        "{} against {want}",
+        got.data()[0]
+    );
 }
 
 #[test]

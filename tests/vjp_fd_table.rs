@@ -97,7 +97,11 @@ fn companions_match_finite_differences_for_every_op_and_operand() {
                 Ok(p) => p,
                 Err(d) => {
                     let msgs: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
-                    failures.push(format!("{} seed {seed}: {}\n{text}", case.name, msgs.join("; ")));
+                    failures.push(format!(
+                        "{} seed {seed}: {}\n{text}",
+                        case.name,
+                        msgs.join("; ")
+                    ));
                     continue;
                 }
             };
@@ -106,9 +110,9 @@ fn companions_match_finite_differences_for_every_op_and_operand() {
             ops_in(&program.func(req.primal).body, &mut found);
             for (o, ks) in case.covers {
                 for &k in *ks {
-                    let reached = found.iter().any(|(f, a)| {
-                        *f == op(o) && matches!(a.get(k), Some(Operand::Slot(_)))
-                    });
+                    let reached = found
+                        .iter()
+                        .any(|(f, a)| *f == op(o) && matches!(a.get(k), Some(Operand::Slot(_))));
                     if !reached {
                         failures.push(format!(
                             "{}: the program has no `{o}` with a computed operand {k}\n{text}",
@@ -136,7 +140,10 @@ fn companions_match_finite_differences_for_every_op_and_operand() {
             }
         }
     }
-    eprintln!("largest relative error that passed: {:.3e} ({})", worst.0, worst.1);
+    eprintln!(
+        "largest relative error that passed: {:.3e} ({})",
+        worst.0, worst.1
+    );
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -226,9 +233,9 @@ fn rejected_operands_are_diagnosed() {
         );
         match compile("rejected", &text) {
             Err(ds)
-                if ds.iter().any(|d| {
-                    d.code.id == "SEM024" && d.message.contains(&format!("`{o}`"))
-                }) => {}
+                if ds
+                    .iter()
+                    .any(|d| d.code.id == "SEM024" && d.message.contains(&format!("`{o}`"))) => {}
             Err(ds) => {
                 let msgs: Vec<String> = ds
                     .iter()
@@ -263,8 +270,16 @@ fn markdown() -> String {
                 Entry::Rejected => other.push(format!("{k}: SEM024")),
             }
         }
-        let fd = if fd.is_empty() { "—".to_string() } else { fd.join("; ") };
-        let other = if other.is_empty() { "—".to_string() } else { other.join("; ") };
+        let fd = if fd.is_empty() {
+            "—".to_string()
+        } else {
+            fd.join("; ")
+        };
+        let other = if other.is_empty() {
+            "—".to_string()
+        } else {
+            other.join("; ")
+        };
         out.push_str(&format!("| `{}` | {fd} | {other} |\n", o.name()));
     }
     out

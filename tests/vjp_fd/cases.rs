@@ -37,7 +37,17 @@ fn binary(r: &mut Rng, op: &str, dom_b: Dom) -> Inst {
 /// its result.
 fn matmul_shapes(r: &mut Rng, vectors: bool) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     let ranks: &[(usize, usize)] = if vectors {
-        &[(1, 1), (2, 1), (1, 2), (2, 2), (3, 3), (3, 2), (2, 3), (4, 3), (3, 4)]
+        &[
+            (1, 1),
+            (2, 1),
+            (1, 2),
+            (2, 2),
+            (3, 3),
+            (3, 2),
+            (2, 3),
+            (4, 3),
+            (3, 4),
+        ]
     } else {
         &[(2, 2), (3, 3), (3, 2), (2, 3), (4, 3), (3, 4), (4, 4)]
     };
@@ -111,7 +121,10 @@ pub const CASES: &[Case] = &[
         let mu = i.p("mu", None, Dom::Any);
         let sd = i.p("sd", None, Dom::Pos);
         let seed = r.int(0, 99);
-        i.weighted(format!("semen.normalis({seed}, {}, {mu}, {sd})", list(&s)), &s)
+        i.weighted(
+            format!("semen.normalis({seed}, {}, {mu}, {sd})", list(&s)),
+            &s,
+        )
     }),
     // ---- shape ----
     case!("forma", [("forma", [0])], |r| {
@@ -182,10 +195,26 @@ pub const CASES: &[Case] = &[
         i.weighted(format!("{x}.concatena({y}, {axis})"), &out)
     }),
     // ---- elementwise with broadcasting ----
-    case!("addita", [("addita", [0, 1])], |r| binary(r, "addita", Dom::Any)),
-    case!("subtrahe", [("subtrahe", [0, 1])], |r| binary(r, "subtrahe", Dom::Any)),
-    case!("multiplica", [("multiplica", [0, 1])], |r| binary(r, "multiplica", Dom::Any)),
-    case!("divide", [("divide", [0, 1])], |r| binary(r, "divide", Dom::Pos)),
+    case!("addita", [("addita", [0, 1])], |r| binary(
+        r,
+        "addita",
+        Dom::Any
+    )),
+    case!("subtrahe", [("subtrahe", [0, 1])], |r| binary(
+        r,
+        "subtrahe",
+        Dom::Any
+    )),
+    case!("multiplica", [("multiplica", [0, 1])], |r| binary(
+        r,
+        "multiplica",
+        Dom::Any
+    )),
+    case!("divide", [("divide", [0, 1])], |r| binary(
+        r,
+        "divide",
+        Dom::Pos
+    )),
     case!("addita_bias", [("addita_bias", [0, 1])], |r| {
         let s = r.shape(1, 3);
         let c = s[s.len() - 1];
@@ -233,14 +262,34 @@ pub const CASES: &[Case] = &[
     case!("log", [("log", [0])], |r| unary(r, "log", Dom::Pos)),
     case!("sqrt", [("sqrt", [0])], |r| unary(r, "sqrt", Dom::Pos)),
     case!("tanh", [("tanh", [0])], |r| unary(r, "tanh", Dom::Any)),
-    case!("tanh_per_exp", [("tanh_per_exp", [0])], |r| unary(r, "tanh_per_exp", Dom::Any)),
+    case!("tanh_per_exp", [("tanh_per_exp", [0])], |r| unary(
+        r,
+        "tanh_per_exp",
+        Dom::Any
+    )),
     case!("gelu", [("gelu", [0])], |r| unary(r, "gelu", Dom::Any)),
-    case!("gelu_per_exp", [("gelu_per_exp", [0])], |r| unary(r, "gelu_per_exp", Dom::Any)),
+    case!("gelu_per_exp", [("gelu_per_exp", [0])], |r| unary(
+        r,
+        "gelu_per_exp",
+        Dom::Any
+    )),
     case!("relu", [("relu", [0])], |r| unary(r, "relu", Dom::Away)),
-    case!("reciproca", [("reciproca", [0])], |r| unary(r, "reciproca", Dom::Away)),
+    case!("reciproca", [("reciproca", [0])], |r| unary(
+        r,
+        "reciproca",
+        Dom::Away
+    )),
     // zero gradients, checked as such: a step function and a constant
-    case!("positiva", [("positiva", [0])], |r| unary(r, "positiva", Dom::Away)),
-    case!("retro_nihil", [("retro_nihil", [0])], |r| unary(r, "retro_nihil", Dom::Any)),
+    case!("positiva", [("positiva", [0])], |r| unary(
+        r,
+        "positiva",
+        Dom::Away
+    )),
+    case!("retro_nihil", [("retro_nihil", [0])], |r| unary(
+        r,
+        "retro_nihil",
+        Dom::Any
+    )),
     case!("scala", [("scala", [0, 1])], |r| {
         let s = r.shape(0, 3);
         let mut i = Inst::new();
@@ -261,9 +310,18 @@ pub const CASES: &[Case] = &[
         let x = i.t("x", &s);
         i.scaled(format!("{x}.media()"))
     }),
-    case!("summa_axis", [("summa_axis", [0])], |r| axis_reduction(r, "summa_axis")),
-    case!("media_axis", [("media_axis", [0])], |r| axis_reduction(r, "media_axis")),
-    case!("maximum_axis", [("maximum_axis", [0])], |r| axis_reduction(r, "maximum_axis")),
+    case!("summa_axis", [("summa_axis", [0])], |r| axis_reduction(
+        r,
+        "summa_axis"
+    )),
+    case!("media_axis", [("media_axis", [0])], |r| axis_reduction(
+        r,
+        "media_axis"
+    )),
+    case!("maximum_axis", [("maximum_axis", [0])], |r| axis_reduction(
+        r,
+        "maximum_axis"
+    )),
     // an index result: piecewise constant, zero gradient
     case!("argmax", [("argmax", [0])], |r| {
         let s = r.shape(1, 3);
@@ -309,24 +367,32 @@ pub const CASES: &[Case] = &[
         i.scaled(format!("{x}.crux_entropia({t})"))
     }),
     // targets that are probabilities computed from a parameter (issue 18)
-    case!("crux_entropia_softmax_targets", [("crux_entropia", [0, 1])], |r| {
-        let s = r.shape(1, 3);
-        let mut i = Inst::new();
-        let x = i.t("x", &s);
-        let y = i.t("y", &s);
-        i.scaled(format!("{x}.crux_entropia({y}.activatio_softmax())"))
-    }),
-    case!("crux_entropia_indices", [("crux_entropia_indices", [0])], |r| {
-        let s = r.shape(2, 3);
-        let c = s[s.len() - 1];
-        let rows = &s[..s.len() - 1];
-        let n: usize = rows.iter().product();
-        let ids: Vec<String> = (0..n).map(|_| format!("{}.0", r.int(0, c - 1))).collect();
-        let mut i = Inst::new();
-        let z = i.t("z", &s);
-        let ids = format!("semen.strue([{}], {})", ids.join(", "), list(rows));
-        i.scaled(format!("{z}.crux_entropia_indices({ids})"))
-    }),
+    case!(
+        "crux_entropia_softmax_targets",
+        [("crux_entropia", [0, 1])],
+        |r| {
+            let s = r.shape(1, 3);
+            let mut i = Inst::new();
+            let x = i.t("x", &s);
+            let y = i.t("y", &s);
+            i.scaled(format!("{x}.crux_entropia({y}.activatio_softmax())"))
+        }
+    ),
+    case!(
+        "crux_entropia_indices",
+        [("crux_entropia_indices", [0])],
+        |r| {
+            let s = r.shape(2, 3);
+            let c = s[s.len() - 1];
+            let rows = &s[..s.len() - 1];
+            let n: usize = rows.iter().product();
+            let ids: Vec<String> = (0..n).map(|_| format!("{}.0", r.int(0, c - 1))).collect();
+            let mut i = Inst::new();
+            let z = i.t("z", &s);
+            let ids = format!("semen.strue([{}], {})", ids.join(", "), list(rows));
+            i.scaled(format!("{z}.crux_entropia_indices({ids})"))
+        }
+    ),
     case!("collige", [("collige", [0])], |r| {
         let (v, d) = (r.int(1, 4), r.int(1, 3));
         let shape = r.shape(1, 2);
@@ -418,37 +484,187 @@ pub const NO_GRADIENT: &[(&str, usize, &str)] = &[
 /// these is SEM024, a diagnostic naming the op; each program shows it.
 pub const REJECTED: &[(&str, &[usize], &str, &str)] = &[
     ("strue", &[1], "f32 a", "semen.strue([a, 1.0], [2]).summa()"),
-    ("laminatio", &[2], "tf32[2, 3] x, f32 e", "x.laminatio(1, e, x.sectio(0, 1).forma([3]), x.sectio(1, 2).forma([3])).summa()"),
+    (
+        "laminatio",
+        &[2],
+        "tf32[2, 3] x, f32 e",
+        "x.laminatio(1, e, x.sectio(0, 1).forma([3]), x.sectio(1, 2).forma([3])).summa()",
+    ),
     ("planata", &[], "tf32[2, 3] x", "x.planata()[0] * 2.0"),
-    ("adamw_passus", &[], "tf32[2, 3] x", "x.adamw_passus(x, x, x, [0.9, 0.1, 0.99, 0.01, 1.0, 0.00000001, 1.0, 0.001])[0].summa()"),
-    ("gelu_cum_derivata", &[], "tf32[2, 3] x", "x.gelu_cum_derivata()[0].summa()"),
-    ("gelu_ex_pari", &[], "tf32[2, 3] x", "x.gelu_ex_pari(x.gelu_cum_derivata()).summa()"),
-    ("attentio_cum_ponderibus", &[], "tf32[1, 2, 2] x", "x.attentio_cum_ponderibus(x, x, 1)[0].summa()"),
-    ("attentio_ex_pari", &[], "tf32[1, 2, 2] x", "x.attentio_ex_pari(x, x, 1, x.attentio_cum_ponderibus(x, x, 1)).summa()"),
+    (
+        "adamw_passus",
+        &[],
+        "tf32[2, 3] x",
+        "x.adamw_passus(x, x, x, [0.9, 0.1, 0.99, 0.01, 1.0, 0.00000001, 1.0, 0.001])[0].summa()",
+    ),
+    (
+        "gelu_cum_derivata",
+        &[],
+        "tf32[2, 3] x",
+        "x.gelu_cum_derivata()[0].summa()",
+    ),
+    (
+        "gelu_ex_pari",
+        &[],
+        "tf32[2, 3] x",
+        "x.gelu_ex_pari(x.gelu_cum_derivata()).summa()",
+    ),
+    (
+        "attentio_cum_ponderibus",
+        &[],
+        "tf32[1, 2, 2] x",
+        "x.attentio_cum_ponderibus(x, x, 1)[0].summa()",
+    ),
+    (
+        "attentio_ex_pari",
+        &[],
+        "tf32[1, 2, 2] x",
+        "x.attentio_ex_pari(x, x, 1, x.attentio_cum_ponderibus(x, x, 1)).summa()",
+    ),
     ("retro_adde", &[], "tf32[2, 3] x", "x.retro_adde(x).summa()"),
-    ("retro_imple", &[], "tf32[2, 3] x", "x.retro_imple(2.0).summa()"),
-    ("retro_ad_formam", &[], "tf32[2, 3] x", "x.retro_ad_formam(x).summa()"),
-    ("retro_dilata", &[], "tf32[2, 3] x", "x.retro_dilata(x, 1, falsum).summa()"),
-    ("retro_maximum", &[], "tf32[2, 3] x", "x.retro_maximum(x, 1, falsum).summa()"),
-    ("retro_inpone", &[], "tf32[2, 3] x", "x.retro_inpone(0, 0, x).summa()"),
-    ("retro_softmax", &[], "tf32[2, 3] x", "x.retro_softmax(x).summa()"),
-    ("retro_softmax_causalis", &[], "tf32[2, 3] x", "x.retro_softmax_causalis(x, 1.0).summa()"),
-    ("retro_log_softmax", &[], "tf32[2, 3] x", "x.retro_log_softmax(x).summa()"),
-    ("retro_laminatio", &[], "tf32[2, 3] x, tf32[3] g", "x.retro_laminatio(x, 0.00001, g)[0].summa()"),
-    ("retro_laminatio_adde", &[], "tf32[2, 3] x, tf32[3] g", "x.retro_laminatio_adde(x, 0.00001, g, x)[0].summa()"),
+    (
+        "retro_imple",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_imple(2.0).summa()",
+    ),
+    (
+        "retro_ad_formam",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_ad_formam(x).summa()",
+    ),
+    (
+        "retro_dilata",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_dilata(x, 1, falsum).summa()",
+    ),
+    (
+        "retro_maximum",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_maximum(x, 1, falsum).summa()",
+    ),
+    (
+        "retro_inpone",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_inpone(0, 0, x).summa()",
+    ),
+    (
+        "retro_softmax",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_softmax(x).summa()",
+    ),
+    (
+        "retro_softmax_causalis",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_softmax_causalis(x, 1.0).summa()",
+    ),
+    (
+        "retro_log_softmax",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_log_softmax(x).summa()",
+    ),
+    (
+        "retro_laminatio",
+        &[],
+        "tf32[2, 3] x, tf32[3] g",
+        "x.retro_laminatio(x, 0.00001, g)[0].summa()",
+    ),
+    (
+        "retro_laminatio_adde",
+        &[],
+        "tf32[2, 3] x, tf32[3] g",
+        "x.retro_laminatio_adde(x, 0.00001, g, x)[0].summa()",
+    ),
     ("retro_gelu", &[], "tf32[2, 3] x", "x.retro_gelu(x).summa()"),
-    ("retro_gelu_derivata", &[], "tf32[2, 3] x", "x.retro_gelu_derivata(x).summa()"),
-    ("retro_gelu_per_exp", &[], "tf32[2, 3] x", "x.retro_gelu_per_exp(x).summa()"),
-    ("retro_crux_entropia", &[], "f32 a, tf32[2, 3] x", "a.retro_crux_entropia(x, x).summa()"),
-    ("retro_crux_scopi", &[], "f32 a, tf32[2, 3] x", "a.retro_crux_scopi(x).summa()"),
-    ("retro_crux_indices", &[], "f32 a, tf32[2, 3] x", "a.retro_crux_indices(x, semen.strue([0.0, 1.0], [2])).summa()"),
-    ("retro_collige", &[], "tf32[2, 3] x, tf32[4, 3] e", "x.retro_collige(semen.strue([0.0, 1.0], [2]), e).summa()"),
-    ("retro_permute", &[], "tf32[2, 3] x", "x.retro_permute([1, 0]).summa()"),
-    ("retro_pars", &[], "tf32[2, 3] x", "x.retro_pars(x, x, 0, 0).summa()"),
-    ("retro_matmul", &[], "tf32[2, 2] x", "x.retro_matmul(x, x)[0].summa()"),
-    ("retro_matmul_derivata", &[], "tf32[2, 2] x", "x.retro_matmul_derivata(x, x, x)[0].summa()"),
-    ("retro_matmul_adde", &[], "tf32[2, 2] x", "x.retro_matmul_adde(x, x, x)[0].summa()"),
-    ("retro_attentio_pondera", &[], "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x", "x.retro_attentio_pondera(p, x, x, 1)[0].summa()"),
-    ("retro_attentio_applica", &[], "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x", "x.retro_attentio_applica(p, x)[0].summa()"),
-    ("retro_attentio", &[], "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x", "x.retro_attentio(p, x, x, x, 1)[0].summa()"),
+    (
+        "retro_gelu_derivata",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_gelu_derivata(x).summa()",
+    ),
+    (
+        "retro_gelu_per_exp",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_gelu_per_exp(x).summa()",
+    ),
+    (
+        "retro_crux_entropia",
+        &[],
+        "f32 a, tf32[2, 3] x",
+        "a.retro_crux_entropia(x, x).summa()",
+    ),
+    (
+        "retro_crux_scopi",
+        &[],
+        "f32 a, tf32[2, 3] x",
+        "a.retro_crux_scopi(x).summa()",
+    ),
+    (
+        "retro_crux_indices",
+        &[],
+        "f32 a, tf32[2, 3] x",
+        "a.retro_crux_indices(x, semen.strue([0.0, 1.0], [2])).summa()",
+    ),
+    (
+        "retro_collige",
+        &[],
+        "tf32[2, 3] x, tf32[4, 3] e",
+        "x.retro_collige(semen.strue([0.0, 1.0], [2]), e).summa()",
+    ),
+    (
+        "retro_permute",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_permute([1, 0]).summa()",
+    ),
+    (
+        "retro_pars",
+        &[],
+        "tf32[2, 3] x",
+        "x.retro_pars(x, x, 0, 0).summa()",
+    ),
+    (
+        "retro_matmul",
+        &[],
+        "tf32[2, 2] x",
+        "x.retro_matmul(x, x)[0].summa()",
+    ),
+    (
+        "retro_matmul_derivata",
+        &[],
+        "tf32[2, 2] x",
+        "x.retro_matmul_derivata(x, x, x)[0].summa()",
+    ),
+    (
+        "retro_matmul_adde",
+        &[],
+        "tf32[2, 2] x",
+        "x.retro_matmul_adde(x, x, x)[0].summa()",
+    ),
+    (
+        "retro_attentio_pondera",
+        &[],
+        "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x",
+        "x.retro_attentio_pondera(p, x, x, 1)[0].summa()",
+    ),
+    (
+        "retro_attentio_applica",
+        &[],
+        "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x",
+        "x.retro_attentio_applica(p, x)[0].summa()",
+    ),
+    (
+        "retro_attentio",
+        &[],
+        "tf32[1, 1, 2, 2] p, tf32[1, 2, 2] x",
+        "x.retro_attentio(p, x, x, x, 1)[0].summa()",
+    ),
 ];

@@ -91,8 +91,16 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Vec<usize> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
-            let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-            let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+            let da = if i + a.len() >= n {
+                a[i + a.len() - n]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= n {
+                b[i + b.len() - n]
+            } else {
+                1
+            };
             da.max(db)
         })
         .collect()
