@@ -249,6 +249,19 @@ fn rejected_operands_are_diagnosed() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `strue` of a nested list has no rule (the flat case is in the table).
+#[test]
+fn strue_of_a_nested_list_is_diagnosed() {
+    let text = "@ radix backward \"g\"\nfunctio f(f32 a) → f32 {\n    fixum tf32[] semen ← vacua\n    fixum lista<lista<fractus>> l ← [[a, 1.0], [2.0, a]]\n    redde semen.strue(l, [2, 2]).summa()\n}\n";
+    let ds = compile("nested", text).err().expect("a diagnostic");
+    assert!(
+        ds.iter()
+            .any(|d| d.code.id == "SEM024" && d.message.contains("nested list")),
+        "{:?}",
+        ds.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+}
+
 const BEGIN: &str = "<!-- fd-table:begin (tests/vjp_fd_table.rs writes this table) -->";
 const END: &str = "<!-- fd-table:end -->";
 

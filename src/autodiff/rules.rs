@@ -452,11 +452,20 @@ fn op_rule(
             let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![g]), Ty::Float));
             vec![(a[1].clone(), gs)]
         }
+        // `strue(list, shape)` lays a flat list of numbers out in row-major order, so
+        // the list's cotangent is `g`'s elements in that order (`planata`), which the
+        // list's own definition then splits among its items. A nested list has no
+        // such rule.
         Op::Strue if active[1] => {
-            return Err(not_differentiable(
-                span,
-                "`strue` of numbers that depend on a parameter (build the tensor with tensor operations, e.g. `crea` and `concatena`)",
-            ))
+            let flat = Ty::List(Box::new(Ty::Float));
+            if gen.ty(&a[1]) != flat {
+                return Err(not_differentiable(
+                    span,
+                    "`strue` of a nested list of numbers that depend on a parameter (pass a flat list)",
+                ));
+            }
+            let gl = s(gen.emit(Rhs::Op(Op::Planata, vec![g]), flat));
+            vec![(a[1].clone(), gl)]
         }
         // `normalis(seed, shape, μ, σ)` = μ + σ·z with z the standard draw of the same
         // seed: ∂μ = Σ g, ∂σ = Σ g ⊙ z.

@@ -115,6 +115,24 @@ pub const CASES: &[Case] = &[
         let v = i.p("v", None, Dom::Any);
         i.weighted(format!("semen.crea({v}, {})", list(&s)), &s)
     }),
+    // a flat list of numbers computed from parameters, laid out in row-major order
+    case!("strue", [("strue", [1])], |r| {
+        let s = r.shape(0, 3);
+        let n: usize = s.iter().product();
+        let mut i = Inst::new();
+        let items: Vec<String> = (0..n)
+            .map(|j| {
+                let name = format!("a{j}");
+                // parameters, products of them, constants (the first is a parameter)
+                match if j == 0 { 0 } else { r.int(0, 2) } {
+                    0 => i.p(&name, None, Dom::Any),
+                    1 => format!("{} * {}.0", i.p(&name, None, Dom::Any), r.int(1, 3)),
+                    _ => format!("{}.5", r.int(0, 2)),
+                }
+            })
+            .collect();
+        i.weighted(format!("semen.strue([{}], {})", items.join(", "), list(&s)), &s)
+    }),
     case!("normalis", [("normalis", [3, 4])], |r| {
         let s = r.shape(1, 3);
         let mut i = Inst::new();
@@ -483,7 +501,6 @@ pub const NO_GRADIENT: &[(&str, usize, &str)] = &[
 /// (op, operands — empty for all of them, parameters, body): differentiating through
 /// these is SEM024, a diagnostic naming the op; each program shows it.
 pub const REJECTED: &[(&str, &[usize], &str, &str)] = &[
-    ("strue", &[1], "f32 a", "semen.strue([a, 1.0], [2]).summa()"),
     (
         "laminatio",
         &[2],
