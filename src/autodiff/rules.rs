@@ -422,15 +422,18 @@ fn op_rule(
         }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
-            if active[2] {
-                return Err(not_differentiable(
-                    span,
-                    "`laminatio` with respect to its ε (a number that depends on a parameter; pass a constant)",
-                ));
-            }
+            let ge = active[2].then(|| laminatio_eps(gen, g.clone(), a));
             let args = vec![g, x(), a[2].clone(), a[3].clone()];
             let g = gen.tensor_parts(Op::RetroLaminatio, args, 3);
-            vec![(x(), g[0].clone()), (a[3].clone(), g[1].clone()), (a[4].clone(), g[2].clone())]
+            let mut c = vec![
+                (x(), g[0].clone()),
+                (a[3].clone(), g[1].clone()),
+                (a[4].clone(), g[2].clone()),
+            ];
+            if let Some(ge) = ge {
+                c.push((a[2].clone(), ge));
+            }
+            c
         }
         // The loss is linear in the targets: ∂t = −ln(softmax(x) + 1e-7)·g / C.
         Op::CruxEntropia => {
@@ -548,6 +551,29 @@ fn op_rule(
             ))
         }
     })
+}
+
+/// `x.laminatio(axis, ε, γ, β)`'s cotangent for ε, when ε depends on a parameter: with
+/// `c = x − mean`, `v = mean(c²)` per row, `y = γ ⊙ c / √(v + ε) + β`, so
+/// `∂ε = −½ Σ g ⊙ γ ⊙ c / √(v + ε) / (v + ε)`. Built from ordinary ops (rare: ε is
+/// almost always a constant, and then this is not emitted).
+fn laminatio_eps(gen: &mut Gen, g: Operand, a: &[Operand]) -> Operand {
+    let keep = Operand::Const(Const::Bool(true));
+    let m = gen.op(
+        Op::MediaAxis,
+        vec![a[0].clone(), a[1].clone(), keep.clone()],
+    );
+    let c = gen.op(Op::Subtrahe, vec![a[0].clone(), m]);
+    let cc = gen.op(Op::Multiplica, vec![c.clone(), c.clone()]);
+    let v = gen.op(Op::MediaAxis, vec![cc, a[1].clone(), keep]);
+    let ve = gen.op(Op::Addita, vec![v, a[2].clone()]);
+    let root = gen.op(Op::Sqrt, vec![ve.clone()]);
+    let xhat = gen.op(Op::Divide, vec![c, root]);
+    let gg = gen.op(Op::Multiplica, vec![g, a[3].clone()]);
+    let t = gen.op(Op::Multiplica, vec![gg, xhat]);
+    let q = gen.op(Op::Divide, vec![t, ve]);
+    let total = s(gen.emit(Rhs::Op(Op::Summa, vec![q]), Ty::Float));
+    gen.prim(BinOp::Mul, total, fl(-0.5))
 }
 
 /// `Σ all − Σ kept`: the total cotangent of the entries a mask replaced (`kept` is

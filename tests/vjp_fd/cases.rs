@@ -131,7 +131,10 @@ pub const CASES: &[Case] = &[
                 }
             })
             .collect();
-        i.weighted(format!("semen.strue([{}], {})", items.join(", "), list(&s)), &s)
+        i.weighted(
+            format!("semen.strue([{}], {})", items.join(", "), list(&s)),
+            &s,
+        )
     }),
     case!("normalis", [("normalis", [3, 4])], |r| {
         let s = r.shape(1, 3);
@@ -377,6 +380,18 @@ pub const CASES: &[Case] = &[
         let axis = s.len() - 1;
         i.weighted(format!("{x}.laminatio({axis}, 0.00001, {g}, {b})"), &s)
     }),
+    // an ε that depends on a parameter (positive, large enough to matter)
+    case!("laminatio_eps", [("laminatio", [0, 2, 3, 4])], |r| {
+        let s = r.shape(1, 3);
+        let d = s[s.len() - 1];
+        let mut i = Inst::new();
+        let x = i.t("x", &s);
+        let e = i.p("e", None, Dom::Pos);
+        let g = i.t("g", &[d]);
+        let b = i.t("b", &[d]);
+        let axis = s.len() - 1;
+        i.weighted(format!("{x}.laminatio({axis}, {e}, {g}, {b})"), &s)
+    }),
     case!("crux_entropia", [("crux_entropia", [0, 1])], |r| {
         let s = r.shape(1, 3);
         let mut i = Inst::new();
@@ -501,12 +516,6 @@ pub const NO_GRADIENT: &[(&str, usize, &str)] = &[
 /// (op, operands — empty for all of them, parameters, body): differentiating through
 /// these is SEM024, a diagnostic naming the op; each program shows it.
 pub const REJECTED: &[(&str, &[usize], &str, &str)] = &[
-    (
-        "laminatio",
-        &[2],
-        "tf32[2, 3] x, f32 e",
-        "x.laminatio(1, e, x.sectio(0, 1).forma([3]), x.sectio(1, 2).forma([3])).summa()",
-    ),
     ("planata", &[], "tf32[2, 3] x", "x.planata()[0] * 2.0"),
     (
         "adamw_passus",
