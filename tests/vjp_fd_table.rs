@@ -253,7 +253,9 @@ fn rejected_operands_are_diagnosed() {
 #[test]
 fn strue_of_a_nested_list_is_diagnosed() {
     let text = "@ radix backward \"g\"\nfunctio f(f32 a) → f32 {\n    fixum tf32[] semen ← vacua\n    fixum lista<lista<fractus>> l ← [[a, 1.0], [2.0, a]]\n    redde semen.strue(l, [2, 2]).summa()\n}\n";
-    let ds = compile("nested", text).err().expect("a diagnostic");
+    let Err(ds) = compile("nested", text) else {
+        panic!("a nested list compiled");
+    };
     assert!(
         ds.iter()
             .any(|d| d.code.id == "SEM024" && d.message.contains("nested list")),
