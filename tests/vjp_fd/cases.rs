@@ -477,6 +477,31 @@ pub const CASES: &[Case] = &[
     }),
 ];
 
+/// `(a ∘ b) * c` on `f32` parameters (the scalar operators, `Rhs::Prim`).
+fn scalar(r: &mut Rng, glyph: &str, dom_b: Dom) -> Inst {
+    let _ = r;
+    let mut i = Inst::new();
+    let a = i.p("a", None, Dom::Any);
+    let b = i.p("b", None, dom_b);
+    i.scaled(format!("({a} {glyph} {b})"))
+}
+
+/// Cases of the scalar operators, named by `scalar_entry` in tests/vjp_fd_table.rs.
+pub const SCALAR_CASES: &[Case] = &[
+    case!("scalar_add", [], |r| scalar(r, "+", Dom::Any)),
+    case!("scalar_sub", [], |r| scalar(r, "-", Dom::Any)),
+    case!("scalar_mul", [], |r| scalar(r, "*", Dom::Any)),
+    case!("scalar_div", [], |r| scalar(r, "/", Dom::Away)),
+    case!("scalar_hadamard", [], |r| scalar(r, "⊙", Dom::Any)),
+    case!("scalar_dot", [], |r| scalar(r, "·", Dom::Any)),
+    case!("scalar_neg", [], |r| {
+        let _ = r;
+        let mut i = Inst::new();
+        let a = i.p("a", None, Dom::Any);
+        i.scaled(format!("(-{a})"))
+    }),
+];
+
 /// Operands with no gradient to check, and why.
 pub const NO_GRADIENT: &[(&str, usize, &str)] = &[
     ("crea", 0, "the receiver gives only the element kind"),
