@@ -59,7 +59,7 @@ fn ops_in(b: &Block, out: &mut Vec<(Rhs, Vec<Operand>)>) {
             Stmt::Let {
                 rhs: Rhs::Prim(p, a),
                 ..
-            } => out.push((Rhs::Prim(p.clone(), vec![]), a.clone())),
+            } => out.push((Rhs::Prim(*p, vec![]), a.clone())),
             Stmt::If {
                 then, otherwise, ..
             } => {
@@ -131,10 +131,7 @@ fn run_case(
             }
         }
         if let Some(p) = &prim {
-            if !found
-                .iter()
-                .any(|(f, _)| *f == Rhs::Prim(p.clone(), vec![]))
-            {
+            if !found.iter().any(|(f, _)| *f == Rhs::Prim(*p, vec![])) {
                 failures.push(format!("{}: the program has no {p:?}\n{text}", case.name));
             }
         }
