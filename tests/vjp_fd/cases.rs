@@ -20,10 +20,15 @@ fn unary(r: &mut Rng, op: &str, dom: Dom) -> Inst {
     i.weighted(format!("{x}.{op}()"), &s)
 }
 
-/// `x.op(y)` over a broadcast pair, or with a `f32` second operand (1 in 4).
+/// `x.op(y)` over a broadcast pair, or with a `f32` second operand (1 in 4), or
+/// `x.op(x)` (1 in 5: both cotangents accumulate into one parameter).
 fn binary(r: &mut Rng, op: &str, dom_b: Dom) -> Inst {
     let (a, b) = r.broadcast_pair();
     let mut i = Inst::new();
+    if r.int(0, 4) == 0 {
+        let x = i.p("x", Some(a.clone()), dom_b);
+        return i.weighted(format!("{x}.{op}({x})"), &a);
+    }
     let x = i.t("x", &a);
     if r.int(0, 3) == 0 {
         let y = i.p("y", None, dom_b);
