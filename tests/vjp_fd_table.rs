@@ -446,7 +446,7 @@ fn strue_of_a_nested_list_is_diagnosed() {
     };
     assert!(
         ds.iter()
-            .any(|d| d.code.id == "SEM024" && d.message.contains("nested list")),
+            .any(|d| d.code.id == "SEM024" && d.message.contains("not a flat `lista<fractus>`")),
         "{:?}",
         ds.iter().map(|d| &d.message).collect::<Vec<_>>()
     );

@@ -464,7 +464,7 @@ fn op_rule(
             if gen.ty(&a[1]) != flat {
                 return Err(not_differentiable(
                     span,
-                    "`strue` of a nested list of numbers that depend on a parameter (pass a flat list)",
+                    "`strue` of numbers that depend on a parameter in a list that is not a flat `lista<fractus>` (a nested list has no rule; pass a flat one)",
                 ));
             }
             let gl = s(gen.emit(Rhs::Op(Op::Planata, vec![g]), flat));
