@@ -185,6 +185,18 @@ const CASES: &[(&str, &str, &str)] = &[
         "tf32[2, 3] x",
         "x.crux_entropia(vacua.strue([0.2, 0.3, 0.5, 1.0, 0.0, 0.0], [2, 3]))",
     ),
+    // Targets computed from a parameter: ∂t = −ln(softmax(x) + 1e-7)·g / C (issue 18).
+    (
+        "crux_entropia_targets",
+        "tf32[2, 3] x, tf32[2, 3] y",
+        "x.crux_entropia(y.activatio_softmax())",
+    ),
+    // Targets anywhere in [-1, 1): the definition takes any finite targets.
+    (
+        "crux_entropia_any_targets",
+        "tf32[2, 3] x, tf32[2, 3] t",
+        "x.crux_entropia(t)",
+    ),
     (
         "crux_indices",
         "tf32[3, 4] z",

@@ -150,16 +150,33 @@ fn domain_errors() {
         kind(tensor::cross_entropy(&v, &t(&[0.5, f64::NAN], &[2]))),
         K::Domain
     );
-    assert_eq!(
-        kind(tensor::cross_entropy(&v, &t(&[-0.1, 0.5], &[2]))),
-        K::Domain
-    );
+    for bad in [f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(
+            kind(tensor::cross_entropy(&v, &t(&[bad, 0.5], &[2]))),
+            K::Domain
+        );
+    }
     let mut r = SplitMix64::new(0);
     assert_eq!(kind(r.below(0)), K::Domain);
     assert_eq!(kind(r.sample(&[f64::INFINITY, 1.0])), K::Domain);
     assert_eq!(kind(r.sample(&[f64::NAN])), K::Domain);
     assert_eq!(kind(r.sample(&[])), K::Domain);
     assert_eq!(kind(r.sample(&[f64::MAX, f64::MAX])), K::Domain);
+}
+
+/// Any finite targets are accepted (issue 18): the loss is `−Σ t·ln(softmax(x) + 1e-7)/C`,
+/// here with C = 2 and softmax([1, 2]) = [1/(1 + e), e/(1 + e)].
+#[test]
+fn cross_entropy_takes_any_finite_targets() {
+    let e = 1f64.exp();
+    let (p1, p2) = (1.0 / (1.0 + e), e / (1.0 + e));
+    let want = -(-0.1 * (p1 + 1e-7).ln() + 2.5 * (p2 + 1e-7).ln()) / 2.0;
+    let got = tensor::cross_entropy(&t(&[1.0, 2.0], &[2]), &t(&[-0.1, 2.5], &[2])).unwrap();
+    assert!(
+        (got.data()[0] - want).abs() < 1e-15,
+        "{} against {want}",
+        got.data()[0]
+    );
 }
 
 #[test]

@@ -513,7 +513,7 @@ fn reverse_let(
         }
         _ => {}
     }
-    for (operand, contribution) in rules::vjp(g, rhs, dst, gd)? {
+    for (operand, contribution) in rules::vjp(g, rhs, dst, gd, &st.active)? {
         if let Operand::Slot(x) = operand {
             if st.active.contains(&x) {
                 accumulate(g, st, x, contribution);

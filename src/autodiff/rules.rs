@@ -3,6 +3,8 @@
 //! named "not differentiable" error. Each rule emits ordinary IR into the reverse
 //! sweep and returns the contribution for each operand (docs/autodiff.md, the rule table).
 
+use rustc_hash::FxHashSet;
+
 use super::{not_differentiable, Gen};
 use crate::diag::Diagnostic;
 use crate::ir::ops::Op;
@@ -80,8 +82,18 @@ impl Gen<'_> {
     }
 }
 
-/// Contributions of `dst = rhs` to its operands, given `dst`'s cotangent `g`.
-pub fn vjp(gen: &mut Gen, rhs: &Rhs, dst: Slot, g: Operand) -> Result<Contribs, Diagnostic> {
+/// Contributions of `dst = rhs` to its operands, given `dst`'s cotangent `g`. `active`:
+/// the slots that depend on a parameter — a rule emits the contribution of an operand
+/// that only sometimes carries a gradient (a fill value, a mask value, targets) only
+/// when it is active, and rejects an active operand it has no rule for (SEM024)
+/// instead of giving it a silent zero.
+pub fn vjp(
+    gen: &mut Gen,
+    rhs: &Rhs,
+    dst: Slot,
+    g: Operand,
+    active: &FxHashSet<Slot>,
+) -> Result<Contribs, Diagnostic> {
     let span = gen.span;
     let y = s(dst);
     let out_ty = gen.slots[dst.0 as usize].ty.clone();
@@ -97,7 +109,11 @@ pub fn vjp(gen: &mut Gen, rhs: &Rhs, dst: Slot, g: Operand) -> Result<Contribs, 
         }
         Rhs::Prim(Prim::Unary(UnOp::Not | UnOp::BitNot), _) => vec![],
         Rhs::Prim(Prim::Binary(op), a) => scalar_binary(gen, *op, &a[0], &a[1], g, &y, span)?,
-        Rhs::Op(op, a) => op_rule(gen, *op, a, g, &y, &out_ty, span)?,
+        Rhs::Op(op, a) => {
+            let act = |o: &Operand| matches!(o, Operand::Slot(x) if active.contains(x));
+            let active_at: Vec<bool> = a.iter().map(act).collect();
+            op_rule(gen, *op, a, &active_at, g, &y, &out_ty, span)?
+        }
         Rhs::Is(..) | Rhs::Template(..) | Rhs::Range { .. } => vec![],
         Rhs::Convert(..) => return Err(not_differentiable(span, "a `↦` conversion")),
         Rhs::Call(..) | Rhs::CallValue(..) | Rhs::Closure(..) => {
@@ -177,10 +193,12 @@ fn scalar_binary(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn op_rule(
     gen: &mut Gen,
     op: Op,
     a: &[Operand],
+    active: &[bool],
     g: Operand,
     y: &Operand,
     out_ty: &Ty,
@@ -248,8 +266,15 @@ fn op_rule(
             vec![(x(), gx)]
         }
         Op::LarvaCausalis => {
-            // Masked entries get no gradient: mask the cotangent the same way.
-            vec![(x(), gen.op(Op::LarvaCausalis, vec![g, fl(0.0)]))]
+            // Masked entries get no gradient: mask the cotangent the same way. The
+            // fill value gets the masked entries' cotangents: Σ g − Σ (g masked to 0).
+            let gx = gen.op(Op::LarvaCausalis, vec![g.clone(), fl(0.0)]);
+            let mut c = vec![(x(), gx.clone())];
+            if active[1] {
+                let gv = masked_sum(gen, g, gx);
+                c.push((a[1].clone(), gv));
+            }
+            c
         }
         Op::Collige => {
             let gt = gen.op(Op::RetroCollige, vec![g, a[1].clone(), x()]);
@@ -266,8 +291,12 @@ fn op_rule(
         Op::Divide => {
             let ga = gen.op(Op::Divide, vec![g.clone(), a[1].clone()]);
             let ga = gen.unbroadcast(ga, &a[0], out_ty);
-            // −g ⊙ a / b²
-            let bb = gen.op(Op::Multiplica, vec![a[1].clone(), a[1].clone()]);
+            // −g ⊙ a / b² (b² a number when b is one: `multiplica` needs a tensor)
+            let bb = if gen.is_tensor(&a[1]) {
+                gen.op(Op::Multiplica, vec![a[1].clone(), a[1].clone()])
+            } else {
+                gen.prim(BinOp::Mul, a[1].clone(), a[1].clone())
+            };
             let gab = gen.op(Op::Multiplica, vec![g, x()]);
             let q = gen.op(Op::Divide, vec![gab, bb]);
             let n = gen.op(Op::Neg, vec![q]);
@@ -341,10 +370,19 @@ fn op_rule(
                 Op::RetroSoftmaxCausalis,
                 vec![g.clone(), y.clone(), a[1].clone()],
             );
-            let gz = gen.op(Op::RetroSoftmaxCausalis, vec![g, y.clone(), fl(1.0)]);
+            let gz = gen.op(Op::RetroSoftmaxCausalis, vec![g.clone(), y.clone(), fl(1.0)]);
             let prod = gen.op(Op::Multiplica, vec![gz, x()]);
             let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
-            vec![(x(), gx), (a[1].clone(), gs)]
+            let mut c = vec![(x(), gx), (a[1].clone(), gs)];
+            // The mask value: the masked entries' share of the softmax VJP (the
+            // cotangent of the masked logits before the softmax).
+            if active[2] {
+                let dz = gen.op(Op::RetroSoftmax, vec![g, y.clone()]);
+                let kept = gen.op(Op::LarvaCausalis, vec![dz.clone(), fl(0.0)]);
+                let gv = masked_sum(gen, dz, kept);
+                c.push((a[2].clone(), gv));
+            }
+            c
         }
         // Both attention VJPs give a pair: (∂q, ∂k) from the weights' cotangent (the
         // head count gets none), (∂p, ∂v) from the output's.
@@ -389,19 +427,74 @@ fn op_rule(
         }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
+            let ge = active[2].then(|| laminatio_eps(gen, g.clone(), a));
             let args = vec![g, x(), a[2].clone(), a[3].clone()];
             let g = gen.tensor_parts(Op::RetroLaminatio, args, 3);
-            vec![(x(), g[0].clone()), (a[3].clone(), g[1].clone()), (a[4].clone(), g[2].clone())]
+            let mut c = vec![
+                (x(), g[0].clone()),
+                (a[3].clone(), g[1].clone()),
+                (a[4].clone(), g[2].clone()),
+            ];
+            if let Some(ge) = ge {
+                c.push((a[2].clone(), ge));
+            }
+            c
         }
-        Op::CruxEntropia => vec![(
-            x(),
-            gen.op(Op::RetroCruxEntropia, vec![g, x(), a[1].clone()]),
-        )],
+        // The loss is linear in the targets: ∂t = −ln(softmax(x) + 1e-7)·g / C.
+        Op::CruxEntropia => {
+            let gx = gen.op(Op::RetroCruxEntropia, vec![g.clone(), x(), a[1].clone()]);
+            let mut c = vec![(x(), gx)];
+            if active[1] {
+                let gt = gen.op(Op::RetroCruxScopi, vec![g, x()]);
+                c.push((a[1].clone(), gt));
+            }
+            c
+        }
         Op::CruxEntropiaIndices => vec![(
             x(),
             gen.op(Op::RetroCruxIndices, vec![g, x(), a[1].clone()]),
         )],
-        // ---- no gradient flows ----
+        // ---- construction: the fill value, a normal's mean and std ----
+        // `crea(s, shape)`: every element is s, so ∂s = Σ g.
+        Op::Crea if active[1] => {
+            let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![g]), Ty::Float));
+            vec![(a[1].clone(), gs)]
+        }
+        // `strue(list, shape)` lays a flat list of numbers out in row-major order, so
+        // the list's cotangent is `g`'s elements in that order (`planata`), which the
+        // list's own definition then splits among its items. A nested list has no
+        // such rule.
+        Op::Strue if active[1] => {
+            let flat = Ty::List(Box::new(Ty::Float));
+            if gen.ty(&a[1]) != flat {
+                return Err(not_differentiable(
+                    span,
+                    "`strue` of numbers that depend on a parameter in a list that is not a flat `lista<fractus>` (a nested list has no rule; pass a flat one)",
+                ));
+            }
+            let gl = s(gen.emit(Rhs::Op(Op::Planata, vec![g]), flat));
+            vec![(a[1].clone(), gl)]
+        }
+        // `normalis(seed, shape, μ, σ)` = μ + σ·z with z the standard draw of the same
+        // seed: ∂μ = Σ g, ∂σ = Σ g ⊙ z.
+        Op::Normalis if active[3] || active[4] => {
+            let mut c = Vec::new();
+            if active[3] {
+                let gm = s(gen.emit(Rhs::Op(Op::Summa, vec![g.clone()]), Ty::Float));
+                c.push((a[3].clone(), gm));
+            }
+            if active[4] {
+                let z = gen.op(
+                    Op::Normalis,
+                    vec![a[0].clone(), a[1].clone(), a[2].clone(), fl(0.0), fl(1.0)],
+                );
+                let gz = gen.op(Op::Multiplica, vec![g, z]);
+                let gsd = s(gen.emit(Rhs::Op(Op::Summa, vec![gz]), Ty::Float));
+                c.push((a[4].clone(), gsd));
+            }
+            c
+        }
+        // ---- no gradient flows: integer or piecewise-constant results, seeds ----
         Op::Crea | Op::Strue | Op::Argmax | Op::Magnitudines | Op::Numerus | Op::Positiva => vec![],
         Op::Normalis | Op::Uniformis | Op::Multinomialis | Op::RetroNihil => vec![],
         // ---- not differentiable (yet) ----
@@ -446,6 +539,7 @@ fn op_rule(
         | Op::RetroGeluDerivata
         | Op::RetroGeluPerExp
         | Op::RetroCruxEntropia
+        | Op::RetroCruxScopi
         | Op::RetroCruxIndices
         | Op::RetroCollige
         | Op::RetroPermute
@@ -462,6 +556,37 @@ fn op_rule(
             ))
         }
     })
+}
+
+/// `x.laminatio(axis, ε, γ, β)`'s cotangent for ε, when ε depends on a parameter: with
+/// `c = x − mean`, `v = mean(c²)` per row, `y = γ ⊙ c / √(v + ε) + β`, so
+/// `∂ε = −½ Σ g ⊙ γ ⊙ c / √(v + ε) / (v + ε)`. Built from ordinary ops (rare: ε is
+/// almost always a constant, and then this is not emitted).
+fn laminatio_eps(gen: &mut Gen, g: Operand, a: &[Operand]) -> Operand {
+    let keep = Operand::Const(Const::Bool(true));
+    let m = gen.op(
+        Op::MediaAxis,
+        vec![a[0].clone(), a[1].clone(), keep.clone()],
+    );
+    let c = gen.op(Op::Subtrahe, vec![a[0].clone(), m]);
+    let cc = gen.op(Op::Multiplica, vec![c.clone(), c.clone()]);
+    let v = gen.op(Op::MediaAxis, vec![cc, a[1].clone(), keep]);
+    let ve = gen.op(Op::Addita, vec![v, a[2].clone()]);
+    let root = gen.op(Op::Sqrt, vec![ve.clone()]);
+    let xhat = gen.op(Op::Divide, vec![c, root]);
+    let gg = gen.op(Op::Multiplica, vec![g, a[3].clone()]);
+    let t = gen.op(Op::Multiplica, vec![gg, xhat]);
+    let q = gen.op(Op::Divide, vec![t, ve]);
+    let total = s(gen.emit(Rhs::Op(Op::Summa, vec![q]), Ty::Float));
+    gen.prim(BinOp::Mul, total, fl(-0.5))
+}
+
+/// `Σ all − Σ kept`: the total cotangent of the entries a mask replaced (`kept` is
+/// `all` with them set to 0).
+fn masked_sum(gen: &mut Gen, all: Operand, kept: Operand) -> Operand {
+    let total = s(gen.emit(Rhs::Op(Op::Summa, vec![all]), Ty::Float));
+    let unmasked = s(gen.emit(Rhs::Op(Op::Summa, vec![kept]), Ty::Float));
+    gen.prim(BinOp::Sub, total, unmasked)
 }
 
 /// The rank of a tensor operand when its static type knows it.

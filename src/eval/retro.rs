@@ -368,6 +368,21 @@ pub fn cross_entropy(g: f64, x: &Tensor, t: &Tensor) -> TResult<Tensor> {
     Tensor::from_flat(out, x.shape())
 }
 
+/// `crux_entropia` backward to the targets: the loss is linear in `t`, so
+/// `∂t_k = −ln(p_k + 1e-7)·g / C` with `p` the row's softmax (the forward's recipe).
+pub fn cross_entropy_targets(g: f64, x: &Tensor) -> TResult<Tensor> {
+    let d = last_dim("retro_crux_scopi", x)?;
+    let c = d as f64;
+    let mut out = k::vec_for_tensor(x.numel());
+    let mut p = Vec::with_capacity(d);
+    for xr in x.data().chunks_exact(d) {
+        p.clear();
+        softmax_row(xr, &mut p);
+        out.extend(p.iter().map(|q| -(q + 1e-7).ln() * g / c));
+    }
+    Tensor::from_flat(out, x.shape())
+}
+
 /// `crux_entropia_indices` backward: `(softmax(z) − onehot(y))·g / rows`.
 pub fn cross_entropy_indices(g: f64, z: &Tensor, y: &Tensor) -> TResult<Tensor> {
     let d = last_dim("retro_crux_indices", z)?;

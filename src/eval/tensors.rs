@@ -513,6 +513,7 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
         Op::RetroGeluDerivata => kr(k::gelu_backward_derivata(t(0)?, t(1)?))?,
         Op::RetroGeluPerExp => kr(retro::gelu(t(0)?, t(1)?, true))?,
         Op::RetroCruxEntropia => kr(retro::cross_entropy(num(op, a[0])?, t(1)?, t(2)?))?,
+        Op::RetroCruxScopi => kr(retro::cross_entropy_targets(num(op, a[0])?, t(1)?))?,
         Op::RetroCruxIndices => kr(retro::cross_entropy_indices(num(op, a[0])?, t(1)?, t(2)?))?,
         Op::RetroPermute => {
             // The inverse permutation: output axis axes[i] takes input axis i.

@@ -140,6 +140,9 @@ ops! {
     RetroGeluDerivata = "retro_gelu_derivata", 2;
     RetroGeluPerExp = "retro_gelu_per_exp", 2;
     RetroCruxEntropia = "retro_crux_entropia", 3;
+    // `g.retro_crux_scopi(x)` = −ln(softmax(x) + 1e-7)·g / C: `crux_entropia`'s
+    // cotangent for its targets
+    RetroCruxScopi = "retro_crux_scopi", 2;
     RetroCruxIndices = "retro_crux_indices", 3;
     RetroCollige = "retro_collige", 3;
     RetroPermute = "retro_permute", 2;

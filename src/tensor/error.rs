@@ -13,7 +13,7 @@ pub enum TensorErrorKind {
     /// integer (→ RUN001).
     Index,
     /// A value outside an operation's domain: zero or non-finite divisor,
-    /// log/sqrt of an invalid argument, targets outside [0, 1], a bad
+    /// log/sqrt of an invalid argument, non-finite cross-entropy targets, a bad
     /// probability row (the evaluator picks its arithmetic-domain code, e.g.
     /// RUN003 for a zero divisor).
     Domain,

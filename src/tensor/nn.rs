@@ -307,7 +307,8 @@ pub(crate) fn ln_stats<const R: usize>(xr: &[f64], d: usize, eps: f64) -> [(f64,
 
 /// `x.crux_entropia(t)`: `−(Σ t·ln(softmax(x) + 1e-7)) / C` → rank 0, with
 /// `C` the last-axis size, the sum over every element in row-major order
-/// from 0.0. `t` must have `x`'s shape and lie in [0, 1] (else `Domain`).
+/// from 0.0. `t` must have `x`'s shape and be finite (else `Domain`); any finite
+/// targets are accepted, not only probabilities.
 pub fn cross_entropy(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
     let c = last_axis("crux_entropia", x)?;
     if x.shape() != t.shape() {
@@ -320,9 +321,10 @@ pub fn cross_entropy(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
     if c == 0 {
         return Err(TensorError::shape("crux_entropia: the last axis is empty"));
     }
-    if let Some(&bad) = t.data().iter().find(|v| !(0.0..=1.0).contains(*v)) {
+    // Any finite targets (the definition is linear in them); NaN and ±∞ have no loss.
+    if let Some(&bad) = t.data().iter().find(|v| !v.is_finite()) {
         return Err(TensorError::domain(format!(
-            "crux_entropia: target {bad} is outside [0, 1]"
+            "crux_entropia: target {bad} is not a finite number"
         )));
     }
     let mut p = vec![0.0; c];

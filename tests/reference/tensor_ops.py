@@ -400,7 +400,14 @@ def build():
     case("crux_entropia_onehot", "cross_entropy", [lg, oh], crux_ref(lg, oh))
     l3, t3 = rand(2, 3, 4), rng.uniform(0, 1, (2, 3, 4))
     case("crux_entropia_3d", "cross_entropy", [l3, t3], crux_ref(l3, t3))
-    case("crux_entropia_target_range", "cross_entropy", [lg, tg * 2], error="domain")
+    # any finite targets (the definition is linear in them); NaN and ±∞ are errors
+    wide = tg * 2 - 1.5
+    case("crux_entropia_wide_targets", "cross_entropy", [lg, wide], crux_ref(lg, wide))
+    t_inf, t_nan = tg * 2, tg * 2
+    t_inf.reshape(-1)[3] = np.inf
+    t_nan.reshape(-1)[5] = np.nan
+    case("crux_entropia_target_inf", "cross_entropy", [lg, t_inf], error="domain")
+    case("crux_entropia_target_nan", "cross_entropy", [lg, t_nan], error="domain")
     case("crux_entropia_shape", "cross_entropy", [lg, tg[:3]], error="shape")
     z, y = rand(5, 7, lo=-4, hi=4), np.array([0.0, 6.0, 3.0, 3.0, 1.0])
     case("ce_indices_2d", "cross_entropy_indices", [z, y], ce_idx_ref(z, y))
