@@ -90,7 +90,10 @@ fn every_leaf_survives_a_round_trip_bit_for_bit() {
     // What was read back writes the same bytes: nothing was lost or changed.
     assert_eq!(one, std::fs::read(dir.join("two.safetensors")).unwrap());
     assert_eq!(one, std::fs::read(dir.join("three.safetensors")).unwrap());
-    assert_ne!(one, blank, "the tree read into differs from the one written");
+    assert_ne!(
+        one, blank,
+        "the tree read into differs from the one written"
+    );
 
     // The stored dtypes and values, read by the library's reader.
     let file = safetensors::read_raw(&one).unwrap();
@@ -101,7 +104,10 @@ fn every_leaf_survives_a_round_trip_bit_for_bit() {
             .unwrap_or_else(|| panic!("no entry `{name}`"))
     };
     let passus = get("adam.passus");
-    assert_eq!((passus.dtype, passus.shape.as_slice()), (Dtype::I64, &[][..]));
+    assert_eq!(
+        (passus.dtype, passus.shape.as_slice()),
+        (Dtype::I64, &[][..])
+    );
     assert_eq!(passus.data, 1i64.to_le_bytes());
     assert_eq!(get("magnus").data, 9007199254740993i64.to_le_bytes());
     assert_eq!(get("minimus").data, i64::MIN.to_le_bytes());
@@ -134,7 +140,13 @@ fn read_into_p(tag: &str, entries: &[(&str, Dtype, Vec<usize>, Vec<f64>)], faber
     let dir = tmp(tag);
     let tensors: Vec<_> = entries
         .iter()
-        .map(|(n, d, s, x)| (*n, faber::tensor::Tensor::from_flat(x.clone(), s).unwrap(), *d))
+        .map(|(n, d, s, x)| {
+            (
+                *n,
+                faber::tensor::Tensor::from_flat(x.clone(), s).unwrap(),
+                *d,
+            )
+        })
         .collect();
     let refs: Vec<_> = tensors.iter().map(|(n, t, d)| (*n, t, *d)).collect();
     let meta: &[(&str, &str)] = if faber { &[("format", "faber")] } else { &[] };
@@ -193,12 +205,18 @@ fn an_entry_that_cannot_hold_the_field_is_an_error() {
         ("flag", ("n", Dtype::Bool, vec![], vec![1.0])),
     ] {
         let out = read_into_p(what, &[w.clone(), entry], true);
-        assert!(out.starts_with("error:") && out.contains("RUN017"), "{what}: {out}");
+        assert!(
+            out.starts_with("error:") && out.contains("RUN017"),
+            "{what}: {out}"
+        );
         assert!(out.contains("`n`"), "{what}: {out}");
     }
     let out = read_into_p(
         "shape",
-        &[("w", Dtype::F64, vec![3], vec![1.0; 3]), ("n", Dtype::I64, vec![], vec![1.0])],
+        &[
+            ("w", Dtype::F64, vec![3], vec![1.0; 3]),
+            ("n", Dtype::I64, vec![], vec![1.0]),
+        ],
         true,
     );
     assert!(out.contains("RUN013") && out.contains("`w`"), "{out}");
@@ -222,5 +240,8 @@ incipit {
     );
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("RUN017") && stderr.contains("`index`"), "{stderr}");
+    assert!(
+        stderr.contains("RUN017") && stderr.contains("`index`"),
+        "{stderr}"
+    );
 }

@@ -81,7 +81,10 @@ fn flag_fields() -> Vec<(String, String)> {
 fn help_lists_every_flag_with_its_default() {
     let (code, stdout, stderr) = run(&["--help"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    assert!(!stdout.contains("passus"), "--help does not train:\n{stdout}");
+    assert!(
+        !stdout.contains("passus"),
+        "--help does not train:\n{stdout}"
+    );
     let listed: Vec<&str> = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("  --"))
@@ -98,10 +101,17 @@ fn help_lists_every_flag_with_its_default() {
         let words: Vec<&str> = line.split_whitespace().collect();
         assert!(words.len() >= 3, "`{flag}` has no description: {line}");
         if words[1].chars().all(|c| c.is_ascii_uppercase()) {
-            assert!(line.contains("(default: "), "`{flag}` shows no default: {line}");
+            assert!(
+                line.contains("(default: "),
+                "`{flag}` shows no default: {line}"
+            );
         }
     }
-    assert_eq!(listed.len(), flags.len(), "--help lists a flag the parser lacks");
+    assert_eq!(
+        listed.len(),
+        flags.len(),
+        "--help lists a flag the parser lacks"
+    );
 
     // The numeric defaults shown are the record's (the numbers are not written twice).
     let defaults = record_defaults();
@@ -116,7 +126,11 @@ fn help_lists_every_flag_with_its_default() {
             .iter()
             .find(|l| l.split_whitespace().next() == Some(&flag[2..]))
             .unwrap();
-        let shown = line.split("(default: ").nth(1).unwrap().trim_end_matches(')');
+        let shown = line
+            .split("(default: ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(')');
         let want: f64 = value.parse().unwrap();
         let got: f64 = shown.parse().unwrap_or_else(|_| panic!("{flag}: {line}"));
         assert_eq!(got, want, "{flag}: {line}");
@@ -135,15 +149,24 @@ fn refused(args: &[&str], needles: &[&str]) {
     let first = stderr.lines().next().unwrap_or("");
     assert!(first.starts_with("error: "), "{args:?}: {stderr}");
     for needle in needles {
-        assert!(first.contains(needle), "{args:?}: `{needle}` not in {first:?}");
+        assert!(
+            first.contains(needle),
+            "{args:?}: `{needle}` not in {first:?}"
+        );
     }
-    assert!(!stderr.contains("RUN0"), "{args:?}: a runtime diagnostic:\n{stderr}");
+    assert!(
+        !stderr.contains("RUN0"),
+        "{args:?}: a runtime diagnostic:\n{stderr}"
+    );
     let readme = stderr
         .split("see also ")
         .nth(1)
         .and_then(|r| r.split(')').next())
         .unwrap_or_else(|| panic!("{args:?}: no pointer to the README:\n{stderr}"));
-    assert!(Path::new(readme).is_file(), "{args:?}: `{readme}` does not exist");
+    assert!(
+        Path::new(readme).is_file(),
+        "{args:?}: `{readme}` does not exist"
+    );
 }
 
 #[test]
@@ -151,7 +174,10 @@ fn a_value_that_does_not_parse_is_refused() {
     refused(&["--steps", "abc"], &["`--steps`", "`abc`", "whole number"]);
     refused(&["--tiny", "--batch", "2.5"], &["`--batch`", "`2.5`"]);
     refused(&["--lr", "fast"], &["`--lr`", "`fast`", "number"]);
-    refused(&["--temperature", "nan"], &["`--temperature`", "`nan`", "finite"]);
+    refused(
+        &["--temperature", "nan"],
+        &["`--temperature`", "`nan`", "finite"],
+    );
 }
 
 #[test]
@@ -163,7 +189,10 @@ fn an_unknown_flag_is_refused() {
 #[test]
 fn a_missing_value_is_refused() {
     refused(&["--steps"], &["`--steps`", "needs a value"]);
-    refused(&["--out", "--trace"], &["`--out`", "needs a value", "`--trace`"]);
+    refused(
+        &["--out", "--trace"],
+        &["`--out`", "needs a value", "`--trace`"],
+    );
     refused(&["--init", ""], &["`--init`", "empty"]);
 }
 
@@ -189,11 +218,20 @@ fn values_that_make_no_sense_are_refused() {
         ("--clip", "0"),
         ("--temperature", "0"),
     ] {
-        refused(&[flag, value], &[&format!("`{flag}`"), &format!("`{value}`")]);
+        refused(
+            &[flag, value],
+            &[&format!("`{flag}`"), &format!("`{value}`")],
+        );
     }
-    refused(&["--embd", "30", "--heads", "4"], &["`--embd` (30)", "`--heads` (4)"]);
+    refused(
+        &["--embd", "30", "--heads", "4"],
+        &["`--embd` (30)", "`--heads` (4)"],
+    );
     // Longer than the validation text: checked once the data is read, still before training.
-    refused(&["--block", "200000"], &["`--block`", "`200000`", "validation"]);
+    refused(
+        &["--block", "200000"],
+        &["`--block`", "`200000`", "validation"],
+    );
 }
 
 /// The README's flag table has a row for every flag, and each numeric default there is
@@ -214,7 +252,7 @@ fn the_readme_lists_every_flag_with_the_same_default() {
             .unwrap_or_else(|| panic!("README.md has no row for `{flag}`"));
         let Some(shown) = help
             .lines()
-            .find(|l| l.trim_start().split_whitespace().next() == Some(flag.as_str()))
+            .find(|l| l.split_whitespace().next() == Some(flag.as_str()))
             .and_then(|l| l.split("(default: ").nth(1))
             .map(|d| d.trim_end_matches(')'))
         else {

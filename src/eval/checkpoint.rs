@@ -226,7 +226,10 @@ fn restore(raw: &RawTensor<'_>, old: &Value, what: &str) -> FResult<Value> {
             ),
         )
     };
-    let is_float = matches!(raw.dtype, Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16);
+    let is_float = matches!(
+        raw.dtype,
+        Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16
+    );
     let scalar = raw.shape.is_empty();
     match old {
         Value::Tensor(t) => {

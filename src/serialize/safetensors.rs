@@ -310,7 +310,8 @@ impl RawTensor<'_> {
     /// through f64); a float dtype, or a `U64` value above `i64::MAX`, is a
     /// `Value` error.
     pub fn integers(&self) -> SResult<Vec<i64>> {
-        let bad = |m: String| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", self.name));
+        let bad =
+            |m: String| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", self.name));
         let c = self.data.chunks_exact(self.dtype.size());
         Ok(match self.dtype {
             Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16 => {
@@ -333,7 +334,9 @@ impl RawTensor<'_> {
                 .enumerate()
                 .map(|(i, c)| match c[0] {
                     b @ (0 | 1) => Ok(b as i64),
-                    b => Err(bad(format!("BOOL element {i} is byte {b}, neither 0 nor 1"))),
+                    b => Err(bad(format!(
+                        "BOOL element {i} is byte {b}, neither 0 nor 1"
+                    ))),
                 })
                 .collect::<SResult<_>>()?,
         })
