@@ -23,6 +23,10 @@
 //!   NaN of the same sign. Integer dtypes and `BOOL` accept only values that
 //!   are exactly representable (integral and in range; 0 or 1 for `BOOL`),
 //!   anything else is a `Value` error — nothing is truncated silently.
+//! * Exact integers: [`write_items`] takes `i64` elements ([`Data::Integers`]) for
+//!   integer dtypes and `BOOL`, and [`read_raw`] gives each tensor's stored bytes,
+//!   whose [`RawTensor::integers`] are exact for every integer dtype (a `U64` above
+//!   `i64::MAX` is a `Value` error); checkpoints store `numerus` fields this way.
 //! * The other dtypes of the format (`F8_*`, `F6_*`, `F4`, `C64`) are
 //!   recognised and rejected with a `Dtype` error; any other name is an
 //!   unknown dtype.
