@@ -198,7 +198,7 @@ pub(crate) fn from_safetensors(
                 return fault(
                     codes::RUN_HOST,
                     format!(
-                        "{what} has no entry `{label}` for the tree's {} (faber stores every number, flag and text of a checkpointed tree; a file written before it did holds only the tensors)",
+                        "{what} has no entry `{label}` (a {} of the tree): faber writes every number, flag and text of a tree into its checkpoints, so the file is incomplete or was written by a faber that stored only tensors",
                         old.type_name()
                     ),
                 )
