@@ -128,6 +128,7 @@ fn entry(v: &Value) -> (Dtype, Vec<usize>, Elements<'_>) {
     }
 }
 
+/// The elements of one entry: f64 values (tensors, `fractus`) or exact integers.
 enum Elements<'a> {
     Floats(Cow<'a, [f64]>),
     Integers(Vec<i64>),
