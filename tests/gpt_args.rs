@@ -182,7 +182,14 @@ fn a_value_that_does_not_parse_is_refused() {
 
 #[test]
 fn an_unknown_flag_is_refused() {
-    refused(&["--tiny", "--stpes", "5"], &["unknown flag", "`--stpes`"]);
+    refused(
+        &["--tiny", "--stpes", "5"],
+        &["unknown flag", "`--stpes`", "did you mean `--steps`?"],
+    );
+    refused(
+        &["--learning-rate", "1"],
+        &["unknown flag `--learning-rate`"],
+    );
     refused(&["5"], &["unexpected argument", "`5`"]);
 }
 
