@@ -1,40 +1,158 @@
-//! Checkpoints of parameter trees: safetensors files (`hospes.serva_tensores` /
-//! `carga_tensores`) and faber's versioned byte envelope around them
-//! (`hospes.tensores_ad_octetos` / `tensores_ex_octetis`).
+//! Checkpoints of parameter and training-state trees: safetensors files
+//! (`hospes.serva_tensores` / `carga_tensores`) and faber's versioned byte envelope
+//! around them (`hospes.tensores_ad_octetos` / `tensores_ex_octetis`).
 //!
-//! Envelope, version 1: the 8 bytes `FABERPT\0`, the version as a little-endian u32,
-//! four zero bytes (reserved), then a safetensors payload (F64 leaves named by their
-//! dotted paths, metadata `{"format": "faber"}`). A reader rejects another magic and
-//! any version it does not know, so the layout can change without old readers
-//! misreading new data.
+//! A checkpoint stores every leaf of the tree under its dotted path (`strata.0.wq`,
+//! `passus`): tensors as F64 of their shape, and the other values a training state
+//! holds as 0-d or 1-d entries — `numerus` as I64 `[]` (exact, no rounding through
+//! f64), `fractus` as F64 `[]` (bit for bit), `bivalens` as BOOL `[]`, `textus` as the
+//! U8 bytes of its UTF-8 `[n]` and `octeti` as U8 `[n]`. `nihil` is not stored (the
+//! field keeps the value of the tree it is read into); a `tabula` or a function in the
+//! tree is an error rather than a silently dropped field. The metadata is
+//! `{"format": "faber"}`.
+//!
+//! Reading fills a tree shaped like `similis` by name. A missing tensor is an error.
+//! A missing number, flag or text is an error in a file faber wrote (its metadata says
+//! `format: faber`); a file from another tool (PyTorch's `save_file` of a state dict)
+//! holds only tensors, so there such fields keep `similis`'s values.
+//!
+//! Envelope, version 2: the 8 bytes `FABERPT\0`, the version as a little-endian u32,
+//! four zero bytes (reserved), then the safetensors payload. Version 1 (before numbers
+//! were stored) is still read: its tensors load as before, and a tree with a number
+//! field then fails by name instead of restoring the number as `similis`'s. A reader
+//! rejects another magic and any version it does not know, so the layout can change
+//! without old readers misreading new data.
 
-use super::host::{leaves, names, rebuild};
-use super::value::Value;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::host::{too_deep, MAX_DEPTH};
+use super::value::{Record, Value};
 use super::{fault, FResult};
 use crate::diag::codes;
 use crate::ir::host::Host;
 use crate::ir::Program;
-use crate::serialize::safetensors::{self, Dtype};
-use crate::tensor::Tensor;
+use crate::serialize::safetensors::{self, Data, Dtype, Item, RawTensor};
+use crate::tensor::fmt_shape;
 
 pub(crate) const MAGIC: &[u8; 8] = b"FABERPT\0";
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+/// Envelope versions this faber reads.
+const READABLE: [u32; 2] = [1, VERSION];
+/// The metadata entry faber writes into every checkpoint.
+const FORMAT: (&str, &str) = ("format", "faber");
+
+/// The stored leaves of a tree with their dotted paths, depth first: record fields in
+/// declaration order, list and tuple items in order (the order of `hospes.folia`, with
+/// the non-tensor leaves in their places).
+fn stored<'a>(
+    prog: &Program,
+    v: &'a Value,
+    path: &mut String,
+    out: &mut Vec<(String, &'a Value)>,
+    depth: usize,
+) -> FResult<()> {
+    if depth > MAX_DEPTH {
+        return too_deep();
+    }
+    let mut visit = |label: &str, c: &'a Value, out: &mut Vec<(String, &'a Value)>| {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(label);
+        let r = stored(prog, c, path, out, depth + 1);
+        path.truncate(len);
+        r
+    };
+    match v {
+        Value::Tensor(_)
+        | Value::Int(_)
+        | Value::Float(_)
+        | Value::Bool(_)
+        | Value::Text(_)
+        | Value::Bytes(_) => out.push((
+            if path.is_empty() {
+                "tensor".to_string()
+            } else {
+                path.clone()
+            },
+            v,
+        )),
+        Value::Record(r) => {
+            let genus = &prog.genera[r.genus.0 as usize];
+            for (f, c) in genus.fields.iter().zip(&r.fields) {
+                visit(&f.name, c, out)?;
+            }
+        }
+        Value::List(xs) | Value::Tuple(xs) => {
+            for (i, c) in xs.iter().enumerate() {
+                visit(&i.to_string(), c, out)?;
+            }
+        }
+        Value::Nihil => {}
+        Value::Map(_) | Value::Func(_) | Value::Vacuum => {
+            let at = if path.is_empty() { "the tree" } else { path };
+            return fault(
+                codes::RUN_HOST,
+                format!(
+                    "a checkpoint cannot store `{at}`, a {}: it stores tensors, numbers, flags and texts",
+                    v.type_name()
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One leaf as the dtype, shape and elements it is stored with.
+fn entry(v: &Value) -> (Dtype, Vec<usize>, Elements<'_>) {
+    let bytes = |b: &[u8]| -> (Dtype, Vec<usize>, Elements<'_>) {
+        let ints = b.iter().map(|&x| x as i64).collect();
+        (Dtype::U8, vec![b.len()], Elements::Integers(ints))
+    };
+    match v {
+        Value::Tensor(t) => (
+            Dtype::F64,
+            t.shape().to_vec(),
+            Elements::Floats(Cow::Borrowed(t.data())),
+        ),
+        Value::Int(n) => (Dtype::I64, vec![], Elements::Integers(vec![*n])),
+        Value::Float(x) => (Dtype::F64, vec![], Elements::Floats(Cow::Owned(vec![*x]))),
+        Value::Bool(b) => (Dtype::Bool, vec![], Elements::Integers(vec![*b as i64])),
+        Value::Text(s) => bytes(s.as_bytes()),
+        Value::Bytes(b) => bytes(b),
+        // `stored` yields only the kinds above.
+        _ => (Dtype::F64, vec![0], Elements::Floats(Cow::Borrowed(&[]))),
+    }
+}
+
+/// The elements of one entry: f64 values (tensors, `fractus`) or exact integers.
+enum Elements<'a> {
+    Floats(Cow<'a, [f64]>),
+    Integers(Vec<i64>),
+}
 
 /// The tree's leaves as a safetensors file.
 pub(crate) fn to_safetensors(prog: &Program, tree: &Value) -> FResult<Vec<u8>> {
-    let mut tensors = Vec::new();
-    leaves(tree, &mut tensors, 0)?;
-    let mut labels = Vec::new();
-    names(prog, tree, &mut String::new(), &mut labels, 0)?;
-    let pairs: Vec<(&str, &Tensor)> = labels
+    let mut leaves = Vec::new();
+    stored(prog, tree, &mut String::new(), &mut leaves, 0)?;
+    let entries: Vec<_> = leaves.iter().map(|(_, v)| entry(v)).collect();
+    let items: Vec<Item<'_>> = leaves
         .iter()
-        .zip(&tensors)
-        .filter_map(|(n, v)| match v {
-            Value::Tensor(t) => Some((n.as_str(), &**t)),
-            _ => None,
+        .zip(&entries)
+        .map(|((name, _), (dtype, shape, elements))| Item {
+            name,
+            dtype: *dtype,
+            shape,
+            data: match elements {
+                Elements::Floats(x) => Data::Floats(x),
+                Elements::Integers(x) => Data::Integers(x),
+            },
         })
         .collect();
-    match safetensors::write(&pairs, Dtype::F64, &[("format", "faber")]) {
+    match safetensors::write_items(&items, &[FORMAT]) {
         Ok(b) => Ok(b),
         Err(e) => fault(codes::RUN_HOST, format!("cannot write the checkpoint: {e}")),
     }
@@ -49,7 +167,7 @@ pub(crate) fn from_safetensors(
     like: &Value,
     what: &str,
 ) -> FResult<Value> {
-    let file = match safetensors::read(bytes) {
+    let file = match safetensors::read_raw(bytes) {
         Ok(f) => f,
         Err(e) => {
             return fault(
@@ -58,22 +176,153 @@ pub(crate) fn from_safetensors(
             )
         }
     };
-    let mut labels = Vec::new();
-    names(prog, like, &mut String::new(), &mut labels, 0)?;
-    let mut items = Vec::with_capacity(labels.len());
-    for label in &labels {
-        match file.iter().find(|(n, _)| n == label) {
-            Some((_, t)) => items.push(Value::tensor(t.clone())),
-            None => {
+    let by_faber = file
+        .metadata
+        .iter()
+        .any(|(k, v)| (k.as_str(), v.as_str()) == FORMAT);
+    let by_name: HashMap<&str, &RawTensor<'_>> =
+        file.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut leaves = Vec::new();
+    stored(prog, like, &mut String::new(), &mut leaves, 0)?;
+    let mut items = Vec::with_capacity(leaves.len());
+    for (label, old) in &leaves {
+        match by_name.get(label.as_str()) {
+            Some(raw) => items.push(restore(raw, old, what)?),
+            None if !by_faber && !matches!(old, Value::Tensor(_)) => items.push((*old).clone()),
+            None if matches!(old, Value::Tensor(_)) => {
                 return fault(
                     codes::RUN_HOST,
                     format!("{what} has no tensor named `{label}`"),
                 )
             }
+            None => {
+                return fault(
+                    codes::RUN_HOST,
+                    format!(
+                        "{what} has no entry `{label}` (a {} of the tree): faber writes every number, flag and text of a tree into its checkpoints, so the file is incomplete or was written by a faber that stored only tensors",
+                        old.type_name()
+                    ),
+                )
+            }
         }
     }
     let mut next = 0;
-    rebuild(h, like, &items, &mut next, 0)
+    fill(h, like, &items, &mut next, 0)
+}
+
+/// The value of file entry `raw` for the tree's leaf `old` (which gives the kind and,
+/// for a tensor, the shape).
+fn restore(raw: &RawTensor<'_>, old: &Value, what: &str) -> FResult<Value> {
+    let name = &raw.name;
+    let invalid = |e: safetensors::SafetensorsError| -> FResult<Value> {
+        fault(codes::RUN_HOST, format!("{what}: {e}"))
+    };
+    let not = |want: &str| -> FResult<Value> {
+        fault(
+            codes::RUN_HOST,
+            format!(
+                "{what}: entry `{name}` is {} of shape {}, which does not hold a {want}",
+                raw.dtype,
+                fmt_shape(&raw.shape)
+            ),
+        )
+    };
+    let is_float = matches!(
+        raw.dtype,
+        Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16
+    );
+    let scalar = raw.shape.is_empty();
+    match old {
+        Value::Tensor(t) => {
+            if raw.shape != t.shape() {
+                return fault(
+                    codes::RUN_SHAPE,
+                    format!(
+                        "{what}: tensor `{name}` has shape {} but the tree's tensor has {}",
+                        fmt_shape(&raw.shape),
+                        fmt_shape(t.shape())
+                    ),
+                );
+            }
+            match raw.to_tensor() {
+                Ok(t) => Ok(Value::tensor(t)),
+                Err(e) => invalid(e),
+            }
+        }
+        Value::Int(_) if scalar && raw.dtype == Dtype::Bool => not("numerus"),
+        Value::Int(_) if scalar && !is_float => match raw.integers() {
+            Ok(xs) => Ok(Value::Int(xs[0])),
+            Err(e) => invalid(e),
+        },
+        Value::Int(_) if scalar => {
+            // A float entry (PyTorch keeps Adam's `step` as a float tensor) holds a
+            // numerus only when its value is an integer that i64 represents.
+            let x = match raw.to_tensor() {
+                Ok(t) => t.data()[0],
+                Err(e) => return invalid(e),
+            };
+            if x.fract() == 0.0 && (-9.223372036854776e18..9.223372036854776e18).contains(&x) {
+                Ok(Value::Int(x as i64))
+            } else {
+                fault(
+                    codes::RUN_HOST,
+                    format!("{what}: entry `{name}` is {x:?}, not a numerus (an integer)"),
+                )
+            }
+        }
+        Value::Float(_) if scalar => match raw.to_tensor() {
+            Ok(t) => Ok(Value::Float(t.data()[0])),
+            Err(e) => invalid(e),
+        },
+        Value::Bool(_) if scalar && raw.dtype == Dtype::Bool => match raw.integers() {
+            Ok(xs) => Ok(Value::Bool(xs[0] == 1)),
+            Err(e) => invalid(e),
+        },
+        Value::Text(_) if raw.shape.len() == 1 && raw.dtype == Dtype::U8 => {
+            match String::from_utf8(raw.data.to_vec()) {
+                Ok(s) => Ok(Value::text(s)),
+                Err(_) => fault(
+                    codes::RUN_HOST,
+                    format!("{what}: entry `{name}` is not UTF-8 text"),
+                ),
+            }
+        }
+        Value::Bytes(_) if raw.shape.len() == 1 && raw.dtype == Dtype::U8 => {
+            Ok(Value::Bytes(Rc::new(raw.data.to_vec())))
+        }
+        other => not(other.type_name()),
+    }
+}
+
+/// `tree` with its stored leaves replaced, in walk order, by `items[next..]`.
+fn fill(h: Host, tree: &Value, items: &[Value], next: &mut usize, depth: usize) -> FResult<Value> {
+    if depth > MAX_DEPTH {
+        return too_deep();
+    }
+    let mut each = |xs: &[Value]| -> FResult<Vec<Value>> {
+        xs.iter()
+            .map(|c| fill(h, c, items, next, depth + 1))
+            .collect()
+    };
+    Ok(match tree {
+        Value::Record(r) => Value::Record(Rc::new(Record {
+            genus: r.genus,
+            fields: each(&r.fields)?,
+        })),
+        Value::List(xs) => Value::list(each(xs)?),
+        Value::Tuple(xs) => Value::Tuple(Rc::new(each(xs)?)),
+        Value::Nihil => Value::Nihil,
+        _ => {
+            let Some(v) = items.get(*next) else {
+                return fault(
+                    codes::RUN_HOST,
+                    format!("`hospes.{}`: the tree changed while it was read", h.name()),
+                );
+            };
+            *next += 1;
+            v.clone()
+        }
+    })
 }
 
 /// The versioned envelope around the tree's safetensors bytes.
@@ -102,10 +351,10 @@ pub(crate) fn from_versioned(
         );
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
+    if !READABLE.contains(&version) {
         return fault(
             codes::RUN_HOST,
-            format!("faber checkpoint version {version} is not supported (this faber reads version {VERSION})"),
+            format!("faber checkpoint version {version} is not supported (this faber reads versions 1 and {VERSION})"),
         );
     }
     from_safetensors(prog, h, &bytes[16..], like, "the checkpoint payload")

@@ -127,9 +127,9 @@ fn text(h: Host, v: &Value) -> FResult<&str> {
 
 /// Trees deeper than this are reported instead of walked (they cannot come from a
 /// parameter record, and the walk recurses).
-const MAX_DEPTH: usize = 64;
+pub(super) const MAX_DEPTH: usize = 64;
 
-fn too_deep<T>() -> FResult<T> {
+pub(super) fn too_deep<T>() -> FResult<T> {
     fault(
         codes::RUN_LIMIT,
         format!("a parameter tree nested more than {MAX_DEPTH} levels deep"),

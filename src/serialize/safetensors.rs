@@ -23,6 +23,10 @@
 //!   NaN of the same sign. Integer dtypes and `BOOL` accept only values that
 //!   are exactly representable (integral and in range; 0 or 1 for `BOOL`),
 //!   anything else is a `Value` error — nothing is truncated silently.
+//! * Exact integers: [`write_items`] takes `i64` elements ([`Data::Integers`]) for
+//!   integer dtypes and `BOOL`, and [`read_raw`] gives each tensor's stored bytes,
+//!   whose [`RawTensor::integers`] are exact for every integer dtype (a `U64` above
+//!   `i64::MAX` is a `Value` error); checkpoints store `numerus` fields this way.
 //! * The other dtypes of the format (`F8_*`, `F6_*`, `F4`, `C64`) are
 //!   recognised and rejected with a `Dtype` error; any other name is an
 //!   unknown dtype.
@@ -266,6 +270,85 @@ pub fn read(bytes: &[u8]) -> SResult<Vec<(String, Tensor)>> {
 
 /// Reads a safetensors file: tensors with their stored dtypes, and metadata.
 pub fn read_all(bytes: &[u8]) -> SResult<File> {
+    let raw = read_raw(bytes)?;
+    let mut tensors = Vec::with_capacity(raw.tensors.len());
+    for r in &raw.tensors {
+        tensors.push((r.name.clone(), r.dtype, r.to_tensor()?));
+    }
+    Ok(File {
+        tensors,
+        metadata: raw.metadata,
+    })
+}
+
+/// A tensor of a validated file, its elements not yet converted: the stored
+/// dtype, the shape and the element bytes (little-endian, row-major).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawTensor<'a> {
+    pub name: String,
+    pub dtype: Dtype,
+    pub shape: Vec<usize>,
+    pub data: &'a [u8],
+}
+
+/// A validated file whose tensors are not yet converted (buffer order, as
+/// [`File`]), for readers that need the stored integers exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawFile<'a> {
+    pub tensors: Vec<RawTensor<'a>>,
+    pub metadata: Vec<(String, String)>,
+}
+
+impl RawTensor<'_> {
+    /// The elements converted to f64, as [`read_all`] converts them.
+    pub fn to_tensor(&self) -> SResult<Tensor> {
+        let numel = self.data.len() / self.dtype.size();
+        let data = decode(self.dtype, self.data, numel)
+            .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", self.name)))?;
+        Tensor::from_flat(data, &self.shape).map_err(|te| {
+            SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", self.name, te.message))
+        })
+    }
+
+    /// The elements of an integer or `BOOL` tensor as exact i64 (no rounding
+    /// through f64); a float dtype, or a `U64` value above `i64::MAX`, is a
+    /// `Value` error.
+    pub fn integers(&self) -> SResult<Vec<i64>> {
+        let bad =
+            |m: String| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", self.name));
+        let c = self.data.chunks_exact(self.dtype.size());
+        Ok(match self.dtype {
+            Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16 => {
+                return Err(bad(format!("{} is not an integer dtype", self.dtype)))
+            }
+            Dtype::I64 => c.map(|c| i64::from_le_bytes(le(c))).collect(),
+            Dtype::I32 => c.map(|c| i32::from_le_bytes(le(c)) as i64).collect(),
+            Dtype::I16 => c.map(|c| i16::from_le_bytes(le(c)) as i64).collect(),
+            Dtype::I8 => c.map(|c| c[0] as i8 as i64).collect(),
+            Dtype::U64 => c
+                .map(|c| {
+                    let u = u64::from_le_bytes(le(c));
+                    i64::try_from(u).map_err(|_| bad(format!("U64 value {u} exceeds i64")))
+                })
+                .collect::<SResult<_>>()?,
+            Dtype::U32 => c.map(|c| u32::from_le_bytes(le(c)) as i64).collect(),
+            Dtype::U16 => c.map(|c| u16::from_le_bytes(le(c)) as i64).collect(),
+            Dtype::U8 => c.map(|c| c[0] as i64).collect(),
+            Dtype::Bool => c
+                .enumerate()
+                .map(|(i, c)| match c[0] {
+                    b @ (0 | 1) => Ok(b as i64),
+                    b => Err(bad(format!(
+                        "BOOL element {i} is byte {b}, neither 0 nor 1"
+                    ))),
+                })
+                .collect::<SResult<_>>()?,
+        })
+    }
+}
+
+/// Reads and validates a safetensors file without converting its elements.
+pub fn read_raw(bytes: &[u8]) -> SResult<RawFile<'_>> {
     if bytes.len() < 8 {
         return err(
             K::Truncated,
@@ -303,7 +386,6 @@ pub fn read_all(bytes: &[u8]) -> SResult<File> {
 
     // Sizes first, then the layout: sorted by offsets, the tensors must tile
     // the buffer exactly (this is the reference implementation's check).
-    let mut numels = Vec::with_capacity(entries.len());
     for e in &entries {
         let numel = checked_numel(&e.shape).map_err(|te| {
             SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", e.name, te.message))
@@ -336,7 +418,6 @@ pub fn read_all(bytes: &[u8]) -> SResult<File> {
                 ),
             );
         }
-        numels.push(numel);
     }
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by_key(|&i| entries[i].offsets); // stable: ties keep header order
@@ -379,17 +460,19 @@ pub fn read_all(bytes: &[u8]) -> SResult<File> {
         );
     }
 
-    let mut tensors = Vec::with_capacity(entries.len());
-    for &i in &order {
-        let e = &entries[i];
-        let data = decode(e.dtype, &buffer[e.offsets.0..e.offsets.1], numels[i])
-            .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", e.name)))?;
-        let t = Tensor::from_flat(data, &e.shape).map_err(|te| {
-            SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", e.name, te.message))
-        })?;
-        tensors.push((e.name.clone(), e.dtype, t));
-    }
-    Ok(File { tensors, metadata })
+    let tensors = order
+        .iter()
+        .map(|&i| {
+            let e = &entries[i];
+            RawTensor {
+                name: e.name.clone(),
+                dtype: e.dtype,
+                shape: e.shape.clone(),
+                data: &buffer[e.offsets.0..e.offsets.1],
+            }
+        })
+        .collect();
+    Ok(RawFile { tensors, metadata })
 }
 
 fn le<const N: usize>(c: &[u8]) -> [u8; N] {
@@ -1009,8 +1092,65 @@ pub fn write_with_dtypes(
     tensors: &[(&str, &Tensor, Dtype)],
     metadata: &[(&str, &str)],
 ) -> SResult<Vec<u8>> {
+    let items: Vec<Item<'_>> = tensors
+        .iter()
+        .map(|&(name, t, dtype)| Item {
+            name,
+            dtype,
+            shape: t.shape(),
+            data: Data::Floats(t.data()),
+        })
+        .collect();
+    write_items(&items, metadata)
+}
+
+/// The elements of an [`Item`]: f64 values (converted to the item's dtype as
+/// [`write`] converts them), or exact integers for an integer or `BOOL` dtype.
+#[derive(Clone, Copy, Debug)]
+pub enum Data<'a> {
+    Floats(&'a [f64]),
+    Integers(&'a [i64]),
+}
+
+impl Data<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Data::Floats(x) => x.len(),
+            Data::Integers(x) => x.len(),
+        }
+    }
+}
+
+/// One tensor to write: its name, stored dtype, shape and row-major elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Item<'a> {
+    pub name: &'a str,
+    pub dtype: Dtype,
+    pub shape: &'a [usize],
+    pub data: Data<'a>,
+}
+
+/// Like [`write_with_dtypes`], for items whose elements may be exact integers
+/// (an element count that differs from the shape's is a `Value` error).
+pub fn write_items(tensors: &[Item<'_>], metadata: &[(&str, &str)]) -> SResult<Vec<u8>> {
+    for item in tensors {
+        let numel = checked_numel(item.shape).map_err(|te| {
+            SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", item.name, te.message))
+        })?;
+        if numel != item.data.len() {
+            return err(
+                K::Value,
+                format!(
+                    "tensor `{}`: {} elements given for shape {}",
+                    item.name,
+                    item.data.len(),
+                    crate::tensor::fmt_shape(item.shape)
+                ),
+            );
+        }
+    }
     let mut names = std::collections::HashSet::new();
-    for &(name, _, _) in tensors {
+    for &Item { name, .. } in tensors {
         if name == "__metadata__" {
             return header_err("`__metadata__` cannot name a tensor");
         }
@@ -1039,18 +1179,19 @@ pub fn write_with_dtypes(
         header.push('}');
     }
     let mut pos = 0usize;
-    for (i, &(name, t, dtype)) in tensors.iter().enumerate() {
+    for (i, item) in tensors.iter().enumerate() {
+        let (name, dtype) = (item.name, item.dtype);
         if i > 0 || !metadata.is_empty() {
             header.push(',');
         }
-        let nbytes = t.numel().checked_mul(dtype.size()).ok_or_else(|| {
+        let nbytes = item.data.len().checked_mul(dtype.size()).ok_or_else(|| {
             SafetensorsError::new(K::Limit, format!("tensor `{name}`: byte size overflows"))
         })?;
         let end = pos.checked_add(nbytes).ok_or_else(|| {
             SafetensorsError::new(K::Limit, "total data size overflows".to_string())
         })?;
         json_string(&mut header, name);
-        let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+        let dims: Vec<String> = item.shape.iter().map(|d| d.to_string()).collect();
         header.push_str(&format!(
             ":{{\"dtype\":\"{}\",\"shape\":[{}],\"data_offsets\":[{pos},{end}]}}",
             dtype.name(),
@@ -1079,9 +1220,12 @@ pub fn write_with_dtypes(
         .map_err(|_| SafetensorsError::new(K::Limit, format!("cannot allocate {total} bytes")))?;
     out.extend_from_slice(&(header.len() as u64).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    for &(name, t, dtype) in tensors {
-        encode(dtype, t.data(), &mut out)
-            .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{name}`: {m}")))?;
+    for item in tensors {
+        match item.data {
+            Data::Floats(x) => encode(item.dtype, x, &mut out),
+            Data::Integers(x) => encode_integers(item.dtype, x, &mut out),
+        }
+        .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", item.name)))?;
     }
     Ok(out)
 }
@@ -1156,6 +1300,29 @@ fn encode(dtype: Dtype, data: &[f64], out: &mut Vec<u8>) -> Result<(), String> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Appends exact integers as `dtype` (an integer dtype, or `BOOL` for 0 and 1),
+/// little-endian; a value out of the dtype's range, or a float dtype, is an error.
+fn encode_integers(dtype: Dtype, data: &[i64], out: &mut Vec<u8>) -> Result<(), String> {
+    let size = dtype.size();
+    let (lo, hi): (i128, i128) = match dtype {
+        Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16 => {
+            return Err(format!("integers cannot be stored as {dtype}"))
+        }
+        Dtype::Bool => (0, 1),
+        Dtype::I64 | Dtype::I32 | Dtype::I16 | Dtype::I8 => {
+            (-(1i128 << (size * 8 - 1)), (1i128 << (size * 8 - 1)) - 1)
+        }
+        _ => (0, (1i128 << (size * 8)) - 1),
+    };
+    for (i, &x) in data.iter().enumerate() {
+        if !(lo..=hi).contains(&(x as i128)) {
+            return Err(format!("element {i} = {x} is not representable as {dtype}"));
+        }
+        out.extend_from_slice(&x.to_le_bytes()[..size]);
     }
     Ok(())
 }
