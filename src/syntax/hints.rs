@@ -301,6 +301,16 @@ pub fn expression_statement_hint(at: &At, starts_statement: bool) -> Option<Stri
     if !starts_statement && at.statement_start(at.pos) == at.pos {
         return None;
     }
+    // `(x) ← 3`, `7 ← y`: an assignment to something that is not a place, not a
+    // value left alone.
+    let end = at.statement_end(at.pos);
+    let assigns = at.tokens[at.pos..]
+        .iter()
+        .take_while(|t| t.2 <= end)
+        .any(|t| t.1 == Tok::Bind);
+    if assigns {
+        return None;
+    }
     let stmt = at.statement_text(starts_statement);
     if at.in_typed_function() {
         Some(format!(

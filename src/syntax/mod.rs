@@ -4,7 +4,7 @@
 pub mod ast;
 pub mod desugar;
 mod dump;
-mod hints;
+pub(crate) mod hints;
 pub mod lexer;
 mod parser;
 pub mod token;

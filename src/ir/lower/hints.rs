@@ -7,6 +7,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::ops::Op;
 use crate::ir::{GenusId, Method, Ty};
 use crate::source::Span;
+use crate::syntax::hints::HEAD_KEYWORDS;
 
 /// Words that are values without being bound names.
 const VALUE_KEYWORDS: &[&str] = &["verum", "falsum", "nihil", "ego", "vacua"];
@@ -71,6 +72,10 @@ impl Lowerer<'_> {
         cands.extend(VALUE_KEYWORDS.iter().map(|s| s.to_string()));
         if let Some(h) = suggest::hint(name, cands.iter().map(String::as_str)) {
             return Some(h);
+        }
+        // `nta x` parses as two expression statements, `nta` and `x`.
+        if let Some(k) = suggest::nearest(name, HEAD_KEYWORDS.iter().copied()) {
+            return Some(format!("did you mean the keyword `{k}`?"));
         }
         self.is_type_name(m, name).then(|| {
             format!("`{name}` is a type: a binding starts with `fixum` or `varia`: `fixum {name} x ← …`")
