@@ -240,7 +240,7 @@ pub fn assign_hint(at: &At, expected: &[String]) -> String {
         };
         let kw = format!("{k:?}").to_lowercase();
         return format!(
-            "a binding is initialised with `←` and names its type before the name: `{kw} numerus {name} ← …` (or `sit {name} ← …` to infer it)"
+            "a binding is initialised with `←` and names its type before the name: `{kw} numerus {name} ← …` (or `{kw} _ {name} ← …` to infer it)"
         );
     }
     // `numerus x = 3`: a binding without `fixum` or `varia`.
