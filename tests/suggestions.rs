@@ -288,3 +288,43 @@ fn far_names_get_no_hint() {
     let d = diags.iter().find(|d| d.code.id == "SEM001").expect(&text);
     assert_eq!(d.hint, None, "{text}");
 }
+
+// ---- spellings from other languages (looked up by name, not by distance) ----
+
+#[test]
+fn english_else() {
+    let src = "incipit {\n    fixum numerus x ← 1\n    si x > 0 { nota 1 } else { nota 2 }\n}\n";
+    expect_hint(src, &[], "SEM001", "Faber writes `secus` for `else`");
+}
+
+#[test]
+fn english_true() {
+    let src = "incipit {\n    fixum bivalens b ← true\n    nota b\n}\n";
+    expect_hint(src, &[], "SEM001", "Faber writes `verum` for `true`");
+}
+
+#[test]
+fn english_print() {
+    let src = "incipit {\n    print(1)\n}\n";
+    expect_hint(src, &[], "SEM002", "Faber writes `nota …` for `print(…)`");
+}
+
+#[test]
+fn english_method_len() {
+    let src = "incipit {\n    fixum lista<numerus> l ← [1, 2]\n    nota l.len()\n}\n";
+    expect_hint(
+        src,
+        &[],
+        "SEM002",
+        "Faber calls it `longitudo`: `.longitudo(…)`",
+    );
+}
+
+#[test]
+fn english_method_only_where_the_receiver_has_it() {
+    // `mean` is a tensor method (`media`), not a list method.
+    let src = "incipit {\n    fixum textus t ← \"x\"\n    nota t.mean()\n}\n";
+    let (text, diags) = diagnose(src, &[]);
+    let d = diags.iter().find(|d| d.code.id == "SEM002").expect(&text);
+    assert_eq!(d.hint, None, "{text}");
+}

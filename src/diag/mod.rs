@@ -2,6 +2,7 @@
 //! renders them (see `render.rs`). Codes are catalogued in `codes.rs`.
 
 pub mod codes;
+pub mod foreign;
 mod render;
 pub mod suggest;
 

@@ -5,7 +5,7 @@
 
 use super::lexer::Spanned;
 use super::token::{Kw, Tok};
-use crate::diag::suggest;
+use crate::diag::{foreign, suggest};
 
 /// Keywords that can start a statement or a declaration: the candidates for a
 /// misspelled word at the head of a statement.
@@ -36,6 +36,14 @@ pub const HEAD_KEYWORDS: &[&str] = &[
     "incipit",
     "probandum",
     "proba",
+];
+
+/// The built-in type names (besides the width sugar `f32`, `tf32`, `lf32`, …); the
+/// lowering resolves them in `ir/lower/types.rs`.
+pub const BUILTIN_TYPES: &[&str] = &[
+    "numerus", "fractus", "bivalens", "textus", "ascii", "octeti", "vacuum", "lista", "tabula",
+    "tensor", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "tf16",
+    "tf32", "tf64", "lf32", "lf64", "li64",
 ];
 
 /// The keywords among lalrpop's expected terminals (`"functio"` → `functio`).
@@ -208,7 +216,11 @@ impl At<'_> {
 /// A keyword the rejected identifier is probably a misspelling of, among the
 /// keywords the grammar expected here (`functoi` where a declaration must start).
 pub fn misspelled_expected_keyword(name: &str, expected: &[String]) -> Option<String> {
-    suggest::hint(name, expected_keywords(expected))
+    let keywords = expected_keywords(expected);
+    if let Some(k) = foreign::keyword(name).filter(|k| keywords.contains(k)) {
+        return Some(format!("Faber writes `{k}` for `{name}`"));
+    }
+    suggest::hint(name, keywords)
 }
 
 /// `reddde x * 2`, `sii x > 0 { … }`, `nta x`: the line's statement starts with two
@@ -222,26 +234,76 @@ pub fn misspelled_head_keyword(at: &At) -> Option<String> {
     let (Some(Tok::Ident(word)), Some(Tok::Ident(_))) = (at.tok(head), at.tok(head + 1)) else {
         return None;
     };
-    suggest::hint(word, HEAD_KEYWORDS.iter().copied())
+    foreign::keyword_hint(word).or_else(|| suggest::hint(word, HEAD_KEYWORDS.iter().copied()))
+}
+
+/// `varia x = 3`, `fixum x ← 3`: the binding lacks its type, so the grammar read
+/// `x` as the type and rejects the `=` or `←` where it wants the name.
+pub fn binding_without_type(at: &At) -> Option<String> {
+    if at.pos < 2 {
+        return None;
+    }
+    let (Some(Tok::Kw(k @ (Kw::Fixum | Kw::Varia))), Some(Tok::Ident(name))) =
+        (at.tok(at.pos - 2), at.tok(at.pos - 1))
+    else {
+        return None;
+    };
+    let kw = format!("{k:?}").to_lowercase();
+    let is_type = BUILTIN_TYPES.contains(&name.as_str())
+        || name.chars().next().is_some_and(char::is_uppercase);
+    if is_type {
+        return Some(format!(
+            "the binding has a type but no name: `{kw} {name} x ← …`"
+        ));
+    }
+    let init = if at.tok(at.pos) == Some(&Tok::Assign) {
+        "is initialised with `←` and "
+    } else {
+        ""
+    };
+    Some(format!(
+        "a binding {init}names its type before the name: `{kw} numerus {name} ← …` (or `{kw} _ {name} ← …` to infer it)"
+    ))
+}
+
+/// `x += 1`: an operator directly followed by `=`. Faber has no compound assignment.
+pub fn compound_assign_hint(at: &At) -> Option<String> {
+    let (_, t, hi) = at.tokens.get(at.pos)?;
+    let (next_lo, next, _) = at.tokens.get(at.pos + 1)?;
+    if *next != Tok::Assign || next_lo != hi || !is_binary_operator(t) || at.pos == 0 {
+        return None;
+    }
+    let op = t.spelling();
+    let target_lo = at.tokens[at.chain_start(at.pos - 1)].0;
+    let target = at.text[target_lo..at.tokens[at.pos].0].trim();
+    let value_lo = at.tokens.get(at.pos + 2)?.0;
+    let value = at.text[value_lo..at.statement_end(at.pos + 2).max(value_lo)].trim();
+    Some(format!(
+        "Faber has no `{op}=`: write `{target} ← {target} {op} {value}`"
+    ))
+}
+
+/// `functio f(x)`: a parameter without its type; the grammar read `x` as the type.
+pub fn untyped_parameter(at: &At) -> Option<String> {
+    if at.pos < 2 || !matches!(at.tok(at.pos), Some(Tok::RParen | Tok::Comma)) {
+        return None;
+    }
+    let Some(Tok::Ident(name)) = at.tok(at.pos - 1) else {
+        return None;
+    };
+    matches!(
+        at.tok(at.pos - 2),
+        Some(Tok::LParen | Tok::LParenFn | Tok::Comma)
+    )
+    .then(|| format!("a parameter is written type, then name: `numerus {name}`"))
 }
 
 /// A lone `=` the grammar does not allow here (it is only for genus field defaults,
 /// `typus` aliases and record-literal fields).
 pub fn assign_hint(at: &At, expected: &[String]) -> String {
     let wants_bind = expected.iter().any(|x| x == "\"←\"");
-    // `varia x = 3`: the binding lacks its type, so `x` was read as the type.
-    let binding_without_type = at.pos >= 2
-        && matches!(at.tok(at.pos - 2), Some(Tok::Kw(Kw::Fixum | Kw::Varia)))
-        && matches!(at.tok(at.pos - 1), Some(Tok::Ident(_)));
-    if binding_without_type {
-        let (Some(Tok::Kw(k)), Some(Tok::Ident(name))) = (at.tok(at.pos - 2), at.tok(at.pos - 1))
-        else {
-            unreachable!("checked above")
-        };
-        let kw = format!("{k:?}").to_lowercase();
-        return format!(
-            "a binding is initialised with `←` and names its type before the name: `{kw} numerus {name} ← …` (or `{kw} _ {name} ← …` to infer it)"
-        );
+    if let Some(h) = binding_without_type(at) {
+        return h;
     }
     // `numerus x = 3`: a binding without `fixum` or `varia`.
     let head = at.statement_start(at.pos);

@@ -214,8 +214,21 @@ fn unexpected(
         span,
     );
     // `a <- b` lexes as `a < - b`; suggest the arrow.
+    let shape_hint = at.as_ref().and_then(|at| {
+        hints::compound_assign_hint(at)
+            .or_else(|| hints::untyped_parameter(at).filter(|_| wants_only_ident(expected)))
+            .or_else(|| {
+                (t == Tok::Bind)
+                    .then(|| hints::binding_without_type(at))
+                    .flatten()
+            })
+    });
     if t == Tok::Bind && expected.iter().any(|x| x == "\"=\"") {
         d = d.with_hint("fields are initialised with `=`: `Name { field = value }`");
+    } else if let Some(h) = shape_hint {
+        d = d.with_hint(h);
+    } else if t == Tok::Slash && (text[r..].starts_with('/') || text[..l].ends_with('/')) {
+        d = d.with_hint("comments start with `#`, on a line of their own");
     } else if t == Tok::Lt && text[r..].starts_with('-') {
         d = d.with_hint("assignment is written `←`");
     } else if t == Tok::LtArgs {
@@ -241,6 +254,11 @@ fn unexpected(
         }
     }
     d
+}
+
+/// True when the grammar wanted only a name here (a parameter's name).
+fn wants_only_ident(expected: &[String]) -> bool {
+    expected.iter().all(|x| x.trim_matches('"') == "identifier")
 }
 
 /// A misspelled keyword: the rejected word itself where the grammar wanted a

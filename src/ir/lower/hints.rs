@@ -3,21 +3,14 @@
 //! rule itself lives in `crate::diag::suggest`.
 
 use super::{Lowerer, ModItem, TypeName};
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::{codes, foreign, suggest, Diagnostic};
 use crate::ir::ops::Op;
 use crate::ir::{GenusId, Method, Ty};
 use crate::source::Span;
-use crate::syntax::hints::HEAD_KEYWORDS;
+use crate::syntax::hints::{BUILTIN_TYPES, HEAD_KEYWORDS};
 
 /// Words that are values without being bound names.
 const VALUE_KEYWORDS: &[&str] = &["verum", "falsum", "nihil", "ego", "vacua"];
-
-/// The built-in type names (besides the width sugar `f32`, `tf32`, `lf32`, …).
-pub const BUILTIN_TYPES: &[&str] = &[
-    "numerus", "fractus", "bivalens", "textus", "ascii", "octeti", "vacuum", "lista", "tabula",
-    "tensor", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "tf16",
-    "tf32", "tf64", "lf32", "lf64", "li64",
-];
 
 impl Lowerer<'_> {
     /// Reports an error with an optional hint.
@@ -73,6 +66,9 @@ impl Lowerer<'_> {
         if let Some(h) = suggest::hint(name, cands.iter().map(String::as_str)) {
             return Some(h);
         }
+        if let Some(h) = foreign::keyword_hint(name) {
+            return Some(h);
+        }
         // `nta x` parses as two expression statements, `nta` and `x`.
         if let Some(k) = suggest::nearest(name, HEAD_KEYWORDS.iter().copied()) {
             return Some(format!("did you mean the keyword `{k}`?"));
@@ -93,6 +89,8 @@ impl Lowerer<'_> {
         let mut cands = self.module_value_names(m, |i| matches!(i, ModItem::Func(_)));
         cands.extend(self.local_names());
         suggest::hint(name, cands.iter().map(String::as_str))
+            .or_else(|| foreign::function_hint(name))
+            .or_else(|| foreign::keyword_hint(name))
     }
 
     /// `alias.name` where module `target` exports no `name`: the nearest of its public
@@ -166,8 +164,9 @@ impl Lowerer<'_> {
     }
 
     /// An unknown method on a receiver of static type `recv`: the genus's methods
-    /// and fields for a record; the tensor ops and the built-in methods otherwise
-    /// (and every genus's methods when the type is unknown).
+    /// and fields for a record; the tensor ops and the built-in methods for tensors
+    /// and lists; the built-in methods for texts, maps and numbers; all of these and
+    /// every genus's methods when the type is unknown.
     pub fn method_hint(&self, recv: &Ty, name: &str) -> Option<String> {
         let mut cands: Vec<&str> = Vec::new();
         let genus_methods = |g: Option<GenusId>| {
@@ -195,12 +194,17 @@ impl Lowerer<'_> {
                 cands.extend(Op::ALL.iter().map(|o| o.name()));
                 cands.extend(genus_methods(None));
             }
-            _ => {
+            // A list converts to a tensor for the tensor ops.
+            Ty::List(_) => {
                 cands.extend(Method::ALL.iter().map(|m| m.name()));
                 cands.extend(Op::ALL.iter().map(|o| o.name()));
             }
+            _ => cands.extend(Method::ALL.iter().map(|m| m.name())),
         }
-        suggest::hint(name, cands)
+        if let Some(h) = suggest::hint(name, cands.iter().copied()) {
+            return Some(h);
+        }
+        foreign::method(name, &cands).map(|m| format!("Faber calls it `{m}`: `.{m}(…)`"))
     }
 
     /// An unknown type name in module `m`: the built-in types, the module's genera
