@@ -328,3 +328,26 @@ fn english_method_only_where_the_receiver_has_it() {
     let d = diags.iter().find(|d| d.code.id == "SEM002").expect(&text);
     assert_eq!(d.hint, None, "{text}");
 }
+
+// ---- a method read as a field (the `()` is missing) ----
+
+#[test]
+fn builtin_method_without_call() {
+    let src = "incipit {\n    fixum lista<numerus> l ← [1]\n    nota l.longitudo\n}\n";
+    expect_hint(
+        src,
+        &[],
+        "SEM007",
+        "`longitudo` is a method: call it with `.longitudo()`",
+    );
+}
+
+#[test]
+fn genus_method_without_call() {
+    expect_hint(
+        &with_config("    nota c.summa_passuum"),
+        &[],
+        "SEM007",
+        "`summa_passuum` is a method: call it with `.summa_passuum()`",
+    );
+}

@@ -144,14 +144,21 @@ impl Lowerer<'_> {
         ))
     }
 
-    /// A field genus `g` does not declare.
+    /// A field genus `g` does not declare; a method of that name is missing its `()`.
     pub fn field_hint(&self, g: GenusId, name: &str) -> Option<String> {
+        if self.methods.contains_key(&(g, name.to_string())) {
+            return Some(method_without_call(name));
+        }
         let genus = &self.program.genera[g.0 as usize];
         suggest::hint(name, genus.fields.iter().map(|f| f.name.as_str()))
     }
 
-    /// A field that no genus declares (the value's type is not known statically).
+    /// A field that no genus declares (the value's type is not known statically, or
+    /// is not a genus); a built-in method of that name is missing its `()`.
     pub fn any_field_hint(&self, name: &str) -> Option<String> {
+        if Method::from_name(name).is_some() || Op::from_method(name).is_some() {
+            return Some(method_without_call(name));
+        }
         let mut cands: Vec<&str> = self
             .program
             .genera
@@ -232,6 +239,11 @@ impl Lowerer<'_> {
         cands.sort();
         suggest::hint(name, cands)
     }
+}
+
+/// `xs.longitudo` for `xs.longitudo()`.
+fn method_without_call(name: &str) -> String {
+    format!("`{name}` is a method: call it with `.{name}()`")
 }
 
 #[cfg(test)]
