@@ -298,6 +298,26 @@ pub fn untyped_parameter(at: &At) -> Option<String> {
     .then(|| format!("a parameter is written type, then name: `numerus {name}`"))
 }
 
+/// A construct whose keyword is followed by the wrong word: `importa "x"` (no `ex`),
+/// `itera xs …` (no `ex`, `de` or `ab`), `secus si` (for `sin`).
+pub fn construct_hint(at: &At) -> Option<String> {
+    let prev = at.tok(at.pos.checked_sub(1)?)?;
+    let t = at.tok(at.pos)?;
+    match (prev, t) {
+        (Tok::Kw(Kw::Importa), Tok::Text(_)) => Some(
+            "an import is written `importa ex \"gradus:nn\" privata nn`".to_string(),
+        ),
+        (Tok::Kw(Kw::Itera), _) => Some(
+            "a loop says how it walks: `itera ex xs fixum x { … }` (elements), `itera de xs fixum i { … }` (indices or keys), `itera ab 0‥n fixum i { … }` (a range)"
+                .to_string(),
+        ),
+        (Tok::Kw(Kw::Secus), Tok::Kw(Kw::Si)) => {
+            Some("`secus si` is written `sin`: `sin x < 0 { … }`".to_string())
+        }
+        _ => None,
+    }
+}
+
 /// A lone `=` the grammar does not allow here (it is only for genus field defaults,
 /// `typus` aliases and record-literal fields).
 pub fn assign_hint(at: &At, expected: &[String]) -> String {

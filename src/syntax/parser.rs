@@ -216,6 +216,7 @@ fn unexpected(
     // `a <- b` lexes as `a < - b`; suggest the arrow.
     let shape_hint = at.as_ref().and_then(|at| {
         hints::compound_assign_hint(at)
+            .or_else(|| hints::construct_hint(at))
             .or_else(|| hints::untyped_parameter(at).filter(|_| wants_only_ident(expected)))
             .or_else(|| {
                 (t == Tok::Bind)
