@@ -351,3 +351,32 @@ fn genus_method_without_call() {
         "`summa_passuum` is a method: call it with `.summa_passuum()`",
     );
 }
+
+// ---- the command line's loader offers the bundled libraries and sibling files ----
+
+#[test]
+fn cli_loader_suggests_bundled_and_sibling_modules() {
+    let dir = std::env::temp_dir().join(format!("faber-suggest-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(
+        dir.join("sub/util.fab"),
+        "functio u() → numerus { redde 1 }\n",
+    )
+    .unwrap();
+    let main = "importa ex \"gradus:optimise\" privata optimize\nimporta ex \"./sub/utli\" privata u\nincipit { nota 1 }\n";
+    std::fs::write(dir.join("main.fab"), main).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_faber"))
+        .args(["check", "main.fab"])
+        .current_dir(&dir)
+        .env_remove("FABER_LIBRARY_HOME")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `gradus:optimize`?"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `./sub/util`?"), "{stderr}");
+}
