@@ -213,7 +213,7 @@ fn unexpected(
         ),
         span,
     );
-    // `a <- b` lexes as `a < - b`; suggest the arrow.
+    // Slips recognised by the shape of the tokens around the error (src/syntax/hints.rs).
     let shape_hint = at.as_ref().and_then(|at| {
         hints::compound_assign_hint(at)
             .or_else(|| hints::construct_hint(at))
@@ -231,6 +231,7 @@ fn unexpected(
     } else if t == Tok::Slash && (text[r..].starts_with('/') || text[..l].ends_with('/')) {
         d = d.with_hint("comments start with `#`, on a line of their own");
     } else if t == Tok::Lt && text[r..].starts_with('-') {
+        // `a <- b` lexes as `a < - b`; suggest the arrow.
         d = d.with_hint("assignment is written `←`");
     } else if t == Tok::LtArgs {
         d = d.with_hint(
