@@ -82,8 +82,8 @@ impl At<'_> {
         ) || self.text[*prev_hi..lo].contains('\n')
     }
 
-    /// The index of the first token of the statement holding token `i` (walks back
-    /// over bracketed groups on the same statement).
+    /// The index of the first token of the line's statement holding token `i`: the
+    /// nearest token at or before `i` that [`At::starts_statement`].
     fn statement_start(&self, i: usize) -> usize {
         let mut j = i;
         while j > 0 && !self.starts_statement(j) {
@@ -228,7 +228,7 @@ pub fn misspelled_expected_keyword(name: &str, expected: &[String]) -> Option<St
 /// statement of its own and rejects a token further on.
 pub fn misspelled_head_keyword(at: &At) -> Option<String> {
     let head = at.statement_start(at.pos);
-    if head + 1 > at.pos {
+    if head >= at.pos {
         return None;
     }
     let (Some(Tok::Ident(word)), Some(Tok::Ident(_))) = (at.tok(head), at.tok(head + 1)) else {
