@@ -3,6 +3,7 @@
 
 pub mod codes;
 pub mod explain;
+pub mod foreign;
 mod render;
 pub mod suggest;
 

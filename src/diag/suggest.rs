@@ -34,31 +34,64 @@ fn budget(len: usize) -> usize {
     (len / 3).max(1)
 }
 
+/// The distance of candidate `c` from `name` when it is worth suggesting: within the
+/// budget of `name`, and not a rewrite of every character of either word (`x` is not
+/// suggested for `y`). A difference in case alone counts as one edit.
+fn score(name: &str, c: &str) -> Option<usize> {
+    if c == name {
+        return None;
+    }
+    if c.to_lowercase() == name.to_lowercase() {
+        return Some(1);
+    }
+    let d = distance(name, c);
+    let shorter = name.chars().count().min(c.chars().count());
+    (d <= budget(name.chars().count()) && d < shorter).then_some(d)
+}
+
 /// The candidates within the budget of `name`, nearest first (ties keep candidate
 /// order), at most `limit` of them; `name` itself is never suggested.
 pub fn nearest_n<'a, I>(name: &str, candidates: I, limit: usize) -> Vec<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {
-    let max = budget(name.chars().count());
-    let lower = name.to_lowercase();
     let mut found: Vec<(usize, usize, &'a str)> = Vec::new();
     for (order, c) in candidates.into_iter().enumerate() {
-        if c == name || found.iter().any(|f| f.2 == c) {
+        if found.iter().any(|f| f.2 == c) {
             continue;
         }
-        // A difference in case alone counts as one edit.
-        let d = if c.to_lowercase() == lower {
-            1
-        } else {
-            distance(name, c)
-        };
-        if d <= max {
+        if let Some(d) = score(name, c) {
             found.push((d, order, c));
         }
     }
     found.sort();
     found.into_iter().take(limit).map(|f| f.2).collect()
+}
+
+/// Every candidate at the smallest distance from `name` (within the budget), at most
+/// three, in candidate order: the set a "did you mean" hint names.
+pub fn nearest_ties<'a, I>(name: &str, candidates: I) -> Vec<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let found = nearest_n(name, candidates, usize::MAX);
+    let Some(best) = found.first().map(|c| score(name, c)) else {
+        return Vec::new();
+    };
+    found
+        .into_iter()
+        .filter(|c| score(name, c) == best)
+        .take(3)
+        .collect()
+}
+
+/// The "did you mean …?" hint for `name` among `candidates`, naming every nearest
+/// candidate (ties included); `None` when nothing is close enough.
+pub fn hint<'a, I>(name: &str, candidates: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    did_you_mean(&nearest_ties(name, candidates))
 }
 
 /// The single nearest candidate within the budget of `name`, if any.
@@ -104,6 +137,22 @@ mod tests {
         assert_eq!(nearest("ab", ["xy"]), None);
         assert_eq!(nearest("Summa", names), Some("summa"));
         assert_eq!(nearest("summa", names), None);
+        // A one-letter name is never "corrected" to another one-letter name.
+        assert_eq!(nearest("y", ["x"]), None);
+        assert_eq!(nearest("sii", ["si"]), Some("si"));
+    }
+
+    #[test]
+    fn ties_are_all_named() {
+        assert_eq!(
+            nearest_ties("sii", ["fixum", "si", "sit"]),
+            vec!["si", "sit"]
+        );
+        assert_eq!(
+            hint("lr_mni", ["lr_max", "lr_min", "lr"]).unwrap(),
+            "did you mean `lr_min`?"
+        );
+        assert_eq!(hint("zzz", ["summa"]), None);
     }
 
     #[test]

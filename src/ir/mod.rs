@@ -159,6 +159,40 @@ pub enum Method {
 }
 
 impl Method {
+    /// Every built-in method (for "did you mean" hints).
+    pub const ALL: &'static [Method] = &[
+        Method::Longitudo,
+        Method::Appende,
+        Method::Accipe,
+        Method::Primus,
+        Method::Ultimus,
+        Method::Detrahe,
+        Method::Sectio,
+        Method::Vacua,
+        Method::Nonvacua,
+        Method::Inverte,
+        Method::Continet,
+        Method::Initium,
+        Method::Finis,
+        Method::Minuscula,
+        Method::Habet,
+        Method::Pone,
+        Method::Dele,
+        Method::Claves,
+        Method::Absolutum,
+        Method::Maximus,
+        Method::Minimus,
+        Method::Pavimentum,
+        Method::Potentia,
+        Method::Approximata,
+        Method::Radix,
+        Method::Exponens,
+        Method::Logarithmus,
+        Method::Sinus,
+        Method::Cosinus,
+        Method::Ponde,
+    ];
+
     pub fn from_name(name: &str) -> Option<Method> {
         Some(match name {
             "longitudo" => Method::Longitudo,

@@ -10,6 +10,8 @@ use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{ItemKind, Module};
 use crate::syntax::parse;
 
+mod hints;
+
 /// Why an import string could not be resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadError {
@@ -25,6 +27,13 @@ pub enum LoadError {
 /// to a canonical module name and its text.
 pub trait Loader {
     fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError>;
+
+    /// Canonical names of modules that exist near the missing module `missing`
+    /// (its folder, its library, the same path in other libraries), for the "did
+    /// you mean" hint of an import that was not found. None by default.
+    fn candidates(&self, _missing: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// One loaded module.
@@ -140,12 +149,22 @@ impl Walk<'_> {
                 }
                 Err(e) => {
                     let d = match e {
-                        LoadError::NotFound(looked) => Diagnostic::error(
-                            codes::SEM_IMPORT_NOT_FOUND,
-                            format!("cannot find module `{spec}`"),
-                            span,
-                        )
-                        .with_hint(format!("looked for {looked}")),
+                        LoadError::NotFound(looked) => {
+                            let near = canonical_name(spec, &name).ok().and_then(|missing| {
+                                let cands = self.loader.candidates(&missing);
+                                hints::import_hint(spec, &missing, &cands)
+                            });
+                            let hint = match near {
+                                Some(near) => format!("looked for {looked}; {near}"),
+                                None => format!("looked for {looked}"),
+                            };
+                            Diagnostic::error(
+                                codes::SEM_IMPORT_NOT_FOUND,
+                                format!("cannot find module `{spec}`"),
+                                span,
+                            )
+                            .with_hint(hint)
+                        }
                         LoadError::Escapes => Diagnostic::error(
                             codes::SEM_IMPORT_ESCAPE,
                             format!("import `{spec}` leaves its library root"),
@@ -198,6 +217,12 @@ impl Loader for MemoryLoader {
             Some(text) => Ok((name, text.clone())),
             None => Err(LoadError::NotFound(format!("`{name}`"))),
         }
+    }
+
+    fn candidates(&self, _missing: &str) -> Vec<String> {
+        let mut names: Vec<String> = self.files.keys().cloned().collect();
+        names.sort();
+        names
     }
 }
 

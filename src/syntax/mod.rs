@@ -4,6 +4,7 @@
 pub mod ast;
 pub mod desugar;
 mod dump;
+pub(crate) mod hints;
 pub mod lexer;
 mod parser;
 pub mod token;

@@ -5,6 +5,7 @@ use lalrpop_util::{ErrorRecovery, ParseError};
 
 use super::ast::Module;
 use super::grammar::ModuleParser;
+use super::hints;
 use super::lexer::{lex, Spanned};
 use super::token::Tok;
 use crate::diag::{codes, Diagnostic};
@@ -155,6 +156,8 @@ fn unexpected(
     let text = sources.text(file);
     let statement_position =
         expected.iter().any(|x| x == "\"nota\"") && expected.iter().any(|x| x == "\"fixum\"");
+    let pos = tokens.iter().position(|(tl, _, _)| *tl == l);
+    let at = pos.map(|pos| hints::At { text, tokens, pos });
     if let Tok::Ident(name) = &t {
         if super::token::OUT_WORDS.contains(&name.as_str()) {
             return Diagnostic::error(
@@ -188,12 +191,17 @@ fn unexpected(
                 | Tok::Kw(super::token::Kw::Non)
         );
         if starts_expr {
+            let hint = at
+                .as_ref()
+                .filter(|_| !matches!(t, Tok::Kw(super::token::Kw::Non)))
+                .and_then(|at| hints::expression_statement_hint(at, true))
+                .unwrap_or_else(|| "an expression statement starts with a name or `ego`; to evaluate an expression, bind it: `fixum _ _ ← …`".to_string());
             return Diagnostic::error(
                 codes::PARSE_BAD_STATEMENT_START,
                 format!("a statement cannot start with {}", t.describe()),
                 span,
             )
-            .with_hint("an expression statement starts with a name or `ego`; to evaluate an expression, bind it: `fixum _ _ ← …`");
+            .with_hint(hint);
         }
     }
     let mut d = Diagnostic::error(
@@ -205,22 +213,66 @@ fn unexpected(
         ),
         span,
     );
-    // `a <- b` lexes as `a < - b`; suggest the arrow.
+    // Slips recognised by the shape of the tokens around the error (src/syntax/hints.rs).
+    let shape_hint = at.as_ref().and_then(|at| {
+        hints::compound_assign_hint(at)
+            .or_else(|| hints::construct_hint(at))
+            .or_else(|| hints::untyped_parameter(at).filter(|_| wants_only_ident(expected)))
+            .or_else(|| {
+                (t == Tok::Bind)
+                    .then(|| hints::binding_without_type(at))
+                    .flatten()
+            })
+    });
     if t == Tok::Bind && expected.iter().any(|x| x == "\"=\"") {
         d = d.with_hint("fields are initialised with `=`: `Name { field = value }`");
+    } else if let Some(h) = shape_hint {
+        d = d.with_hint(h);
+    } else if t == Tok::Slash && (text[r..].starts_with('/') || text[..l].ends_with('/')) {
+        d = d.with_hint("comments start with `#`, on a line of their own");
     } else if t == Tok::Lt && text[r..].starts_with('-') {
+        // `a <- b` lexes as `a < - b`; suggest the arrow.
         d = d.with_hint("assignment is written `←`");
     } else if t == Tok::LtArgs {
         d = d.with_hint(
             "a `<` touching a name opens type arguments; put spaces around a comparison: `a < b`",
         );
-    } else if let Some(pos) = tokens.iter().position(|(tl, _, _)| *tl == l) {
+    } else if t == Tok::Assign {
+        if let Some(at) = &at {
+            d = d.with_hint(hints::assign_hint(at, expected));
+        }
+    } else if let Some(hint) = keyword_hint(&t, expected, at.as_ref()) {
+        d = d.with_hint(hint);
+    } else if let Some(hint) = at
+        .as_ref()
+        .filter(|_| statement_position)
+        .and_then(|at| hints::expression_statement_hint(at, false))
+    {
+        d = d.with_hint(hint);
+    } else if let Some(pos) = pos {
         // An identifier right after a complete expression: usually a missing operator or `(`.
         if pos > 0 && matches!(t, Tok::Ident(_)) && expected.iter().any(|x| x == "\"(\"") {
             d = d.with_hint("two expressions in a row: is an operator or a comma missing?");
         }
     }
     d
+}
+
+/// True when the grammar wanted only a name here (a parameter's name).
+fn wants_only_ident(expected: &[String]) -> bool {
+    expected.iter().all(|x| x.trim_matches('"') == "identifier")
+}
+
+/// A misspelled keyword: the rejected word itself where the grammar wanted a
+/// keyword (`functoi` at top level), or the word heading the statement
+/// (`reddde x`).
+fn keyword_hint(t: &Tok, expected: &[String], at: Option<&hints::At>) -> Option<String> {
+    if let Tok::Ident(name) = t {
+        if let Some(h) = hints::misspelled_expected_keyword(name, expected) {
+            return Some(h);
+        }
+    }
+    hints::misspelled_head_keyword(at?)
 }
 
 /// Formats lalrpop's expected-terminal list for humans.

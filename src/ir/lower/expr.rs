@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 
 use super::types::{incompatible, needs_coercion, TypeName};
 use super::{Lowerer, ModItem};
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::host::Host;
 use crate::ir::ops::Op;
 use crate::ir::*;
@@ -335,10 +335,12 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None => {
-                self.error(
+                let hint = self.name_hint(&id.name);
+                self.error_hint(
                     codes::SEM_UNKNOWN_NAME,
                     format!("cannot find `{}` in this scope", id.name),
                     id.span,
+                    hint,
                 );
                 (konst(Const::Nihil), Ty::Any)
             }
@@ -517,10 +519,12 @@ impl Lowerer<'_> {
                 let m = self.cur_module();
                 if let Some(target) = self.module_alias(m, &alias.name) {
                     if !self.modules[target].exports.contains(&name.name) {
-                        self.error(
+                        let hint = self.member_hint(target, &name.name, false);
+                        self.error_hint(
                             codes::SEM_UNKNOWN_NAME,
                             format!("module `{}` has no public `{}`", alias.name, name.name),
                             name.span,
+                            hint,
                         );
                         return (konst(Const::Nihil), Ty::Any);
                     }
@@ -563,10 +567,12 @@ impl Lowerer<'_> {
                 return Some((i as u32, genus.fields[i].ty.clone()));
             }
             let gname = genus.name.clone();
-            self.error(
+            let hint = self.field_hint(*g, name);
+            self.error_hint(
                 codes::SEM_UNKNOWN_FIELD,
                 format!("genus `{gname}` has no field `{name}`"),
                 span,
+                hint,
             );
             return None;
         }
@@ -589,7 +595,8 @@ impl Lowerer<'_> {
             } else {
                 format!("no genus has a field `{name}`")
             };
-            self.error(codes::SEM_UNKNOWN_FIELD, msg, span);
+            let hint = (!ambiguous).then(|| self.any_field_hint(name)).flatten();
+            self.error_hint(codes::SEM_UNKNOWN_FIELD, msg, span, hint);
             return None;
         }
         found
@@ -610,21 +617,31 @@ impl Lowerer<'_> {
         };
         let Some(TypeName::Genus(g)) = gid else {
             let last = path.last().map_or(span, |i| i.span);
+            let hint = match path {
+                [alias, n] => self
+                    .module_alias(m, &alias.name)
+                    .and_then(|t| self.module_type_hint(t, &n.name)),
+                [n] => self.type_hint(m, &n.name),
+                _ => None,
+            };
             let name: Vec<&str> = path.iter().map(|i| i.name.as_str()).collect();
-            self.error(
+            self.error_hint(
                 codes::SEM_UNKNOWN_TYPE,
                 format!("unknown genus `{}`", name.join(".")),
                 last,
+                hint,
             );
             return (konst(Const::Nihil), Ty::Any);
         };
         let decl = self.program.genera[g.0 as usize].clone();
         for (fname, _) in fields {
             if !decl.fields.iter().any(|f| f.name == fname.name) {
-                self.error(
+                let hint = self.field_hint(g, &fname.name);
+                self.error_hint(
                     codes::SEM_UNKNOWN_FIELD,
                     format!("genus `{}` has no field `{}`", decl.name, fname.name),
                     fname.span,
+                    hint,
                 );
             }
         }
@@ -727,10 +744,12 @@ impl Lowerer<'_> {
                         ))
                     }
                     None => {
-                        self.error(
+                        let hint = self.name_hint(&id.name);
+                        self.error_hint(
                             codes::SEM_UNKNOWN_NAME,
                             format!("cannot find `{}` in this scope", id.name),
                             id.span,
+                            hint,
                         );
                         None
                     }
@@ -811,10 +830,12 @@ impl Lowerer<'_> {
                     Some(ModItem::Func(f)) => return self.direct_call(f, args, id.span, span),
                     Some(ModItem::Global(_)) => {}
                     _ => {
-                        self.error(
+                        let hint = self.function_hint(&id.name);
+                        self.error_hint(
                             codes::SEM_UNKNOWN_FUNCTION,
                             format!("cannot find function `{}`", id.name),
                             id.span,
+                            hint,
                         );
                         for a in args {
                             self.expr(a, None);
@@ -839,13 +860,15 @@ impl Lowerer<'_> {
                                     f
                                 }
                                 _ => {
-                                    self.error(
+                                    let hint = self.member_hint(target, &name.name, true);
+                                    self.error_hint(
                                         codes::SEM_UNKNOWN_FUNCTION,
                                         format!(
                                             "module `{}` has no public function `{}`",
                                             alias.name, name.name
                                         ),
                                         name.span,
+                                        hint,
                                     );
                                     return (konst(Const::Nihil), Ty::Any);
                                 }
@@ -870,10 +893,12 @@ impl Lowerer<'_> {
     /// `hospes.name(args)`: a host function (src/ir/host.rs).
     fn host_call(&mut self, name: &ast::Ident, args: &[ast::Expr], span: Span) -> Lowered {
         let Some(h) = Host::from_name(&name.name) else {
-            self.error(
+            let hint = suggest::hint(&name.name, Host::ALL.iter().map(|h| h.name()));
+            self.error_hint(
                 codes::SEM_UNKNOWN_FUNCTION,
                 format!("there is no host function `hospes.{}`", name.name),
                 name.span,
+                hint,
             );
             for a in args {
                 self.expr(a, None);
@@ -1056,15 +1081,20 @@ impl Lowerer<'_> {
                 ),
                 name.span,
             );
+            let mut near_hint = self.method_hint(&recv_ty, &name.name);
             if let ExprKind::Name(id) = &base.kind {
                 let m = self.cur_module();
                 let is_fn = matches!(self.modules[m].values.get(&id.name), Some(ModItem::Func(_)));
                 if self.local(&id.name).is_none() && is_fn {
+                    near_hint = None;
                     d = d.with_hint(format!(
                         "`{0}` is a function here: `importa … privata {0}` binds the item when the module exports a declaration named `{0}`; to use the module as a namespace, import it under a name it does not export",
                         id.name
                     ));
                 }
+            }
+            if let Some(h) = near_hint {
+                d = d.with_hint(h);
             }
             self.diags.push(d);
             return (konst(Const::Nihil), Ty::Any);

@@ -5,6 +5,7 @@
 
 mod expr;
 mod func;
+mod hints;
 mod inplace;
 mod returns;
 mod slice;

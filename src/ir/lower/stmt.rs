@@ -332,12 +332,12 @@ impl Lowerer<'_> {
                             }
                             _ => format!("cannot find `{}` in this scope", id.name),
                         };
-                        let code = if self.modules[m].values.contains_key(&id.name) {
-                            codes::SEM_FIXUM_ASSIGN
+                        let (code, hint) = if self.modules[m].values.contains_key(&id.name) {
+                            (codes::SEM_FIXUM_ASSIGN, None)
                         } else {
-                            codes::SEM_UNKNOWN_NAME
+                            (codes::SEM_UNKNOWN_NAME, self.name_hint(&id.name))
                         };
-                        self.error(code, msg, id.span);
+                        self.error_hint(code, msg, id.span, hint);
                     }
                 }
             }

@@ -56,11 +56,15 @@ impl Lowerer<'_> {
                             None => {}
                         }
                     }
-                    self.diags.push(Diagnostic::error(
+                    let hint = self
+                        .module_alias(m, alias)
+                        .and_then(|target| self.module_type_hint(target, &path[1].name));
+                    self.error_hint(
                         codes::SEM_UNKNOWN_TYPE,
                         format!("unknown type `{}.{}`", alias, path[1].name),
                         t.span,
-                    ));
+                        hint,
+                    );
                     return Ty::Any;
                 }
                 let name = path[0].name.as_str();
@@ -74,11 +78,13 @@ impl Lowerer<'_> {
                         if self.generics.iter().any(|g| g == name) {
                             return Ty::Any;
                         }
-                        self.diags.push(Diagnostic::error(
+                        let hint = self.type_hint(m, name);
+                        self.error_hint(
                             codes::SEM_UNKNOWN_TYPE,
                             format!("unknown type `{name}`"),
                             t.span,
-                        ));
+                            hint,
+                        );
                         Ty::Any
                     }
                 }
