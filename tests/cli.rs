@@ -394,7 +394,11 @@ fn diagnostics_from_stdin_are_named_stdin() {
         let o = faber_stdin(&dir, &[verb, "-"], bad);
         assert_eq!(code(&o), 1, "{verb}: {}", stderr(&o));
         assert!(stderr(&o).contains("error[SEM"), "{verb}: {}", stderr(&o));
-        assert!(stderr(&o).contains("<stdin>:2:10"), "{verb}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("<stdin>:2:10"),
+            "{verb}: {}",
+            stderr(&o)
+        );
         assert_eq!(stdout(&o), "", "{verb}");
     }
     let o = faber_stdin(&dir, &["check", "-"], "incipit {\n    nota 1\n}\n");
@@ -440,8 +444,46 @@ fn a_printed_line_reaches_a_pipe_before_the_program_ends() {
     drop(stdin);
     let status = child.wait().expect("faber ends");
     let rest = reader.join().expect("the reader thread ends");
-    assert_eq!(first, Ok(Some("primum".to_string())), "the first line did not arrive in time");
+    assert_eq!(
+        first,
+        Ok(Some("primum".to_string())),
+        "the first line did not arrive in time"
+    );
     assert!(running, "the program ended before its stdin was closed");
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest, vec!["secundum 0".to_string()]);
+}
+
+#[test]
+fn batched_output_keeps_every_line_and_its_order_with_stderr() {
+    // Many lines to a pipe (written out in batches), stderr lines between them: on one
+    // shared pipe everything arrives, in program order.
+    let dir = scratch("line-order");
+    let file = dir.join("order.fab");
+    write(
+        &file,
+        "incipit {\n    itera ab 0 ‥ 20000 fixum i {\n        nota i\n        si i % 5000 ≡ 0 ergo mone \"mone §\"(i)\n    }\n    nota \"finis\"\n}\n",
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{BIN}' run '{}' 2>&1 | cat", arg(&file)))
+        .output()
+        .expect("sh runs");
+    let text = stdout(&o);
+    let mut want = Vec::new();
+    for i in 0..20000 {
+        want.push(i.to_string());
+        if i % 5000 == 0 {
+            want.push(format!("mone {i}"));
+        }
+    }
+    want.push("finis".to_string());
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    assert!(got.iter().zip(&want).all(|(g, w)| g == w));
 }

@@ -11,6 +11,7 @@ mod gradcheck;
 mod ir;
 mod load;
 mod modules;
+mod output;
 mod parse;
 mod run;
 mod test;

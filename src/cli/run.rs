@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::output::LineOut;
 use super::{load, modules::FsLoader, Context};
 use faber::diag::{codes, Diagnostic};
 use faber::source::{SourceMap, Span};
@@ -42,12 +43,12 @@ pub struct RunArgs {
     pub args: Vec<String>,
 }
 
-/// Program output: stdout through a buffer that is flushed at the end of every line
-/// (`nota` and `scribe` hand over whole lines), so `faber run … | tee log` shows
-/// each line when it is printed, as on a terminal; stderr unbuffered. Write errors
-/// (a closed pipe) are ignored, as for any filter program.
+/// Program output: on a terminal stdout is written line by line; to a pipe or file
+/// through [`LineOut`], which writes each line out within milliseconds, batched, so
+/// `faber run … | tee log` shows each line when it is printed. stderr is unbuffered.
+/// Write errors (a closed pipe) are ignored, as for any filter program.
 pub struct ProcessIo {
-    out: std::io::BufWriter<std::io::Stdout>,
+    out: LineOut,
     /// Program arguments (`hospes.argumenta`).
     args: Vec<String>,
     /// The program's directory (`hospes.directorium`).
@@ -65,7 +66,7 @@ impl ProcessIo {
         use std::io::IsTerminal;
         ProcessIo {
             dir,
-            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            out: LineOut::new(),
             args,
             out_tty: std::io::stdout().is_terminal(),
             err_tty: std::io::stderr().is_terminal(),
@@ -81,7 +82,7 @@ impl ProcessIo {
     }
 
     pub fn flush(&mut self) {
-        let _ = self.out.flush();
+        self.out.flush();
     }
 }
 
@@ -90,10 +91,8 @@ impl faber::eval::Io for ProcessIo {
         if self.out_tty {
             self.clear_progress();
         }
-        let _ = self.out.write_all(s.as_bytes());
-        // Line-buffered on a terminal and on a pipe or file alike: a line followed by
-        // a long computation must not wait in the buffer (docs/cli.md § Streams).
-        if s.ends_with('\n') {
+        self.out.write(s.as_bytes());
+        if self.out_tty {
             self.flush();
         }
     }
