@@ -307,7 +307,7 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
         out.push_str("no function with `@ radix backward` to check\n");
     } else {
         out.push_str(&format!(
-            "{checked} function(s) passed, {failed} failed, {skipped} skipped\n"
+            "{checked} function(s) passed, {failed} failed, {skipped} could not be checked\n"
         ));
     }
     print_stdout(&out);
