@@ -365,3 +365,52 @@ fn the_gpt_loss_is_checked_over_its_whole_parameter_record() {
         );
     }
 }
+
+#[test]
+fn only_parameters_read_solely_as_indices_are_left_out() {
+    // `ids` picks rows of `w` (an index) and is also summed (a real-valued use): it must
+    // then be differenced, so the check reports the failing perturbation of an id
+    // instead of hiding the parameter.
+    let dir = scratch("indices");
+    let file = dir.join("indices.fab");
+    std::fs::write(
+        &file,
+        r#"@ radix backward "grad_solum"
+functio solum(tf32 w, tf32 ids) → f32 {
+    redde w.collige(ids).summa()
+}
+
+@ radix backward "grad_mixta"
+functio mixta(tf32 w, tf32 ids) → f32 {
+    redde w.collige(ids).summa() + ids.summa()
+}
+
+incipit {
+    fixum tf32[] z ← vacua
+    fixum tf32 w ← z.normalis(1, [4, 3], 0.0, 1.0)
+    fixum tf32 ids ← z.crea(1.0, [2])
+    nota solum(w, ids)
+    nota mixta(w, ids)
+}
+"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (out, code) = faber(&["grad-check", f, "--function", "solum"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        row(&out, "solum", "call 1", "w").is_some_and(|r| r.ends_with("yes")),
+        "{out}"
+    );
+    assert!(
+        row(&out, "solum", "call 1", "ids").is_some_and(|r| r.contains("not differentiated")),
+        "{out}"
+    );
+    let (out, code) = faber(&["grad-check", f, "--function", "mixta"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("not differentiated"), "{out}");
+    assert!(
+        out.contains("mixta                call 1   error: the check fails"),
+        "{out}"
+    );
+}
