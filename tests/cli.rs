@@ -347,3 +347,143 @@ fn max_steps_stops_a_loop_that_does_not_end() {
     assert!(stderr(&over).contains("error[RUN014]"));
     assert!(stderr(&over).contains(":3:5"), "{}", stderr(&over));
 }
+
+/// Runs `faber args…` in `dir` with `input` on its standard input.
+fn faber_stdin(dir: &Path, args: &[&str], input: impl AsRef<[u8]>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the faber binary starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(input.as_ref()).expect("write the program");
+    drop(stdin);
+    child.wait_with_output().expect("faber ends")
+}
+
+#[test]
+fn run_dash_reads_the_program_from_stdin() {
+    let dir = scratch("stdin-run");
+    // Relative imports are looked up from the current directory.
+    write(
+        &dir.join("lib/util.fab"),
+        "functio duplex(numerus n) → numerus {\n    redde 2 * n\n}\n",
+    );
+    let program = "importa ex \"./lib/util\" privata u\nincipit {\n    nota u.duplex(21)\n    nota \"salve\"\n}\n";
+    let o = faber_stdin(&dir, &["run", "-"], program);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "42\nsalve\n");
+
+    // Program arguments still follow `--`.
+    let args = "incipit {\n    nota hospes.argumenta()\n}\n";
+    let o = faber_stdin(&dir, &["run", "-", "--", "a", "b"], args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[a, b]\n");
+}
+
+#[test]
+fn diagnostics_from_stdin_are_named_stdin() {
+    let dir = scratch("stdin-check");
+    let bad = "incipit {\n    nota nomen_ignotum\n}\n";
+    for verb in ["check", "run"] {
+        let o = faber_stdin(&dir, &[verb, "-"], bad);
+        assert_eq!(code(&o), 1, "{verb}: {}", stderr(&o));
+        assert!(stderr(&o).contains("error[SEM"), "{verb}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("<stdin>:2:10"),
+            "{verb}: {}",
+            stderr(&o)
+        );
+        assert_eq!(stdout(&o), "", "{verb}");
+    }
+    let o = faber_stdin(&dir, &["check", "-"], "incipit {\n    nota 1\n}\n");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    // Bytes that are not UTF-8 are LEX014, as for a file.
+    let o = faber_stdin(&dir, &["check", "-"], b"incipit {\n    nota \"\xff\"\n}\n");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[LEX014]"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("<stdin>:2:11"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_printed_line_reaches_a_pipe_before_the_program_ends() {
+    use std::io::BufRead;
+    // The program prints a line and then blocks reading its standard input to the
+    // end; the line must be on the pipe while it waits, not only at exit.
+    let dir = scratch("line-buffered");
+    let file = dir.join("blocks.fab");
+    write(
+        &file,
+        "incipit {\n    nota \"primum\"\n    fixum textus t ← hospes.lege_textum(\"/dev/stdin\")\n    nota \"secundum §\"(t.longitudo())\n}\n",
+    );
+    let mut child = Command::new(BIN)
+        .args(["run", arg(&file)])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the faber binary starts");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let out = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = std::io::BufReader::new(out).lines();
+        let first = lines.next();
+        let _ = tx.send(first.map(|l| l.unwrap_or_default()));
+        lines.map(|l| l.unwrap_or_default()).collect::<Vec<_>>()
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(30));
+    // Still running: it waits for its standard input, which is open.
+    let running = child.try_wait().expect("query the child").is_none();
+    drop(stdin);
+    let status = child.wait().expect("faber ends");
+    let rest = reader.join().expect("the reader thread ends");
+    assert_eq!(
+        first,
+        Ok(Some("primum".to_string())),
+        "the first line did not arrive in time"
+    );
+    assert!(running, "the program ended before its stdin was closed");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(rest, vec!["secundum 0".to_string()]);
+}
+
+#[test]
+fn batched_output_keeps_every_line_and_its_order_with_stderr() {
+    // Many lines to a pipe (written out in batches), stderr lines between them: on one
+    // shared pipe everything arrives, in program order.
+    let dir = scratch("line-order");
+    let file = dir.join("order.fab");
+    write(
+        &file,
+        "incipit {\n    itera ab 0 ‥ 20000 fixum i {\n        nota i\n        si i % 5000 ≡ 0 ergo mone \"mone §\"(i)\n    }\n    nota \"finis\"\n}\n",
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{BIN}' run '{}' 2>&1 | cat", arg(&file)))
+        .output()
+        .expect("sh runs");
+    let text = stdout(&o);
+    let mut want = Vec::new();
+    for i in 0..20000 {
+        want.push(i.to_string());
+        if i % 5000 == 0 {
+            want.push(format!("mone {i}"));
+        }
+    }
+    want.push("finis".to_string());
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    assert!(got.iter().zip(&want).all(|(g, w)| g == w));
+}

@@ -10,6 +10,7 @@
 //! calls through function values are reported as diagnostics (SEM024).
 
 pub mod check;
+pub mod check_captured;
 mod demand;
 mod forward;
 mod fuse;

@@ -12,7 +12,8 @@ use faber::source::SourceMap;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// A `.fab` file, or a package directory that contains `faber.toml`.
+    /// A `.fab` file, a package directory that contains `faber.toml`, or `-` for
+    /// standard input.
     pub path: PathBuf,
 }
 

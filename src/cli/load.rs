@@ -1,7 +1,9 @@
 //! Turning a `<path>` argument into source text: a `.fab` file, or a package directory
 //! whose `faber.toml` names the entry file. Every failure is a diagnostic, never a
 //! panic: unreadable paths are CLI001, a bad manifest CLI002, bytes that are not
-//! UTF-8 LEX014.
+//! UTF-8 LEX014. The path `-` is standard input: one file named `<stdin>`, read to its
+//! end, whose relative imports and `faber.toml` are looked up from the current
+//! directory (as for a file that lies there).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,15 @@ use faber::source::{FileId, SourceMap, Span};
 use crate::manifest::{self, Manifest};
 
 pub const MANIFEST: &str = "faber.toml";
+
+/// The path argument that means standard input, and the name its diagnostics show.
+pub const STDIN_PATH: &str = "-";
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Whether a `<path>` argument is `-` (standard input).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN_PATH
+}
 
 /// What a `<path>` argument resolved to.
 pub struct Input {
@@ -28,6 +39,9 @@ pub struct Input {
 /// `<dir>/<paths.source>/<paths.entry>`. A file is loaded as is, and the nearest
 /// `faber.toml` above it (if any) is read for its settings.
 pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
+    if is_stdin(path) {
+        return load_stdin(sources);
+    }
     let meta = std::fs::metadata(path).map_err(|e| vec![io_error(sources, path, &e)])?;
     if meta.is_dir() {
         let manifest_path = path.join(MANIFEST);
@@ -81,11 +95,43 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnosti
     }
 }
 
+/// Standard input as the entry file `<stdin>`, with the nearest `faber.toml` at or
+/// above the current directory for its settings.
+fn load_stdin(sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
+    let package = match manifest_in_or_above(Path::new(".")) {
+        Some(manifest_path) => Some(read_manifest(&manifest_path, sources)?.0),
+        None => None,
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = io::Read::read_to_end(&mut io::stdin().lock(), &mut bytes) {
+        let d = placeholder_error(
+            sources,
+            Path::new(STDIN_NAME),
+            format!("cannot read standard input: {e}"),
+        );
+        return Err(vec![d]);
+    }
+    let entry = add_text(STDIN_NAME.to_string(), bytes, sources).map_err(|d| vec![d])?;
+    let notes = package
+        .as_ref()
+        .map(|m| m.notes.clone())
+        .unwrap_or_default();
+    Ok(Input {
+        entry,
+        package,
+        notes,
+    })
+}
+
 /// Reads one source file into the map. Text that is not UTF-8 is added lossily so
 /// the LEX014 diagnostic can show where the first bad byte is.
 pub fn read_source(path: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
     let bytes = std::fs::read(path).map_err(|e| io_error(sources, path, &e))?;
-    let name = path.display().to_string();
+    add_text(path.display().to_string(), bytes, sources)
+}
+
+/// Adds source bytes under `name`; bytes that are not UTF-8 are LEX014.
+fn add_text(name: String, bytes: Vec<u8>, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(sources.add(name, text)),
         Err(e) => {
@@ -118,6 +164,11 @@ fn manifest_above(file: &Path) -> Option<PathBuf> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    manifest_in_or_above(dir)
+}
+
+/// The nearest `faber.toml` in `dir` or any directory above it.
+fn manifest_in_or_above(dir: &Path) -> Option<PathBuf> {
     let dir = std::path::absolute(dir).ok()?;
     let found = dir
         .ancestors()

@@ -12,6 +12,7 @@ mod gradcheck;
 mod ir;
 mod load;
 mod modules;
+mod output;
 mod parse;
 mod run;
 mod test;

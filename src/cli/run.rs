@@ -1,6 +1,6 @@
 //! `faber run <path> [-- args…]`: compiles a file or package and runs its `incipit`.
-//! Program output goes to stdout as it is produced (buffered, flushed before any
-//! diagnostic); a runtime error is a diagnostic on stderr and exit code 1; otherwise
+//! Program output goes to stdout as it is produced (line-buffered, flushed before
+//! any diagnostic, progress line and exit); `-` reads the program from stdin; a runtime error is a diagnostic on stderr and exit code 1; otherwise
 //! the exit code is the program's `exitus` value (0 by default).
 
 use std::io::Write;
@@ -9,13 +9,15 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::output::LineOut;
 use super::{load, modules::FsLoader, Context};
 use faber::diag::{codes, Diagnostic};
 use faber::source::{SourceMap, Span};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// A `.fab` file with an `incipit`, or a package directory that contains `faber.toml`.
+    /// A `.fab` file with an `incipit`, a package directory that contains `faber.toml`,
+    /// or `-` for a program read from standard input (shown as `<stdin>`).
     pub path: PathBuf,
     /// Accepted for compatibility; faber always targets the CPU interpreter.
     #[arg(short = 't', long, value_name = "TARGET")]
@@ -41,23 +43,22 @@ pub struct RunArgs {
     pub args: Vec<String>,
 }
 
-/// Program output: stdout through a buffer, stderr unbuffered. Write errors (a
-/// closed pipe) are ignored, as for any filter program.
+/// Program output: on a terminal stdout is written line by line; to a pipe or file
+/// through [`LineOut`], which writes each line out within milliseconds, batched, so
+/// `faber run … | tee log` shows each line when it is printed. stderr is unbuffered.
+/// Write errors (a closed pipe) are ignored, as for any filter program.
 pub struct ProcessIo {
-    out: std::io::BufWriter<std::io::Stdout>,
+    out: LineOut,
     /// Program arguments (`hospes.argumenta`).
     args: Vec<String>,
     /// The program's directory (`hospes.directorium`).
     dir: String,
-    /// Whether stdout / stderr are terminals: stdout is then flushed per write, and
-    /// `hospes.progressus` lines are shown on stderr.
+    /// Whether stdout / stderr are terminals: a progress line on stderr is cleared
+    /// before stdout output, and `hospes.progressus` lines are shown only on a terminal.
     out_tty: bool,
     err_tty: bool,
     /// A progress line is on screen and must be cleared before other stderr output.
     progress_shown: bool,
-    /// When stdout was last flushed: output to a file or pipe is flushed at least once
-    /// a second, so a long run's log can be followed.
-    flushed_at: std::time::Instant,
 }
 
 impl ProcessIo {
@@ -65,12 +66,11 @@ impl ProcessIo {
         use std::io::IsTerminal;
         ProcessIo {
             dir,
-            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            out: LineOut::new(),
             args,
             out_tty: std::io::stdout().is_terminal(),
             err_tty: std::io::stderr().is_terminal(),
             progress_shown: false,
-            flushed_at: std::time::Instant::now(),
         }
     }
 
@@ -82,8 +82,7 @@ impl ProcessIo {
     }
 
     pub fn flush(&mut self) {
-        self.flushed_at = std::time::Instant::now();
-        let _ = self.out.flush();
+        self.out.flush();
     }
 }
 
@@ -92,8 +91,8 @@ impl faber::eval::Io for ProcessIo {
         if self.out_tty {
             self.clear_progress();
         }
-        let _ = self.out.write_all(s.as_bytes());
-        if self.out_tty || self.flushed_at.elapsed().as_secs() >= 1 {
+        self.out.write(s.as_bytes());
+        if self.out_tty {
             self.flush();
         }
     }
@@ -160,15 +159,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         return ctx.report(&sources, &[d]);
     }
     let _ = ctx.report(&sources, &input.notes);
-    let dir = if args.path.is_dir() {
-        args.path.clone()
-    } else {
-        match args.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    };
-    let mut io = ProcessIo::with_args(args.args.clone(), dir.to_string_lossy().into_owned());
+    let mut io = ProcessIo::with_args(args.args.clone(), program_dir(&args.path));
     faber::eval::set_max_steps(args.max_steps);
     faber::eval::set_growth_limits(args.max_text_bytes, args.max_list_items);
     let result = faber::eval::run_entry(&program, &mut io);
@@ -178,4 +169,18 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         Ok(code) => ExitCode::from((code & 0xff) as u8),
         Err(e) => ctx.report(&sources, &[e.into_diagnostic()]),
     }
+}
+
+/// `hospes.directorium` for a `<path>` argument: the package directory, or the
+/// file's directory (`.` for a bare file name and for `-`, standard input).
+pub fn program_dir(path: &std::path::Path) -> String {
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    dir.to_string_lossy().into_owned()
 }

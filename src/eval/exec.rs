@@ -69,6 +69,8 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) steps_left: u64,
     /// The `lista` growth limit, read once (the VM's append fast path checks it).
     pub(super) list_limit: usize,
+    /// Calls to record (`faber grad-check`, `capture.rs`); `None` in ordinary runs.
+    pub(super) capture: Option<Box<super::CallCapture>>,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -96,6 +98,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             codes: compile_program(prog),
             steps_left: super::max_steps(),
             list_limit: super::list_limit(),
+            capture: None,
         }
     }
 
@@ -329,6 +332,9 @@ impl<'p, 'io> Machine<'p, 'io> {
                 format!("calls nested deeper than {MAX_DEPTH} (in `{}`)", f.name),
                 span,
             ));
+        }
+        if self.capture.is_some() {
+            self.capture_call(fid, base, nargs, span)?;
         }
         let nslots = (self.codes[fid.0 as usize].nslots as usize).max(nargs);
         let extra = (base + nslots).saturating_sub(self.stack.len());

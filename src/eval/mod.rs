@@ -25,6 +25,7 @@ macro_rules! loop_body {
     };
 }
 
+mod capture;
 mod checkpoint;
 mod compile;
 mod convert;
@@ -41,6 +42,7 @@ mod tensors;
 pub mod value;
 mod vm;
 
+pub use capture::{run_entry_capturing, CallCapture};
 pub use display::{display, display_into};
 pub use value::{Closure, Key, Map, Record, Value};
 
@@ -205,6 +207,13 @@ impl RuntimeError {
 /// exit code: the entry's Int result, or 0 for `vacuum`/`nihil`.
 #[allow(clippy::result_large_err)] // returned once per run
 pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError> {
+    run_entry_in(&mut exec::Machine::new(program, io))
+}
+
+/// [`run_entry`] on a machine already set up.
+#[allow(clippy::result_large_err)]
+fn run_entry_in(m: &mut exec::Machine) -> Result<i64, RuntimeError> {
+    let program = m.prog;
     let Some(entry) = program.entry else {
         return Err(RuntimeError::new(
             codes::SEM_NO_ENTRY,
@@ -212,7 +221,6 @@ pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError
             Span::default(),
         ));
     };
-    let mut m = exec::Machine::new(program, io);
     m.run_inits()?;
     let span = program.func(entry).span;
     match m.call_top(entry, Vec::new())? {

@@ -480,6 +480,9 @@ impl<'p> Machine<'p, '_> {
                         }
                         self.stack.set_len(nb + ns);
                     }
+                    if self.capture.is_some() {
+                        self.capture_call(FuncId(func), nb, n as usize, span)?;
+                    }
                     self.calls.push(Frame {
                         func: FuncId(func),
                         span,
