@@ -260,11 +260,16 @@ pub fn broadcast(a: &StaticShape, b: &StaticShape) -> Result<StaticShape, String
             (Some(1), d) | (d, Some(1)) => d,
             (Some(x), Some(y)) if x == y => Some(x),
             (Some(x), Some(y)) => {
+                let (ia, ib) = (i + a.len() - n, i + b.len() - n);
+                let (sa, sb) = (shape_text(&Some(a.clone())), shape_text(&Some(b.clone())));
+                let axis = if ia == ib {
+                    format!("axis {ia}: {x} against {y}")
+                } else {
+                    format!("axis {ia} of {sa} ({x}) against axis {ib} of {sb} ({y})")
+                };
                 return Err(format!(
-                    "shapes {} and {} do not broadcast (dimension {x} against {y})",
-                    shape_text(&Some(a.clone())),
-                    shape_text(&Some(b.clone()))
-                ))
+                    "shapes {sa} and {sb} do not broadcast ({axis}; sizes must be equal or 1)"
+                ));
             }
             _ => None,
         };
