@@ -480,7 +480,14 @@ mod tests {
             infer_shape(Op::Addita, &[s(&[2, 3]), s(&[3])], None).unwrap(),
             s(&[2, 3])
         );
-        assert!(infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2])], None).unwrap_err(),
+            "shapes [2, 3] and [2] do not broadcast (axis 1 of [2, 3] (3) against axis 0 of [2] (2); sizes must be equal or 1)"
+        );
+        assert_eq!(
+            infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2, 4])], None).unwrap_err(),
+            "shapes [2, 3] and [2, 4] do not broadcast (axis 1: 3 against 4; sizes must be equal or 1)"
+        );
         assert_eq!(
             infer_shape(Op::Transpone, &[s(&[2, 3])], None).unwrap(),
             s(&[3, 2])
