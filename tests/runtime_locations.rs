@@ -69,8 +69,14 @@ fn nested_library_frames_are_named_in_order() {
         ],
     );
     // Both library frames are shown as labels in their own files.
-    assert!(err.contains("in call to `gradus:attention::multi_caput`"), "{err}");
-    assert!(err.contains("raised here, in `gradus:attention::multi_caput`"), "{err}");
+    assert!(
+        err.contains("in call to `gradus:attention::multi_caput`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("raised here, in `gradus:attention::multi_caput`"),
+        "{err}"
+    );
     assert!(err.contains("╭─[ gradus:transformer.fab:"), "{err}");
     assert!(err.contains("╭─[ gradus:attention.fab:"), "{err}");
 }
@@ -101,5 +107,32 @@ fn a_broadcast_error_names_the_axes() {
         "error[RUN013]: addita: shapes [2, 3] and [3, 2] do not broadcast (axis 0: 2 against 3; axis 1: 3 against 2; sizes must be equal or 1)",
         "--> tests/errors/05_runtime_shape_mismatch.fab:6:10",
         &[],
+    );
+}
+
+#[test]
+fn deep_library_recursion_still_reaches_the_users_call() {
+    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
+        .args([
+            "run",
+            "--lib-root",
+            "tests/fixtures/libroot",
+            "tests/errors/28_deep_library_recursion.fab",
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the faber binary runs");
+    let err = String::from_utf8(out.stderr).unwrap();
+    // descende(30, …) … descende(0, …): 31 calls, 30 of them from the recursive site.
+    check(
+        &err,
+        "error[RUN001]: index 5 is out of range for length 3",
+        "--> tests/errors/28_deep_library_recursion.fab:7:10",
+        &[
+            "raised in `profunda:arbor::descende` (31 nested calls), called from here",
+            "╭─[ profunda:arbor.fab:5:15 ]",
+            "in call to `profunda:arbor::descende` (30 nested calls)",
+            "raised here, in `profunda:arbor::descende`",
+        ],
     );
 }

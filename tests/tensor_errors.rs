@@ -167,8 +167,11 @@ fn shape_messages_name_the_disagreeing_axes() {
         message(tensor::matmul(&a, &b)),
         "matmul: [2, 3, 4] · [3, 4, 5]: the batch axes [2] and [3] do not broadcast (axis 0: 2 against 3)"
     );
-    assert!(message(tensor::matmul(&Tensor::scalar(1.0), &m23))
-        .ends_with("ranks 0 and 2 do not combine (vectors are rank 1, matrices and batches rank 2 to 4)"));
+    assert!(
+        message(tensor::matmul(&Tensor::scalar(1.0), &m23)).ends_with(
+            "ranks 0 and 2 do not combine (vectors are rank 1, matrices and batches rank 2 to 4)"
+        )
+    );
     // Broadcasting: aligned at the right; both axes of [2, 3] / [3, 2] conflict.
     assert_eq!(
         message(tensor::add(&m23, &m32)),

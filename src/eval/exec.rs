@@ -182,9 +182,21 @@ impl<'p, 'io> Machine<'p, 'io> {
     // ---- errors -------------------------------------------------------------
 
     /// The call trace, innermost first, without the outermost (top-level) call.
+    /// When library frames fill the limit, it reaches on to the innermost call made
+    /// from user code, where the rendered error is placed (`location.rs`).
     fn trace(&self) -> (Vec<(String, Span)>, usize) {
         let inner = self.calls.get(1..).unwrap_or(&[]);
-        let shown = inner.len().min(TRACE_LIMIT);
+        let mut shown = inner.len().min(TRACE_LIMIT);
+        // `t` counts from the innermost call; the caller of `inner[i]` is `calls[i]`.
+        let n = inner.len();
+        let from_user = |t: usize| {
+            !super::location::is_library_function(&self.prog.func(self.calls[n - 1 - t].func).name)
+        };
+        if shown < n && !(0..shown).any(from_user) {
+            if let Some(t) = (shown..n).find(|&t| from_user(t)) {
+                shown = t + 1;
+            }
+        }
         let trace = inner
             .iter()
             .rev()

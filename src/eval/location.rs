@@ -31,6 +31,13 @@ pub fn is_library_file(name: &str) -> bool {
     }
 }
 
+/// Whether a function (by its qualified name, `module::name`) is defined in a library
+/// module: library module names are `lib:path` (`gradus:math::matmul`).
+pub(super) fn is_library_function(name: &str) -> bool {
+    let module = name.split("::").next().unwrap_or("");
+    module.contains(':') && is_library_file(module)
+}
+
 impl RuntimeError {
     /// The diagnostic to show, placed on the user's code: see the module docs. Spans
     /// into files `sources` does not hold count as user code.
@@ -59,18 +66,22 @@ impl RuntimeError {
         let mut labels = Vec::new();
         match entry {
             Some(k) => {
-                let chain: Vec<String> = trace[..=k]
-                    .iter()
-                    .map(|(name, _)| format!("`{name}`"))
-                    .collect();
                 d.span = trace[k].1;
                 labels.push((
                     d.span,
-                    format!("raised in {}, called from here", chain.join(", called from ")),
+                    format!("raised in {}, called from here", chain(&trace[..=k])),
                 ));
                 labels.push((raised_at, format!("raised here, in `{}`", trace[0].0)));
+                // Library call sites, one label per site (recursion repeats them).
+                let mut sites: Vec<(&str, Span, usize)> = Vec::new();
                 for (name, site) in &trace[..k] {
-                    labels.push((*site, format!("in call to `{name}`")));
+                    match sites.iter_mut().find(|(n, s, _)| n == name && s == site) {
+                        Some(e) => e.2 += 1,
+                        None => sites.push((name, *site, 1)),
+                    }
+                }
+                for (name, site, times) in sites {
+                    labels.push((site, format!("in call to `{name}`{}", times_text(times))));
                 }
                 for (name, site) in &trace[k + 1..] {
                     labels.push((*site, format!("in call to `{name}`")));
@@ -83,8 +94,9 @@ impl RuntimeError {
             }
         }
         if let Some((companion, primal)) = gradient_of {
-            let text =
-                format!("while computing the gradient of `{primal}` (in `{companion}`), at this op");
+            let text = format!(
+                "while computing the gradient of `{primal}` (in `{companion}`), at this op"
+            );
             // On the raising op itself; when that is the primary location, this label
             // is the primary one's text.
             match labels.iter_mut().find(|(s, _)| *s == raised_at) {
@@ -103,6 +115,31 @@ impl RuntimeError {
             });
         }
         d
+    }
+}
+
+/// The names of `frames` joined by ", called from ", a run of one name written once
+/// with its count (a recursion).
+fn chain(frames: &[(String, Span)]) -> String {
+    let mut parts: Vec<(&str, usize)> = Vec::new();
+    for (name, _) in frames {
+        match parts.last_mut() {
+            Some((last, n)) if *last == name.as_str() => *n += 1,
+            _ => parts.push((name, 1)),
+        }
+    }
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|(name, n)| format!("`{name}`{}", times_text(n)))
+        .collect();
+    parts.join(", called from ")
+}
+
+fn times_text(n: usize) -> String {
+    if n > 1 {
+        format!(" ({n} nested calls)")
+    } else {
+        String::new()
     }
 }
 
@@ -128,6 +165,10 @@ mod tests {
         assert!(!is_library_file("examples/gpt/main.fab"));
         assert!(!is_library_file(":x.fab"));
         assert!(!is_library_file("a/b:c.fab"));
+        assert!(is_library_function("gradus:math::matmul"));
+        assert!(is_library_function("gradus:optimize::StatusAdam.passus"));
+        assert!(!is_library_function("main::forward"));
+        assert!(!is_library_function("25_case::<closure#1>"));
     }
 
     /// File 1 is the library, file 0 the user's: user → `lib::outer` → `lib::inner`.

@@ -247,7 +247,10 @@ fn bias_conflict(x: &[usize], b: &[usize]) -> String {
             "the last axis, axis {}, has {c} elements, the bias {bc}",
             x.len() - 1
         ),
-        (Some(&c), _) => format!("the bias must have rank 1 and {c} elements, found rank {}", b.len()),
+        (Some(&c), _) => format!(
+            "the bias must have rank 1 and {c} elements, found rank {}",
+            b.len()
+        ),
     }
 }
 

@@ -147,7 +147,10 @@ mod wording_tests {
 
     #[test]
     fn broadcast_conflicts_align_at_the_right() {
-        assert_eq!(broadcast_conflict(&[3, 3], &[2, 4]), "axis 0: 3 against 2; axis 1: 3 against 4");
+        assert_eq!(
+            broadcast_conflict(&[3, 3], &[2, 4]),
+            "axis 0: 3 against 2; axis 1: 3 against 4"
+        );
         assert_eq!(
             broadcast_conflict(&[2, 3], &[4]),
             "axis 1 of [2, 3] (3) against axis 0 of [4] (4)"

@@ -149,7 +149,9 @@ fn mismatch_reason(sa: &[usize], sb: &[usize], t: Trans) -> String {
     let (ra, rb) = (sa.len(), sb.len());
     for (side, tr, r) in [("left", t.a, ra), ("right", t.b, rb)] {
         if tr && r < 2 {
-            return format!("the {side} operand is read transposed and needs rank ≥ 2, found rank {r}");
+            return format!(
+                "the {side} operand is read transposed and needs rank ≥ 2, found rank {r}"
+            );
         }
     }
     let inner = |ia: usize, ib: usize| {
