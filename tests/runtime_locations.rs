@@ -4,7 +4,7 @@
 //!   with the library frames as labels, named in order;
 //! - an error raised while a generated `@ radix backward` companion runs points at the
 //!   primal op of the user's function and names the function differentiated;
-//! - shape errors name the axes that disagree.
+//! - shape errors name the axes that disagree (also the static SEM023 ones).
 //!
 //! The programs are the error-matrix cases under tests/errors/; every expected line is
 //! written by hand from their source (line and column of the call, the shapes).
@@ -12,8 +12,12 @@
 use std::process::Command;
 
 fn run(file: &str) -> String {
+    faber("run", file)
+}
+
+fn faber(verb: &str, file: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(["run", &format!("tests/errors/{file}")])
+        .args([verb, &format!("tests/errors/{file}")])
         .env("NO_COLOR", "1")
         .env_remove("FABER_LIBRARY_HOME")
         .output()
@@ -134,5 +138,16 @@ fn deep_library_recursion_still_reaches_the_users_call() {
             "in call to `profunda:arbor::descende` (30 nested calls)",
             "raised here, in `profunda:arbor::descende`",
         ],
+    );
+}
+
+#[test]
+fn a_static_shape_error_names_the_axes() {
+    let err = faber("check", "04_static_shape_mismatch.fab");
+    check(
+        &err,
+        "error[SEM023]: `·`: [2, 3] · [2, 3]: the inner dimensions differ (3 against 2: axis 1 of the left, axis 0 of the right)",
+        "--> tests/errors/04_static_shape_mismatch.fab:6:20",
+        &[],
     );
 }

@@ -392,38 +392,39 @@ fn shapes_arg_or_none(shape_arg: Option<&[u64]>) -> StaticShape {
 
 fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, String> {
     let text = |a: &[Option<u64>]| shape_text(&Some(a.to_vec()));
-    let mismatch = |ka: Option<u64>, kb: Option<u64>| {
+    let mismatch = |ia: usize, ib: usize| {
+        let size = |d: Option<u64>| d.map_or("_".into(), |n| n.to_string());
         format!(
-            "`·` inner dimensions differ: {} · {} ({} against {})",
+            "`·`: {} · {}: the inner dimensions differ ({} against {}: axis {ia} of the left, axis {ib} of the right)",
             text(a),
             text(b),
-            ka.map_or("_".into(), |n| n.to_string()),
-            kb.map_or("_".into(), |n| n.to_string())
+            size(a[ia]),
+            size(b[ib])
         )
     };
     let (ra, rb) = (a.len(), b.len());
     Ok(match (ra, rb) {
         (1, 1) => {
             if !dim_eq(a[0], b[0]) {
-                return Err(mismatch(a[0], b[0]));
+                return Err(mismatch(0, 0));
             }
             Some(vec![])
         }
         (2, 1) => {
             if !dim_eq(a[1], b[0]) {
-                return Err(mismatch(a[1], b[0]));
+                return Err(mismatch(1, 0));
             }
             Some(vec![a[0]])
         }
         (1, 2) => {
             if !dim_eq(a[0], b[0]) {
-                return Err(mismatch(a[0], b[0]));
+                return Err(mismatch(0, 0));
             }
             Some(vec![b[1]])
         }
         (ra, rb) if ra >= 2 && rb >= 2 && ra <= 4 && rb <= 4 => {
             if !dim_eq(a[ra - 1], b[rb - 2]) {
-                return Err(mismatch(a[ra - 1], b[rb - 2]));
+                return Err(mismatch(ra - 1, rb - 2));
             }
             // Batch axes broadcast like elementwise operands.
             let batch = broadcast(&Some(a[..ra - 2].to_vec()), &Some(b[..rb - 2].to_vec()))
@@ -471,7 +472,10 @@ mod tests {
             infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[3, 4])], None).unwrap(),
             s(&[2, 4])
         );
-        assert!(infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[2, 4])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[2, 4])], None).unwrap_err(),
+            "`·`: [2, 3] · [2, 4]: the inner dimensions differ (3 against 2: axis 1 of the left, axis 0 of the right)"
+        );
         assert_eq!(
             infer_shape(Op::MatMul, &[s(&[5, 2, 3]), s(&[5, 3, 4])], None).unwrap(),
             s(&[5, 2, 4])
