@@ -104,7 +104,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Emits `rhs` into the reverse sweep and returns its slot.
     /// The span a copied statement gets: its own in the primal's file, else the span
     /// of the primal's call it was inlined through.
     pub fn at(&self, span: Span) -> Span {
@@ -114,6 +113,7 @@ impl Gen<'_> {
         }
     }
 
+    /// Emits `rhs` into the reverse sweep and returns its slot.
     pub fn emit(&mut self, rhs: Rhs, ty: Ty) -> Slot {
         let dst = self.slot("", ty);
         let span = self.span;
