@@ -151,3 +151,17 @@ fn a_static_shape_error_names_the_axes() {
         &[],
     );
 }
+
+#[test]
+fn a_demanded_companion_copy_still_names_the_primal() {
+    let err = run("29_demanded_companion_error.fab");
+    check(
+        &err,
+        "error[RUN013]: multiplica: shapes [3, 3] and [2, 4] do not broadcast (axis 0: 3 against 2; axis 1: 3 against 4; sizes must be equal or 1)",
+        "--> tests/errors/29_demanded_companion_error.fab:9:11",
+        &[
+            "while computing the gradient of `29_demanded_companion_error::net` (in `29_demanded_companion_error::grad_net`), at this op",
+            "in call to `29_demanded_companion_error::grad_net`",
+        ],
+    );
+}
