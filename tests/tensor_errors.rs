@@ -134,6 +134,80 @@ fn shape_errors() {
     );
 }
 
+fn message<T: std::fmt::Debug>(r: Result<T, tensor::TensorError>) -> String {
+    r.expect_err("expected an error").message
+}
+
+/// Shape-mismatch messages name the axes that disagree and their sizes (issue 18).
+/// Each expectation is read off the operand shapes by hand.
+#[test]
+fn shape_messages_name_the_disagreeing_axes() {
+    let m23 = Tensor::zeros(&[2, 3]).unwrap();
+    let m32 = Tensor::zeros(&[3, 2]).unwrap();
+    // [2, 3] · [2, 3]: the left's last axis (3) against the right's first (2).
+    assert_eq!(
+        message(tensor::matmul(&m23, &m23)),
+        "matmul: [2, 3] · [2, 3]: the inner dimensions differ (3 against 2: axis 1 of the left, axis 0 of the right)"
+    );
+    // [3] · [2, 3]: vector-matrix, 3 against axis 0 of the right (2).
+    assert_eq!(
+        message(tensor::matmul(&Tensor::zeros(&[3]).unwrap(), &m23)),
+        "matmul: [3] · [2, 3]: the inner dimensions differ (3 against 2: axis 0 of the left, axis 0 of the right)"
+    );
+    // a · bᵀ with b = [3, 2]: bᵀ is [2, 3], its inner axis is b's axis 1 (2), against
+    // the left's axis 1 (3).
+    assert_eq!(
+        message(tensor::matmul_t(&m23, &m32, tensor::Trans::B)),
+        "matmul: [2, 3] · [3, 2]ᵀ: the inner dimensions differ (3 against 2: axis 1 of the left, axis 1 of the right)"
+    );
+    // Batched [2, 3, 4] · [3, 4, 5]: inner 4 = 4, batch axes [2] and [3] conflict.
+    let a = Tensor::zeros(&[2, 3, 4]).unwrap();
+    let b = Tensor::zeros(&[3, 4, 5]).unwrap();
+    assert_eq!(
+        message(tensor::matmul(&a, &b)),
+        "matmul: [2, 3, 4] · [3, 4, 5]: the batch axes [2] and [3] do not broadcast (axis 0: 2 against 3)"
+    );
+    assert!(
+        message(tensor::matmul(&Tensor::scalar(1.0), &m23)).ends_with(
+            "ranks 0 and 2 do not combine (vectors are rank 1, matrices and batches rank 2 to 4)"
+        )
+    );
+    // Broadcasting: aligned at the right; both axes of [2, 3] / [3, 2] conflict.
+    assert_eq!(
+        message(tensor::add(&m23, &m32)),
+        "addita: shapes [2, 3] and [3, 2] do not broadcast (axis 0: 2 against 3; axis 1: 3 against 2; sizes must be equal or 1)"
+    );
+    // [2, 3] and [2]: axis 1 of the first (3) against axis 0 of the second (2).
+    assert_eq!(
+        message(tensor::mul(&m23, &Tensor::zeros(&[2]).unwrap())),
+        "multiplica: shapes [2, 3] and [2] do not broadcast (axis 1 of [2, 3] (3) against axis 0 of [2] (2); sizes must be equal or 1)"
+    );
+    // Bias [2] for rows of 3.
+    assert_eq!(
+        message(tensor::add_bias(&m23, &Tensor::zeros(&[2]).unwrap())),
+        "addita_bias: bias [2] does not fit the last axis of [2, 3] (the last axis, axis 1, has 3 elements, the bias 2)"
+    );
+    // Concatenating [2, 3] and [3, 2] along axis 0: axis 1 must agree (2 against 3).
+    assert_eq!(
+        message(tensor::concat(&[&m23, &m32], 0)),
+        "concatena: shape [3, 2] does not fit [2, 3] along axis 0 (axis 1: 2 against 3)"
+    );
+    assert_eq!(
+        message(tensor::concat(&[&m23, &Tensor::zeros(&[2]).unwrap()], 0)),
+        "concatena: shape [2] does not fit [2, 3] along axis 0 (rank 1 against rank 2)"
+    );
+    // Cross-entropy targets [3, 2] for logits [2, 3].
+    assert_eq!(
+        message(tensor::cross_entropy(&m23, &m32)),
+        "crux_entropia: targets [3, 2] do not match logits [2, 3] (axis 0: 3 against 2; axis 1: 2 against 3)"
+    );
+    // Summing [2, 3] to the shape [4]: axis 0 of [4] against axis 1 of [2, 3].
+    assert_eq!(
+        message(tensor::sum_to_shape(&m23, &[4])),
+        "summa_ad_formam: [4] does not broadcast to [2, 3] (axis 0 of [4] (4) against axis 1 of [2, 3] (3))"
+    );
+}
+
 #[test]
 fn domain_errors() {
     let v = t(&[1.0, 2.0], &[2]);

@@ -41,7 +41,7 @@ pub fn inline(
         g.fwd.push(Stmt::Let {
             dst: s,
             rhs: Rhs::Use(a.clone()),
-            span: call_span,
+            span: g.at(call_span),
         });
         fr.map[i] = Some(s);
     }
@@ -123,9 +123,21 @@ fn inline_let(
     let info = fr.func.slots[dst.0 as usize].clone();
     let d = g.slot(&info.name, info.ty);
     fr.map[dst.0 as usize] = Some(d);
+    // Diagnostics below use the statement's own span; the copies get `g.at(span)`.
+    let own = span;
+    let span = g.at(own);
+    if span != own {
+        g.origin.insert(d, own);
+    }
     match rhs {
         Rhs::Call(callee, args) if !g.p.func(callee).body.stmts.is_empty() => {
-            let r = inline(g, callee, &args, span)?;
+            let outer = g.site;
+            if own.file == g.primal_file {
+                g.site = Some(own);
+            }
+            let r = inline(g, callee, &args, own);
+            g.site = outer;
+            let r = r?;
             g.fwd.push(Stmt::Let {
                 dst: d,
                 rhs: Rhs::Use(r),
@@ -133,11 +145,11 @@ fn inline_let(
             });
         }
         Rhs::Call(..) | Rhs::CallValue(..) | Rhs::Closure(..) => {
-            return Err(not_differentiable(span, "a call through a function value"));
+            return Err(not_differentiable(own, "a call through a function value"));
         }
         Rhs::Host(h, _) => {
             return Err(not_differentiable(
-                span,
+                own,
                 &format!("I/O or a host function (`hospes.{}`)", h.name()),
             ));
         }
@@ -277,6 +289,7 @@ fn inline_if(
 ) -> Result<(), Diagnostic> {
     let span = fr.func.span;
     enter_region(g, span)?;
+    let span = g.at(span);
     let cond = rename(g, fr, cond);
     let mut sources = assigned(then);
     sources.extend(assigned(otherwise));
@@ -331,6 +344,7 @@ fn inline_for(
     span: Span,
 ) -> Result<(), Diagnostic> {
     enter_region(g, span)?;
+    let span = g.at(span);
     let [start, end, step] = bounds.map(|o| rename(g, fr, o));
     let sources = assigned(body);
     let pins = pin(g, fr, &sources, span);

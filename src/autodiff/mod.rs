@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::{codes, Diagnostic};
 use crate::ir::*;
-use crate::source::Span;
+use crate::source::{FileId, Span};
 use crate::syntax::ast::BinOp;
 
 /// Fills every requested companion; returns the diagnostics for what cannot be
@@ -67,6 +67,15 @@ pub(crate) struct Gen<'p> {
     /// rule of the op that consumes it (`x.gelu_ex_pari(p)`, `q.attentio_ex_pari(k, v,
     /// capita, w)`) gives its operands their whole cotangents from it.
     pub tangents: FxHashMap<Slot, Vec<Operand>>,
+    /// The primal's file, and the call in it through which the statements being
+    /// copied were inlined (`None` while copying the primal's own body). Copied
+    /// statements from other files (a library callee) take that call's span, so a
+    /// run-time error in the companion lands on the user's line (docs/diagnostics.md).
+    pub primal_file: FileId,
+    pub site: Option<Span>,
+    /// The own spans of copied `Let`s whose span was replaced by `site`, by their
+    /// slot: compile-time diagnostics about them keep pointing at the op itself.
+    pub origin: FxHashMap<Slot, Span>,
 }
 
 /// What the reverse pass of one `itera ab` needs: the tape whose length is the trip
@@ -93,6 +102,15 @@ impl Gen<'_> {
             Operand::Const(Const::Float(_)) => Ty::Float,
             Operand::Const(Const::Int(_)) => Ty::Int,
             Operand::Const(_) => Ty::Any,
+        }
+    }
+
+    /// The span a copied statement gets: its own in the primal's file, else the span
+    /// of the primal's call it was inlined through.
+    pub fn at(&self, span: Span) -> Span {
+        match self.site {
+            Some(site) if span.file != self.primal_file => site,
+            _ => span,
         }
     }
 
@@ -127,6 +145,9 @@ fn build(p: &Program, req: &Backward) -> Result<(Vec<SlotInfo>, Block), Diagnost
         in_region: false,
         loops: Vec::new(),
         tangents: FxHashMap::default(),
+        primal_file: primal.span.file,
+        site: None,
+        origin: FxHashMap::default(),
     };
     for i in 0..n {
         let info = primal.slots[i].clone();
@@ -514,7 +535,13 @@ fn reverse_let(
         }
         _ => {}
     }
-    for (operand, contribution) in rules::vjp(g, rhs, dst, gd, &st.active)? {
+    let contributions = rules::vjp(g, rhs, dst, gd, &st.active).map_err(|mut d| {
+        if let Some(own) = g.origin.get(&dst) {
+            d.span = *own;
+        }
+        d
+    })?;
+    for (operand, contribution) in contributions {
         if let Operand::Slot(x) = operand {
             if st.active.contains(&x) {
                 accumulate(g, st, x, contribution);

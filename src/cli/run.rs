@@ -167,7 +167,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     io.flush();
     match result {
         Ok(code) => ExitCode::from((code & 0xff) as u8),
-        Err(e) => ctx.report(&sources, &[e.into_diagnostic()]),
+        Err(e) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),
     }
 }
 

@@ -244,11 +244,12 @@ pub(super) fn rebuild(
                 return fault(
                     codes::RUN_SHAPE,
                     format!(
-                        "`hospes.{}`: item {} has shape {:?} but the tree's tensor has {:?}",
+                        "`hospes.{}`: item {} has shape {:?} but the tree's tensor has {:?} ({})",
                         who.name(),
                         *next,
                         t.shape(),
-                        old.shape()
+                        old.shape(),
+                        crate::tensor::shape_difference(t.shape(), old.shape())
                     ),
                 );
             }

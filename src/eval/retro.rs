@@ -9,9 +9,10 @@ fn check_same(name: &str, a: &Tensor, b: &Tensor) -> TResult<()> {
         Ok(())
     } else {
         Err(TensorError::shape(format!(
-            "{name}: {} against {}",
+            "{name}: {} against {} ({})",
             k::fmt_shape(a.shape()),
-            k::fmt_shape(b.shape())
+            k::fmt_shape(b.shape()),
+            k::shape_difference(a.shape(), b.shape())
         )))
     }
 }
@@ -90,9 +91,10 @@ pub fn layernorm_adde(
     if let Some(r) = addend.filter(|r| r.shape() != x.shape()) {
         if k::broadcast_shapes(r.shape(), x.shape()).is_err() {
             return Err(TensorError::shape(format!(
-                "retro_laminatio_adde: the addend {} does not broadcast with the operand {}",
+                "retro_laminatio_adde: the addend {} does not broadcast with the operand {} ({})",
                 k::fmt_shape(r.shape()),
-                k::fmt_shape(x.shape())
+                k::fmt_shape(x.shape()),
+                k::broadcast_conflict(r.shape(), x.shape())
             )));
         }
         let (gx, gg, gb) = layernorm(g, x, eps, gamma)?;
@@ -103,7 +105,7 @@ pub fn layernorm_adde(
     let d = last_dim("retro_laminatio", x)?;
     if gamma.shape() != [d] {
         return Err(TensorError::shape(format!(
-            "retro_laminatio: γ {} for rows of {d}",
+            "retro_laminatio: γ {} for rows of {d} (it must be [{d}])",
             k::fmt_shape(gamma.shape())
         )));
     }
@@ -416,15 +418,22 @@ pub fn cross_entropy_indices(g: f64, z: &Tensor, y: &Tensor) -> TResult<Tensor> 
 pub fn dilata(g: &Tensor, like: &Tensor, axis: usize, scale: f64) -> TResult<Tensor> {
     let shape = like.shape();
     if axis >= shape.len() {
-        return Err(TensorError::shape("retro_dilata: axis out of range"));
+        return Err(TensorError::shape(format!(
+            "retro_dilata: axis {axis} out of range for shape {}",
+            k::fmt_shape(shape)
+        )));
     }
     let outer: usize = shape[..axis].iter().product();
     let n = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
     if g.numel() != outer * inner {
-        return Err(TensorError::shape(
-            "retro_dilata: gradient does not fit the reduced shape",
-        ));
+        return Err(TensorError::shape(format!(
+            "retro_dilata: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
+            k::fmt_shape(g.shape()),
+            g.numel(),
+            k::fmt_shape(shape),
+            outer * inner
+        )));
     }
     let gd = g.data();
     let mut out = k::vec_for_tensor(like.numel());
@@ -441,15 +450,22 @@ pub fn dilata(g: &Tensor, like: &Tensor, axis: usize, scale: f64) -> TResult<Ten
 pub fn maximum(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
     let shape = x.shape();
     if axis >= shape.len() {
-        return Err(TensorError::shape("retro_maximum: axis out of range"));
+        return Err(TensorError::shape(format!(
+            "retro_maximum: axis {axis} out of range for shape {}",
+            k::fmt_shape(shape)
+        )));
     }
     let outer: usize = shape[..axis].iter().product();
     let n = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
     if g.numel() != outer * inner {
-        return Err(TensorError::shape(
-            "retro_maximum: gradient does not fit the reduced shape",
-        ));
+        return Err(TensorError::shape(format!(
+            "retro_maximum: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
+            k::fmt_shape(g.shape()),
+            g.numel(),
+            k::fmt_shape(shape),
+            outer * inner
+        )));
     }
     let (xd, gd) = (x.data(), g.data());
     let mut out = k::vec_for_tensor(x.numel());
@@ -506,16 +522,18 @@ pub fn matmul_post(
     match post {
         Some(k::VjpPost::Scale(d)) if d.shape() != a.shape() => {
             return Err(TensorError::shape(format!(
-                "retro_matmul_derivata: the derivative {} does not match the operand {}",
+                "retro_matmul_derivata: the derivative {} does not match the operand {} ({})",
                 k::fmt_shape(d.shape()),
-                k::fmt_shape(a.shape())
+                k::fmt_shape(a.shape()),
+                k::shape_difference(d.shape(), a.shape())
             )));
         }
         Some(k::VjpPost::AddTo(r)) if k::broadcast_shapes(r.shape(), a.shape()).is_err() => {
             return Err(TensorError::shape(format!(
-                "retro_matmul_adde: the addend {} does not broadcast with the operand {}",
+                "retro_matmul_adde: the addend {} does not broadcast with the operand {} ({})",
                 k::fmt_shape(r.shape()),
-                k::fmt_shape(a.shape())
+                k::fmt_shape(a.shape()),
+                k::broadcast_conflict(r.shape(), a.shape())
             )));
         }
         _ => {}

@@ -150,10 +150,11 @@ fn pair_part(op: Op, x: &Tensor, p: &Value, i: usize) -> FResult<Value> {
             Value::Tensor(y) => fault(
                 codes::RUN_SHAPE,
                 format!(
-                    "`{}`: the pair's tensors {} do not match {}",
+                    "`{}`: the pair's tensors {} do not match {} ({})",
                     op.name(),
                     k::fmt_shape(y.shape()),
-                    k::fmt_shape(x.shape())
+                    k::fmt_shape(x.shape()),
+                    k::shape_difference(y.shape(), x.shape())
                 ),
             ),
             other => Err(not_tensor(op, other)),

@@ -263,11 +263,16 @@ pub fn broadcast(a: &StaticShape, b: &StaticShape) -> Result<StaticShape, String
             (Some(1), d) | (d, Some(1)) => d,
             (Some(x), Some(y)) if x == y => Some(x),
             (Some(x), Some(y)) => {
+                let (ia, ib) = (i + a.len() - n, i + b.len() - n);
+                let (sa, sb) = (shape_text(&Some(a.clone())), shape_text(&Some(b.clone())));
+                let axis = if ia == ib {
+                    format!("axis {ia}: {x} against {y}")
+                } else {
+                    format!("axis {ia} of {sa} ({x}) against axis {ib} of {sb} ({y})")
+                };
                 return Err(format!(
-                    "shapes {} and {} do not broadcast (dimension {x} against {y})",
-                    shape_text(&Some(a.clone())),
-                    shape_text(&Some(b.clone()))
-                ))
+                    "shapes {sa} and {sb} do not broadcast ({axis}; sizes must be equal or 1)"
+                ));
             }
             _ => None,
         };
@@ -390,38 +395,39 @@ fn shapes_arg_or_none(shape_arg: Option<&[u64]>) -> StaticShape {
 
 fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, String> {
     let text = |a: &[Option<u64>]| shape_text(&Some(a.to_vec()));
-    let mismatch = |ka: Option<u64>, kb: Option<u64>| {
+    let mismatch = |ia: usize, ib: usize| {
+        let size = |d: Option<u64>| d.map_or("_".into(), |n| n.to_string());
         format!(
-            "`·` inner dimensions differ: {} · {} ({} against {})",
+            "`·`: {} · {}: the inner dimensions differ ({} against {}: axis {ia} of the left, axis {ib} of the right)",
             text(a),
             text(b),
-            ka.map_or("_".into(), |n| n.to_string()),
-            kb.map_or("_".into(), |n| n.to_string())
+            size(a[ia]),
+            size(b[ib])
         )
     };
     let (ra, rb) = (a.len(), b.len());
     Ok(match (ra, rb) {
         (1, 1) => {
             if !dim_eq(a[0], b[0]) {
-                return Err(mismatch(a[0], b[0]));
+                return Err(mismatch(0, 0));
             }
             Some(vec![])
         }
         (2, 1) => {
             if !dim_eq(a[1], b[0]) {
-                return Err(mismatch(a[1], b[0]));
+                return Err(mismatch(1, 0));
             }
             Some(vec![a[0]])
         }
         (1, 2) => {
             if !dim_eq(a[0], b[0]) {
-                return Err(mismatch(a[0], b[0]));
+                return Err(mismatch(0, 0));
             }
             Some(vec![b[1]])
         }
         (ra, rb) if ra >= 2 && rb >= 2 && ra <= 4 && rb <= 4 => {
             if !dim_eq(a[ra - 1], b[rb - 2]) {
-                return Err(mismatch(a[ra - 1], b[rb - 2]));
+                return Err(mismatch(ra - 1, rb - 2));
             }
             // Batch axes broadcast like elementwise operands.
             let batch = broadcast(&Some(a[..ra - 2].to_vec()), &Some(b[..rb - 2].to_vec()))
@@ -469,7 +475,10 @@ mod tests {
             infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[3, 4])], None).unwrap(),
             s(&[2, 4])
         );
-        assert!(infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[2, 4])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::MatMul, &[s(&[2, 3]), s(&[2, 4])], None).unwrap_err(),
+            "`·`: [2, 3] · [2, 4]: the inner dimensions differ (3 against 2: axis 1 of the left, axis 0 of the right)"
+        );
         assert_eq!(
             infer_shape(Op::MatMul, &[s(&[5, 2, 3]), s(&[5, 3, 4])], None).unwrap(),
             s(&[5, 2, 4])
@@ -478,7 +487,14 @@ mod tests {
             infer_shape(Op::Addita, &[s(&[2, 3]), s(&[3])], None).unwrap(),
             s(&[2, 3])
         );
-        assert!(infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2])], None).is_err());
+        assert_eq!(
+            infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2])], None).unwrap_err(),
+            "shapes [2, 3] and [2] do not broadcast (axis 1 of [2, 3] (3) against axis 0 of [2] (2); sizes must be equal or 1)"
+        );
+        assert_eq!(
+            infer_shape(Op::Addita, &[s(&[2, 3]), s(&[2, 4])], None).unwrap_err(),
+            "shapes [2, 3] and [2, 4] do not broadcast (axis 1: 3 against 4; sizes must be equal or 1)"
+        );
         assert_eq!(
             infer_shape(Op::Transpone, &[s(&[2, 3])], None).unwrap(),
             s(&[3, 2])

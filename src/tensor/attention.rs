@@ -597,10 +597,17 @@ fn check_weights(
     let cot = gp.map_or(String::new(), |gp| {
         format!(" and cotangent {}", fmt_shape(gp.shape()))
     });
+    let want = g.weights_shape();
+    let why = match gp {
+        Some(gp) if p.shape() == want => {
+            format!("cotangent: {}", super::shape_difference(gp.shape(), &want))
+        }
+        _ => format!("weights: {}", super::shape_difference(p.shape(), &want)),
+    };
     Err(TensorError::shape(format!(
-        "{name}: weights {}{cot} must be {} for queries {}",
+        "{name}: weights {}{cot} must be {} for queries {} ({why})",
         fmt_shape(p.shape()),
-        fmt_shape(&g.weights_shape()),
+        fmt_shape(&want),
         fmt_shape(q.shape())
     )))
 }
@@ -707,9 +714,10 @@ fn same_shape(name: &str, what: &str, x: &Tensor, like: &Tensor) -> TResult<()> 
         return Ok(());
     }
     Err(TensorError::shape(format!(
-        "{name}: {what} {} do not match {}",
+        "{name}: {what} {} do not match {} ({})",
         fmt_shape(x.shape()),
-        fmt_shape(like.shape())
+        fmt_shape(like.shape()),
+        super::shape_difference(x.shape(), like.shape())
     )))
 }
 
@@ -724,10 +732,11 @@ fn weights_and_values(name: &str, p: &Tensor, v: &Tensor) -> TResult<Heads> {
     let g = Heads::of(name, v, heads)?;
     if p.shape() != g.weights_shape() {
         return Err(TensorError::shape(format!(
-            "{name}: weights {} do not fit values {} ({} expected)",
+            "{name}: weights {} do not fit values {} ({} expected: {})",
             fmt_shape(p.shape()),
             fmt_shape(v.shape()),
-            fmt_shape(&g.weights_shape())
+            fmt_shape(&g.weights_shape()),
+            super::shape_difference(p.shape(), &g.weights_shape())
         )));
     }
     Ok(g)

@@ -193,9 +193,10 @@ pub(super) fn causal_row_backward(
 pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor> {
     if g.shape() != y.shape() {
         return Err(TensorError::shape(format!(
-            "retro_softmax_causalis: cotangent {} does not match {}",
+            "retro_softmax_causalis: cotangent {} does not match {} ({})",
             fmt_shape(g.shape()),
-            fmt_shape(y.shape())
+            fmt_shape(y.shape()),
+            super::shape_difference(g.shape(), y.shape())
         )));
     }
     let (t1, c) = matrix("retro_softmax_causalis", y)?;

@@ -34,11 +34,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
         } else if da == 1 {
             db
         } else {
-            return Err(TensorError::shape(format!(
-                "shapes {} and {} do not broadcast",
-                fmt_shape(a),
-                fmt_shape(b)
-            )));
+            return Err(TensorError::shape(super::broadcast_message(a, b)));
         };
     }
     Ok(out)
@@ -243,15 +239,31 @@ pub fn div(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
     binary("divide", a, b, |x, y| x / y)
 }
 
+/// Why bias `b` does not fit the last axis of `x` (error wording).
+fn bias_conflict(x: &[usize], b: &[usize]) -> String {
+    match (x.last(), b) {
+        (None, _) => "a rank-0 tensor has no last axis".to_string(),
+        (Some(&c), &[bc]) => format!(
+            "the last axis, axis {}, has {c} elements, the bias {bc}",
+            x.len() - 1
+        ),
+        (Some(&c), _) => format!(
+            "the bias must have rank 1 and {c} elements, found rank {}",
+            b.len()
+        ),
+    }
+}
+
 /// `x.addita_bias(b)`: `x[…, C] + b[C]`, the bias added to every last-axis row.
 pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
     let c = match (x.shape().last(), b.shape()) {
         (Some(&c), &[bc]) if c == bc => c,
         _ => {
             return Err(TensorError::shape(format!(
-                "addita_bias: bias {} does not fit the last axis of {}",
+                "addita_bias: bias {} does not fit the last axis of {} ({})",
                 fmt_shape(b.shape()),
-                fmt_shape(x.shape())
+                fmt_shape(x.shape()),
+                bias_conflict(x.shape(), b.shape())
             )))
         }
     };
@@ -276,9 +288,10 @@ pub fn linear(x: &Tensor, w: &Tensor, b: &Tensor) -> TResult<Tensor> {
         (Some(&c), &[bc]) if c == bc => c,
         _ => {
             return Err(TensorError::shape(format!(
-                "lineare: bias {} does not fit the last axis of the product {}",
+                "lineare: bias {} does not fit the last axis of the product {} ({})",
                 fmt_shape(b.shape()),
-                fmt_shape(y.shape())
+                fmt_shape(y.shape()),
+                bias_conflict(y.shape(), b.shape())
             )))
         }
     };
@@ -524,9 +537,10 @@ pub(crate) fn gelu_vjp(g: f64, x: f64, t: f64) -> f64 {
 pub fn gelu_backward_derivata(g: &Tensor, d: &Tensor) -> TResult<Tensor> {
     if g.shape() != d.shape() {
         return Err(TensorError::shape(format!(
-            "retro_gelu_derivata: cotangent {} does not match the derivative {}",
+            "retro_gelu_derivata: cotangent {} does not match the derivative {} ({})",
             fmt_shape(g.shape()),
-            fmt_shape(d.shape())
+            fmt_shape(d.shape()),
+            super::shape_difference(g.shape(), d.shape())
         )));
     }
     mul(g, d)

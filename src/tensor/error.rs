@@ -73,3 +73,92 @@ impl std::error::Error for TensorError {}
 
 /// Result alias used by every kernel.
 pub type TResult<T> = Result<T, TensorError>;
+
+// ---- shape-mismatch wording ------------------------------------------------------
+// Message construction only (called on error paths): every shape-mismatch message
+// names the axes that disagree and their sizes (docs/diagnostics.md).
+
+/// Where two shapes that must be equal differ: `axis 1: 3 against 4` for each
+/// differing axis (`; `-separated), or `rank 2 against rank 3`. Empty when equal.
+pub fn shape_difference(a: &[usize], b: &[usize]) -> String {
+    if a.len() != b.len() {
+        return format!("rank {} against rank {}", a.len(), b.len());
+    }
+    let diffs: Vec<String> = a
+        .iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| format!("axis {i}: {x} against {y}"))
+        .collect();
+    diffs.join("; ")
+}
+
+/// Where two shapes fail to broadcast (aligned at the right, sizes equal or 1):
+/// `axis 1: 3 against 4` for each conflicting axis, or with the axis of each
+/// operand (`axis 1 of [2, 3] (3) against axis 0 of [4] (4)`) when their ranks
+/// differ. Empty when they broadcast.
+pub fn broadcast_conflict(a: &[usize], b: &[usize]) -> String {
+    let n = a.len().min(b.len());
+    let mut diffs = Vec::new();
+    for k in 1..=n {
+        let (ia, ib) = (a.len() - k, b.len() - k);
+        let (x, y) = (a[ia], b[ib]);
+        if x != y && x != 1 && y != 1 {
+            diffs.push(if ia == ib {
+                format!("axis {ia}: {x} against {y}")
+            } else {
+                format!(
+                    "axis {ia} of {} ({x}) against axis {ib} of {} ({y})",
+                    super::fmt_shape(a),
+                    super::fmt_shape(b)
+                )
+            });
+        }
+    }
+    diffs.reverse();
+    diffs.join("; ")
+}
+
+/// `shapes A and B do not broadcast (axis …: x against y)`.
+pub fn broadcast_message(a: &[usize], b: &[usize]) -> String {
+    format!(
+        "shapes {} and {} do not broadcast ({}; sizes must be equal or 1)",
+        super::fmt_shape(a),
+        super::fmt_shape(b),
+        broadcast_conflict(a, b)
+    )
+}
+
+#[cfg(test)]
+mod wording_tests {
+    use super::*;
+
+    #[test]
+    fn differences_name_axes_and_sizes() {
+        assert_eq!(shape_difference(&[2, 3], &[2, 4]), "axis 1: 3 against 4");
+        assert_eq!(
+            shape_difference(&[5, 3], &[2, 4]),
+            "axis 0: 5 against 2; axis 1: 3 against 4"
+        );
+        assert_eq!(shape_difference(&[2, 3], &[3]), "rank 2 against rank 1");
+        assert_eq!(shape_difference(&[2, 3], &[2, 3]), "");
+    }
+
+    #[test]
+    fn broadcast_conflicts_align_at_the_right() {
+        assert_eq!(
+            broadcast_conflict(&[3, 3], &[2, 4]),
+            "axis 0: 3 against 2; axis 1: 3 against 4"
+        );
+        assert_eq!(
+            broadcast_conflict(&[2, 3], &[4]),
+            "axis 1 of [2, 3] (3) against axis 0 of [4] (4)"
+        );
+        assert_eq!(broadcast_conflict(&[2, 1, 3], &[5, 3]), "");
+        assert_eq!(
+            broadcast_message(&[2, 3], &[2, 4]),
+            "shapes [2, 3] and [2, 4] do not broadcast (axis 1: 3 against 4; sizes must be equal or 1)"
+        );
+    }
+}

@@ -126,15 +126,61 @@ pub fn matmul_fast(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
     matmul_mode(a, b, Mode::Fast, Trans::NONE)
 }
 
+/// The error for operands that do not fit, naming the axes that disagree:
+/// `matmul: [2, 3] · [2, 3]: the inner dimensions differ (3 against 2: axis 1 of
+/// the left, axis 0 of the right)`. Only built on the error path.
+#[cold]
+#[inline(never)]
 fn mismatch(a: &Tensor, b: &Tensor, t: Trans) -> TensorError {
     let mark = |x: bool| if x { "ᵀ" } else { "" };
     TensorError::shape(format!(
-        "matmul: shapes {}{} and {}{} do not fit",
+        "matmul: {}{} · {}{}: {}",
         fmt_shape(a.shape()),
         mark(t.a),
         fmt_shape(b.shape()),
-        mark(t.b)
+        mark(t.b),
+        mismatch_reason(a.shape(), b.shape(), t)
     ))
+}
+
+/// Why shapes `sa`, `sb` (read transposed where `t` says) do not multiply; mirrors
+/// the checks of [`matmul_mode`].
+fn mismatch_reason(sa: &[usize], sb: &[usize], t: Trans) -> String {
+    let (ra, rb) = (sa.len(), sb.len());
+    for (side, tr, r) in [("left", t.a, ra), ("right", t.b, rb)] {
+        if tr && r < 2 {
+            return format!(
+                "the {side} operand is read transposed and needs rank ≥ 2, found rank {r}"
+            );
+        }
+    }
+    let inner = |ia: usize, ib: usize| {
+        format!(
+            "the inner dimensions differ ({} against {}: axis {ia} of the left, axis {ib} of the right)",
+            sa[ia], sb[ib]
+        )
+    };
+    match (ra, rb) {
+        (1, 1) | (1, 2) => inner(0, 0),
+        (2, 1) => inner(1, 0),
+        (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
+            let ia = if t.a { ra - 2 } else { ra - 1 };
+            let ib = if t.b { rb - 1 } else { rb - 2 };
+            if sa[ia] != sb[ib] {
+                return inner(ia, ib);
+            }
+            let (ba, bb) = (&sa[..ra - 2], &sb[..rb - 2]);
+            format!(
+                "the batch axes {} and {} do not broadcast ({})",
+                fmt_shape(ba),
+                fmt_shape(bb),
+                super::broadcast_conflict(ba, bb)
+            )
+        }
+        (ra, rb) => format!(
+            "ranks {ra} and {rb} do not combine (vectors are rank 1, matrices and batches rank 2 to 4)"
+        ),
+    }
 }
 
 /// The transpose of row-major `x` (`r×c`) as a row-major `c×r` matrix.

@@ -50,7 +50,9 @@ pub use elementwise::{
     sub, sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
 };
 pub(crate) use elementwise::{build, build_from, gelu_vjp, SendPtr};
-pub use error::{TResult, TensorError, TensorErrorKind};
+pub use error::{
+    broadcast_conflict, broadcast_message, shape_difference, TResult, TensorError, TensorErrorKind,
+};
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};

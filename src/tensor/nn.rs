@@ -187,9 +187,10 @@ pub fn layernorm(
     }
     if gamma.shape() != [d] || beta.shape() != [d] {
         return Err(TensorError::shape(format!(
-            "laminatio: scale {} and offset {} must both be [{d}]",
+            "laminatio: scale {} and offset {} must both be [{d}], the size of the last axis {axis} of {}",
             fmt_shape(gamma.shape()),
-            fmt_shape(beta.shape())
+            fmt_shape(beta.shape()),
+            fmt_shape(x.shape())
         )));
     }
     if d == 0 {
@@ -313,9 +314,10 @@ pub fn cross_entropy(x: &Tensor, t: &Tensor) -> TResult<Tensor> {
     let c = last_axis("crux_entropia", x)?;
     if x.shape() != t.shape() {
         return Err(TensorError::shape(format!(
-            "crux_entropia: targets {} do not match logits {}",
+            "crux_entropia: targets {} do not match logits {} ({})",
             fmt_shape(t.shape()),
-            fmt_shape(x.shape())
+            fmt_shape(x.shape()),
+            super::shape_difference(t.shape(), x.shape())
         )));
     }
     if c == 0 {
@@ -346,9 +348,11 @@ pub fn cross_entropy_indices(z: &Tensor, y: &Tensor) -> TResult<Tensor> {
     let v = last_axis("crux_entropia_indices", z)?;
     if y.shape() != &z.shape()[..z.rank() - 1] {
         return Err(TensorError::shape(format!(
-            "crux_entropia_indices: targets {} do not match logits {}",
+            "crux_entropia_indices: targets {} do not match logits {} (the targets must have the logits' shape without the last axis, {}: {})",
             fmt_shape(y.shape()),
-            fmt_shape(z.shape())
+            fmt_shape(z.shape()),
+            fmt_shape(&z.shape()[..z.rank() - 1]),
+            super::shape_difference(y.shape(), &z.shape()[..z.rank() - 1])
         )));
     }
     if v == 0 || y.numel() == 0 {
@@ -416,9 +420,10 @@ pub fn embedding_backward(ids: &Tensor, g: &Tensor, vocab: usize) -> TResult<Ten
     };
     if lead != ids.shape() {
         return Err(TensorError::shape(format!(
-            "collige backward: gradient {} does not fit ids {}",
+            "collige backward: gradient {} does not fit ids {} (its leading axes against the ids: {})",
             fmt_shape(g.shape()),
-            fmt_shape(ids.shape())
+            fmt_shape(ids.shape()),
+            super::shape_difference(lead, ids.shape())
         )));
     }
     let idx = ids.to_indices(vocab, "collige backward")?;

@@ -44,9 +44,10 @@ pub fn adamw_step(
     for (what, t) in [("gradient", g), ("first moment", m), ("second moment", v)] {
         if t.shape() != p.shape() {
             return Err(TensorError::shape(format!(
-                "adamw_passus: the {what} {} does not match the parameter {}",
+                "adamw_passus: the {what} {} does not match the parameter {} ({})",
                 fmt_shape(t.shape()),
-                fmt_shape(p.shape())
+                fmt_shape(p.shape()),
+                super::shape_difference(t.shape(), p.shape())
             )));
         }
     }

@@ -242,9 +242,14 @@ pub fn sum_to_shape(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
             .all(|(&s, &d)| s == d || s == 1);
     if !fits {
         return Err(TensorError::shape(format!(
-            "summa_ad_formam: {} does not broadcast to {}",
+            "summa_ad_formam: {} does not broadcast to {} ({})",
             fmt_shape(shape),
-            fmt_shape(gs)
+            fmt_shape(gs),
+            if shape.len() > gs.len() {
+                format!("rank {} against rank {}", shape.len(), gs.len())
+            } else {
+                super::broadcast_conflict(shape, gs)
+            }
         )));
     }
     let mut cur = g.clone();

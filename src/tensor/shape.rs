@@ -161,6 +161,21 @@ pub fn slice_rows(x: &Tensor, start: usize, end: usize) -> TResult<Tensor> {
     })
 }
 
+/// Where a part's shape disagrees with the first part's off the joined axis.
+fn concat_conflict(p: &[usize], first: &[usize], axis: usize) -> String {
+    if p.len() != first.len() {
+        return format!("rank {} against rank {}", p.len(), first.len());
+    }
+    let diffs: Vec<String> = p
+        .iter()
+        .zip(first)
+        .enumerate()
+        .filter(|&(i, (a, b))| i != axis && a != b)
+        .map(|(i, (a, b))| format!("axis {i}: {a} against {b}"))
+        .collect();
+    diffs.join("; ")
+}
+
 /// `concatena(parts, axis)`: joins tensors of equal rank whose shapes agree
 /// except along `axis`. At least one part.
 pub fn concat(parts: &[&Tensor], axis: usize) -> TResult<Tensor> {
@@ -184,9 +199,10 @@ pub fn concat(parts: &[&Tensor], axis: usize) -> TResult<Tensor> {
                 .all(|(i, (a, b))| i == axis || a == b);
         if !ok {
             return Err(TensorError::shape(format!(
-                "concatena: shape {} does not fit {} along axis {axis}",
+                "concatena: shape {} does not fit {} along axis {axis} ({})",
                 fmt_shape(p.shape()),
-                fmt_shape(first.shape())
+                fmt_shape(first.shape()),
+                concat_conflict(p.shape(), first.shape(), axis)
             )));
         }
         total = total
