@@ -123,7 +123,7 @@ fn capture(
     let (result, capture) = faber::eval::run_entry_capturing(program, &mut io, capture);
     if let Err(e) = result {
         if !capture.complete() {
-            let _ = ctx.report(sources, &[e.into_diagnostic()]);
+            let _ = ctx.report(sources, &[e.into_diagnostic_in(sources)]);
         }
     }
     Some(capture)
@@ -274,18 +274,20 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
                 }
                 Err(CheckError::Runtime(e)) if !from_run => {
                     // Random inputs can be outside the function's domain (ids, logs).
-                    let (l, c) = sources.line_col(e.diagnostic.span);
+                    let d = e.into_diagnostic_in(&sources);
+                    let (l, c) = sources.line_col(d.span);
                     out.push_str(&format!(
                         "{fname:<20} skipped: random inputs fail at {l}:{c}: {} [{}]\n",
-                        e.diagnostic.message, e.diagnostic.code.id
+                        d.message, d.code.id
                     ));
                     function_skipped = true;
                 }
                 Err(CheckError::Runtime(e)) => {
-                    let (l, c) = sources.line_col(e.diagnostic.span);
+                    let d = e.into_diagnostic_in(&sources);
+                    let (l, c) = sources.line_col(d.span);
                     out.push_str(&format!(
                         "{fname:<20} {label:<8} error: the check fails at {l}:{c}: {} [{}]\n",
-                        e.diagnostic.message, e.diagnostic.code.id
+                        d.message, d.code.id
                     ));
                     function_failed = true;
                 }
