@@ -36,11 +36,14 @@ codes! {
     // ---- parsing ----
     PARSE_UNEXPECTED = "PARSE001", "a token the grammar does not allow here";
     PARSE_UNEXPECTED_EOF = "PARSE002", "the file ends inside a construct";
+    // Not reported by faber (its `faber explain` entry says what is reported instead).
     PARSE_EXTRA_TOKEN = "PARSE003", "input continues after a complete construct";
     PARSE_RETIRED_KEYWORD = "PARSE004", "a retired spelling (e.g. `aliter`)";
     PARSE_UNSUPPORTED = "PARSE005", "a construct outside the supported subset";
     PARSE_BAD_STATEMENT_START = "PARSE006", "a statement that starts with a token no statement may start with";
+    // Not reported by faber (its `faber explain` entry says what is reported instead).
     PARSE_BAD_ASSIGN_TARGET = "PARSE007", "the left side of `←` is not a place";
+    // Not reported by faber (its `faber explain` entry says what is reported instead).
     PARSE_BAD_TEMPLATE = "PARSE008", "a template call whose holes do not match its arguments";
     // ---- resolution and checking ----
     SEM_UNKNOWN_NAME = "SEM001", "a name that is not bound in scope";
@@ -83,6 +86,7 @@ codes! {
     RUN_LIMIT = "RUN012", "a value that grew beyond a resource limit";
     RUN_SHAPE = "RUN013", "tensor shapes that do not fit the operation";
     RUN_STEP_BUDGET = "RUN014", "the program ran more steps than `--max-steps` allows";
+    // Not reported by faber (its `faber explain` entry says what is reported instead).
     RUN_ROUTE = "RUN015", "an `ad` route that is not available";
     RUN_DOMAIN = "RUN016", "a tensor value outside an operation's domain (log of 0, division by 0, …)";
     RUN_HOST = "RUN017", "a host function failed (a file that cannot be read or written, …)";
