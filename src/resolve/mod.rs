@@ -271,7 +271,7 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
             None => "",
         };
         let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-        let absolute = base.starts_with('/');
+        let absolute = importer_path.starts_with('/');
         for part in rest.split('/') {
             match part {
                 "" | "." => {}
