@@ -441,3 +441,44 @@ fn faber_test_walks_each_directory_once() {
         o.stdout
     );
 }
+
+#[test]
+fn reads_are_capped_before_they_start() {
+    let dir = scratch("caps");
+    // A sparse 65 MiB entry file: refused from its size, without reading it.
+    let big = dir.join("big.fab");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(65 << 20)
+        .unwrap();
+    let o = faber(&dir, &["check", "big.fab"]);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    assert!(o.stderr.starts_with("error[CLI001]"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("68 157 440 bytes, more than the 67 108 864 bytes"),
+        "{}",
+        o.stderr
+    );
+    // A host text read is capped by the text limit.
+    write(&dir.join("data.txt"), &"x".repeat(100));
+    write(
+        &dir.join("host.fab"),
+        "incipit {\n    fixum textus t ← hospes.lege_textum(\"data.txt\")\n    nota t.longitudo()\n}\n",
+    );
+    let o = faber(&dir, &["run", "host.fab"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (Some(0), "100\n"),
+        "{}",
+        o.stderr
+    );
+    let o = faber(&dir, &["run", "--max-text-bytes", "50", "host.fab"]);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    assert!(o.stderr.starts_with("error[RUN017]"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("100 bytes, more than the 50"),
+        "{}",
+        o.stderr
+    );
+}
