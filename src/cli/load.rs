@@ -1,6 +1,7 @@
 //! Turning a `<path>` argument into source text: a `.fab` file, or a package directory
 //! whose `faber.toml` names the entry file. Every failure is a diagnostic, never a
-//! panic: unreadable paths are CLI001, a bad manifest CLI002, bytes that are not
+//! panic: unreadable paths (missing, a FIFO, a device, a symlink loop, too large) are
+//! CLI001, a bad manifest or an entry outside the package CLI002, bytes that are not
 //! UTF-8 LEX014. The path `-` is standard input: one file named `<stdin>`, read to its
 //! end, whose relative imports and `faber.toml` are looked up from the current
 //! directory (as for a file that lies there).
@@ -113,9 +114,9 @@ fn load_stdin(sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
     })
 }
 
-/// Reads one source file into the map. Text that is not UTF-8 is added lossily so
-/// the LEX014 diagnostic can show where the first bad byte is.
-/// Only regular files of at most [`SOURCE_LIMIT`] bytes are read (fsguard).
+/// Reads one source file into the map: only a regular file of at most
+/// [`SOURCE_LIMIT`] bytes (fsguard). Text that is not UTF-8 is added lossily so the
+/// LEX014 diagnostic can show where the first bad byte is.
 pub fn read_source(path: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
     let bytes =
         fsguard::read_regular_file(path, SOURCE_LIMIT).map_err(|e| io_error(sources, path, &e))?;
