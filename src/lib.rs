@@ -3,10 +3,12 @@
 //!
 //! Pipeline (see docs/pipeline.md): lex → parse → resolve → check → lower → autodiff → eval.
 //! No module below `cli/` does I/O: every stage returns data or `Vec<Diagnostic>`.
+//! (`fsguard` holds the checked file reads that the CLI and the default host `Io` share.)
 
 pub mod autodiff;
 pub mod diag;
 pub mod eval;
+pub mod fsguard;
 pub mod ir;
 pub mod libraries;
 pub mod resolve;

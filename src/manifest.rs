@@ -35,6 +35,9 @@ pub struct Manifest {
     pub source: String,
     /// Entry file, relative to the source directory (`[paths] entry`).
     pub entry: String,
+    /// Where `[paths] entry` (else `[paths] source`) is written, when it is: the
+    /// loader points there when the entry leaves the package (src/cli/load.rs).
+    pub paths_span: Option<Span>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -137,6 +140,12 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         }
         Ok(text.clone())
     };
+    let paths_span = raw
+        .paths
+        .entry
+        .as_ref()
+        .or(raw.paths.source.as_ref())
+        .map(|v| span(v.span()));
     let source = path_setting(raw.paths.source, "source", "src")?;
     let entry = path_setting(raw.paths.entry, "entry", "main.fab")?;
 
@@ -178,6 +187,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         edition: package.edition,
         source,
         entry,
+        paths_span,
         notes,
     })
 }

@@ -1,6 +1,7 @@
 //! Turning a `<path>` argument into source text: a `.fab` file, or a package directory
 //! whose `faber.toml` names the entry file. Every failure is a diagnostic, never a
-//! panic: unreadable paths are CLI001, a bad manifest CLI002, bytes that are not
+//! panic: unreadable paths (missing, a FIFO, a device, a symlink loop, too large) are
+//! CLI001, a bad manifest or an entry outside the package CLI002, bytes that are not
 //! UTF-8 LEX014. The path `-` is standard input: one file named `<stdin>`, read to its
 //! end, whose relative imports and `faber.toml` are looked up from the current
 //! directory (as for a file that lies there).
@@ -9,11 +10,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use faber::diag::{codes, Diagnostic};
+use faber::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::source::{FileId, SourceMap, Span};
 
 use crate::manifest::{self, Manifest};
 
-pub const MANIFEST: &str = "faber.toml";
+pub const MANIFEST: &str = fsguard::MANIFEST;
 
 /// The path argument that means standard input, and the name its diagnostics show.
 pub const STDIN_PATH: &str = "-";
@@ -42,10 +44,10 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnosti
     if is_stdin(path) {
         return load_stdin(sources);
     }
-    let meta = std::fs::metadata(path).map_err(|e| vec![io_error(sources, path, &e)])?;
+    let meta = std::fs::metadata(path).map_err(|e| vec![io_error(sources, path, &e.into())])?;
     if meta.is_dir() {
         let manifest_path = path.join(MANIFEST);
-        if !manifest_path.is_file() {
+        if std::fs::symlink_metadata(&manifest_path).is_err() {
             let d = placeholder_error(
                 sources,
                 path,
@@ -56,21 +58,8 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnosti
         }
         let (manifest, manifest_file) = read_manifest(&manifest_path, sources)?;
         let entry_path = path.join(&manifest.source).join(&manifest.entry);
-        let entry = match std::fs::metadata(&entry_path) {
-            Ok(m) if m.is_file() => read_source(&entry_path, sources).map_err(|d| vec![d])?,
-            _ => {
-                let d = Diagnostic::error(
-                    codes::CLI_IO,
-                    format!(
-                        "the package entry file `{}` does not exist",
-                        entry_path.display()
-                    ),
-                    Span::new(manifest_file, 0, 0),
-                )
-                .with_hint("create it, or set `source` and `entry` under [paths] in faber.toml");
-                return Err(vec![d]);
-            }
-        };
+        check_entry(path, &manifest, manifest_file, &entry_path)?;
+        let entry = read_source(&entry_path, sources).map_err(|d| vec![d])?;
         let notes = manifest.notes.clone();
         Ok(Input {
             entry,
@@ -102,15 +91,17 @@ fn load_stdin(sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
         Some(manifest_path) => Some(read_manifest(&manifest_path, sources)?.0),
         None => None,
     };
-    let mut bytes = Vec::new();
-    if let Err(e) = io::Read::read_to_end(&mut io::stdin().lock(), &mut bytes) {
-        let d = placeholder_error(
-            sources,
-            Path::new(STDIN_NAME),
-            format!("cannot read standard input: {e}"),
-        );
-        return Err(vec![d]);
-    }
+    let bytes = match fsguard::read_capped(io::stdin().lock(), SOURCE_LIMIT) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let d = placeholder_error(
+                sources,
+                Path::new(STDIN_NAME),
+                format!("cannot read standard input: {e}"),
+            );
+            return Err(vec![d]);
+        }
+    };
     let entry = add_text(STDIN_NAME.to_string(), bytes, sources).map_err(|d| vec![d])?;
     let notes = package
         .as_ref()
@@ -123,11 +114,73 @@ fn load_stdin(sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
     })
 }
 
-/// Reads one source file into the map. Text that is not UTF-8 is added lossily so
-/// the LEX014 diagnostic can show where the first bad byte is.
+/// Reads one source file into the map: only a regular file of at most
+/// [`SOURCE_LIMIT`] bytes (fsguard). Text that is not UTF-8 is added lossily so the
+/// LEX014 diagnostic can show where the first bad byte is.
 pub fn read_source(path: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(sources, path, &e))?;
+    let bytes =
+        fsguard::read_regular_file(path, SOURCE_LIMIT).map_err(|e| io_error(sources, path, &e))?;
     add_text(path.display().to_string(), bytes, sources)
+}
+
+/// A package's entry file must exist and lie inside the package directory `dir`,
+/// as written and once symlinks are resolved (`entry = "../../etc/passwd"` is CLI002
+/// at the setting, naming the package root).
+fn check_entry(
+    dir: &Path,
+    manifest: &Manifest,
+    manifest_file: FileId,
+    entry_path: &Path,
+) -> Result<(), Vec<Diagnostic>> {
+    let at = manifest
+        .paths_span
+        .unwrap_or(Span::new(manifest_file, 0, 0));
+    let root = match std::fs::canonicalize(dir) {
+        Ok(root) => root,
+        Err(e) => {
+            let why = ReadError::from(e);
+            let d = Diagnostic::error(
+                codes::CLI_IO,
+                format!(
+                    "cannot resolve the package directory `{}`: {why}",
+                    dir.display()
+                ),
+                Span::new(manifest_file, 0, 0),
+            );
+            return Err(vec![d]);
+        }
+    };
+    let rel = Path::new(&manifest.source).join(&manifest.entry);
+    match fsguard::contain(&root, &rel) {
+        Ok(_) => Ok(()),
+        Err(ContainError::Escapes) => Err(vec![Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!(
+                "the package entry `{}` lies outside the package root `{}`",
+                entry_path.display(),
+                root.display()
+            ),
+            at,
+        )
+        .with_hint("`source` and `entry` under [paths] name a file inside the package directory")]),
+        Err(ContainError::Unresolved(ReadError::NotFound)) => Err(vec![Diagnostic::error(
+            codes::CLI_IO,
+            format!(
+                "the package entry file `{}` does not exist",
+                entry_path.display()
+            ),
+            Span::new(manifest_file, 0, 0),
+        )
+        .with_hint("create it, or set `source` and `entry` under [paths] in faber.toml")]),
+        Err(ContainError::Unresolved(why)) => Err(vec![Diagnostic::error(
+            codes::CLI_IO,
+            format!(
+                "cannot read the package entry file `{}`: {why}",
+                entry_path.display()
+            ),
+            at,
+        )]),
+    }
 }
 
 /// Adds source bytes under `name`; bytes that are not UTF-8 are LEX014.
@@ -167,13 +220,16 @@ fn manifest_above(file: &Path) -> Option<PathBuf> {
     manifest_in_or_above(dir)
 }
 
-/// The nearest `faber.toml` in `dir` or any directory above it.
+/// The nearest `faber.toml` in `dir` or any directory above it, looked up from the
+/// directory's real path (as the import loader finds the package root).
 fn manifest_in_or_above(dir: &Path) -> Option<PathBuf> {
-    let dir = std::path::absolute(dir).ok()?;
-    let found = dir
-        .ancestors()
-        .map(|a| a.join(MANIFEST))
-        .find(|candidate| candidate.is_file())?;
+    let dir = std::fs::canonicalize(dir)
+        .or_else(|_| std::path::absolute(dir))
+        .ok()?;
+    let found = fsguard::package_root(&dir).join(MANIFEST);
+    if !found.is_file() {
+        return None;
+    }
     // Show it relative to the working directory when it lies below it.
     let shown = std::env::current_dir()
         .ok()
@@ -184,11 +240,11 @@ fn manifest_in_or_above(dir: &Path) -> Option<PathBuf> {
 /// A CLI001 for a path that cannot be read. The path is added to the map as an
 /// empty file so the diagnostic has a location to print (no snippet is drawn for
 /// an empty file).
-fn io_error(sources: &mut SourceMap, path: &Path, e: &io::Error) -> Diagnostic {
+fn io_error(sources: &mut SourceMap, path: &Path, e: &ReadError) -> Diagnostic {
     let shown = path.display();
-    let message = match e.kind() {
-        io::ErrorKind::NotFound => format!("`{shown}` does not exist"),
-        io::ErrorKind::PermissionDenied => format!("permission denied reading `{shown}`"),
+    let message = match e {
+        ReadError::NotFound => format!("`{shown}` does not exist"),
+        ReadError::PermissionDenied => format!("permission denied reading `{shown}`"),
         _ => format!("cannot read `{shown}`: {e}"),
     };
     placeholder_error(sources, path, message)

@@ -5,10 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
+use faber::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::resolve::{canonical_name, LoadError, Loader};
+use rustc_hash::FxHashMap;
+
+use super::load::STDIN_NAME;
 
 pub struct FsLoader {
     pub lib_root: Option<PathBuf>,
+    /// The real directory relative imports stay inside (see [`fsguard::package_root`]);
+    /// set from the entry module.
+    root: Option<PathBuf>,
+    /// Real path of every module loaded from disk, by module name.
+    real: FxHashMap<String, PathBuf>,
+    /// Module name of every real path loaded, so that two spellings of one file
+    /// (`./a`, `../d/a`, a symlink) are one module.
+    names: FxHashMap<PathBuf, String>,
 }
 
 impl FsLoader {
@@ -18,19 +30,136 @@ impl FsLoader {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         });
-        FsLoader { lib_root }
+        FsLoader {
+            lib_root,
+            root: None,
+            real: FxHashMap::default(),
+            names: FxHashMap::default(),
+        }
+    }
+
+    /// The real directory of the module `importer`: the folder of its real path,
+    /// or the current directory for standard input.
+    fn importer_dir(&self, importer: &str) -> Result<PathBuf, LoadError> {
+        if let Some(real) = self.real.get(importer) {
+            return Ok(real.parent().unwrap_or(Path::new("/")).to_path_buf());
+        }
+        let unreadable = |e: std::io::Error| {
+            LoadError::Unreadable(format!(
+                "relative to `{importer}`, whose path cannot be resolved: {}",
+                ReadError::from(e)
+            ))
+        };
+        if importer == STDIN_NAME {
+            return std::fs::canonicalize(".").map_err(unreadable);
+        }
+        let real = std::fs::canonicalize(importer).map_err(unreadable)?;
+        Ok(real.parent().unwrap_or(Path::new("/")).to_path_buf())
+    }
+
+    /// A relative import `spec` of `importer`, whose display name is `name`.
+    fn load_relative(
+        &mut self,
+        spec: &str,
+        importer: &str,
+        name: String,
+    ) -> Result<(String, String), LoadError> {
+        let dir = self.importer_dir(importer)?;
+        let root = match &self.root {
+            Some(r) => r.clone(),
+            None => fsguard::package_root(&dir),
+        };
+        let mut rel = PathBuf::from(spec);
+        if rel.extension().is_none_or(|e| e != "fab") {
+            let mut os = rel.into_os_string();
+            os.push(".fab");
+            rel = PathBuf::from(os);
+        }
+        // Relative to the importer's real directory, whatever the working directory.
+        let target = dir.join(rel);
+        let real = match fsguard::contain(&root, &target) {
+            Ok(real) => real,
+            Err(ContainError::Escapes) => {
+                return Err(LoadError::LeavesRoot(format!(
+                    "the package root `{}`",
+                    root.display()
+                )))
+            }
+            Err(ContainError::Unresolved(ReadError::NotFound)) => {
+                return Err(LoadError::NotFound(format!("the file `{name}`")))
+            }
+            Err(ContainError::Unresolved(e)) => {
+                return Err(LoadError::Unreadable(format!("from `{name}`: {e}")))
+            }
+        };
+        let text = read_module(&real, &name)?;
+        let name = match self.names.get(&real) {
+            Some(first) => first.clone(),
+            None => {
+                self.names.insert(real.clone(), name.clone());
+                self.real.insert(name.clone(), real);
+                name
+            }
+        };
+        Ok((name, text))
+    }
+}
+
+/// The text of a module file (regular, at most [`SOURCE_LIMIT`] bytes, UTF-8).
+fn read_module(path: &Path, shown: &str) -> Result<String, LoadError> {
+    match fsguard::read_regular_file(path, SOURCE_LIMIT) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|_| LoadError::Unreadable(format!("from `{shown}`: it is not valid UTF-8"))),
+        Err(ReadError::NotFound) => Err(LoadError::NotFound(format!("the file `{shown}`"))),
+        Err(e) => Err(LoadError::Unreadable(format!("from `{shown}`: {e}"))),
     }
 }
 
 impl Loader for FsLoader {
+    fn entry(&mut self, name: &str) {
+        let dir = if name == STDIN_NAME {
+            std::fs::canonicalize(".").ok()
+        } else {
+            std::fs::canonicalize(name).ok().map(|real| {
+                let dir = real.parent().unwrap_or(Path::new("/")).to_path_buf();
+                self.names.insert(real.clone(), name.to_string());
+                self.real.insert(name.to_string(), real);
+                dir
+            })
+        };
+        self.root = dir.map(|d| fsguard::package_root(&d));
+    }
+
     fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError> {
         let name = canonical_name(spec, importer)?;
         if let Some((lib, rel)) = name.split_once(':') {
             if let Some(root) = &self.lib_root {
-                let path = root.join(lib).join("src").join(rel);
-                return match std::fs::read_to_string(&path) {
-                    Ok(text) => Ok((name, text)),
-                    Err(_) => Err(LoadError::NotFound(format!("`{}`", path.display()))),
+                let lib_dir = root.join(lib).join("src");
+                let Ok(lib_real) = std::fs::canonicalize(&lib_dir) else {
+                    return Err(LoadError::NotFound(format!(
+                        "`{}`",
+                        lib_dir.join(rel).display()
+                    )));
+                };
+                let path = lib_dir.join(rel);
+                let shown = path.display().to_string();
+                return match fsguard::contain(&lib_real, Path::new(rel)) {
+                    Ok(real) => read_module(&real, &shown)
+                        .map(|text| (name, text))
+                        .map_err(|e| match e {
+                            LoadError::NotFound(_) => LoadError::NotFound(format!("`{shown}`")),
+                            e => e,
+                        }),
+                    Err(ContainError::Escapes) => Err(LoadError::LeavesRoot(format!(
+                        "the root of library `{lib}`, `{}`",
+                        lib_real.display()
+                    ))),
+                    Err(ContainError::Unresolved(ReadError::NotFound)) => {
+                        Err(LoadError::NotFound(format!("`{shown}`")))
+                    }
+                    Err(ContainError::Unresolved(e)) => {
+                        Err(LoadError::Unreadable(format!("from `{shown}`: {e}")))
+                    }
                 };
             }
             return match faber::libraries::bundled(&name) {
@@ -40,10 +169,7 @@ impl Loader for FsLoader {
                 ))),
             };
         }
-        match std::fs::read_to_string(&name) {
-            Ok(text) => Ok((name, text)),
-            Err(_) => Err(LoadError::NotFound(format!("the file `{name}`"))),
-        }
+        self.load_relative(spec, importer, name)
     }
 
     /// The `.fab` files in the missing file's folder; for a library module, every

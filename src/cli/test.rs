@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
+use rustc_hash::FxHashSet;
 
 use super::{load, modules::FsLoader, print_stdout, Context};
 use faber::ir::TestCase;
@@ -50,10 +51,21 @@ struct Outcome {
     millis: u128,
 }
 
-fn discover(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_file() {
+/// Every `.fab`/`.proba` file under `path`, in sorted order. Each directory is
+/// walked once, by its real path, so symlinks back up the tree (`a -> .`) cannot
+/// make the walk loop or multiply; hidden entries and `target` are skipped.
+fn discover(path: &Path, out: &mut Vec<PathBuf>, seen: &mut FxHashSet<PathBuf>) {
+    if !path.is_dir() {
         out.push(path.to_path_buf());
         return;
+    }
+    match std::fs::canonicalize(path) {
+        Ok(real) => {
+            if !seen.insert(real) {
+                return;
+            }
+        }
+        Err(_) => return,
     }
     let Ok(entries) = std::fs::read_dir(path) else {
         return;
@@ -66,7 +78,7 @@ fn discover(path: &Path, out: &mut Vec<PathBuf>) {
             continue;
         }
         if p.is_dir() {
-            discover(&p, out);
+            discover(&p, out, seen);
         } else if p.extension().is_some_and(|e| e == "fab" || e == "proba") {
             out.push(p);
         }
@@ -104,7 +116,7 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
             Ok(_) => ExitCode::FAILURE,
         };
     }
-    discover(&args.path, &mut files);
+    discover(&args.path, &mut files, &mut FxHashSet::default());
     files.retain(|f| {
         let s = f.display().to_string();
         args.include.as_ref().is_none_or(|i| s.contains(i.as_str()))

@@ -56,7 +56,7 @@ codes! {
     SEM_UNCAUGHT_THROW = "SEM008", "`iace` or a call to a `⇥` function outside `fac` in a function without `⇥`";
     SEM_IMPORT_NOT_FOUND = "SEM009", "an import whose file does not exist";
     SEM_IMPORT_CYCLE = "SEM010", "modules that import each other in a cycle";
-    SEM_IMPORT_ESCAPE = "SEM011", "an import path that leaves its library root";
+    SEM_IMPORT_ESCAPE = "SEM011", "an import path that leaves its library or package root";
     SEM_TOP_LEVEL_STATEMENT = "SEM012", "a statement at top level that is not a declaration";
     SEM_NO_ENTRY = "SEM013", "`run` on a file without `incipit`";
     SEM_UNSUPPORTED = "SEM014", "a construct outside the supported subset";

@@ -64,9 +64,11 @@ pub trait Io {
     fn stdout(&mut self, s: &str);
     fn stderr(&mut self, s: &str);
 
-    /// `hospes.lege_textum`: a whole file as UTF-8 text.
+    /// `hospes.lege_textum`: a whole file as UTF-8 text (a regular file of at most
+    /// the text limit; see [`read_host_file`]).
     fn read_file(&mut self, path: &str) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
+        String::from_utf8(read_host_file(path, text_limit() as u64)?)
+            .map_err(|_| "it is not valid UTF-8".to_string())
     }
 
     /// `hospes.scribe_textum`: creates or replaces a file (and its missing parent
@@ -84,7 +86,7 @@ pub trait Io {
 
     /// Checkpoints (`hospes.carga_tensores`): a whole file as bytes.
     fn read_bytes(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        std::fs::read(path).map_err(|e| e.to_string())
+        read_host_file(path, host_bytes_limit())
     }
 
     /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file.
@@ -136,6 +138,24 @@ pub fn set_max_steps(steps: Option<u64>) -> Option<u64> {
 
 pub(crate) fn max_steps() -> u64 {
     MAX_STEPS.with(|m| m.get())
+}
+
+/// A host read: a regular file only (a FIFO, a device or a symlink loop fails at once,
+/// before anything is opened or read), of at most `limit` bytes. `/dev/stdin` is
+/// the one exception: the program's standard input, read to its end.
+pub fn read_host_file(path: &str, limit: u64) -> Result<Vec<u8>, String> {
+    if path == "/dev/stdin" {
+        return crate::fsguard::read_capped(std::io::stdin().lock(), limit)
+            .map_err(|e| e.to_string());
+    }
+    crate::fsguard::read_regular_file(std::path::Path::new(path), limit).map_err(|e| e.to_string())
+}
+
+/// The most bytes `hospes.carga_tensores` and `hospes.lege_octetos` read: the larger
+/// of the text limit and the largest tensor (in f64 bytes).
+pub fn host_bytes_limit() -> u64 {
+    let tensor = crate::tensor::Limits::current().max_elements as u64 * 8;
+    tensor.max(text_limit() as u64)
 }
 
 /// Creates the missing parent directories of a file about to be written.

@@ -19,6 +19,12 @@ pub enum LoadError {
     NotFound(String),
     /// The path leaves its library root (`gradus:../x`).
     Escapes,
+    /// The file lies outside the root its imports must stay in (a relative import
+    /// that climbs out of the package, or a symlink out of it); names that root.
+    LeavesRoot(String),
+    /// The file exists but cannot be read as a module (a FIFO, a device, a symlink
+    /// loop, too large, no permission): where and why, as "from `PATH`: REASON".
+    Unreadable(String),
     /// An import form outside the subset (`§name/x`, `faber:*`, bare names).
     Unsupported(String),
 }
@@ -26,6 +32,10 @@ pub enum LoadError {
 /// Resolves an import string, relative to the importing module's canonical name,
 /// to a canonical module name and its text.
 pub trait Loader {
+    /// Called once with the entry module's name before any import is loaded (the
+    /// filesystem loader finds the package root from it). Nothing by default.
+    fn entry(&mut self, _name: &str) {}
+
     fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError>;
 
     /// Canonical names of modules that exist near the missing module `missing`
@@ -70,6 +80,7 @@ pub fn load_graph(
     loader: &mut dyn Loader,
 ) -> Result<ModuleGraph, Vec<Diagnostic>> {
     let name = sources.name(entry).to_string();
+    loader.entry(&name);
     let mut w = Walk {
         sources,
         loader,
@@ -170,6 +181,21 @@ impl Walk<'_> {
                             format!("import `{spec}` leaves its library root"),
                             span,
                         ),
+                        LoadError::LeavesRoot(root) => Diagnostic::error(
+                            codes::SEM_IMPORT_ESCAPE,
+                            format!("import `{spec}` leaves {root}"),
+                            span,
+                        )
+                        .with_hint(
+                            "relative imports stay inside the package root: the directory \
+                             of the nearest faber.toml above the entry file, else the entry \
+                             file's own directory",
+                        ),
+                        LoadError::Unreadable(why) => Diagnostic::error(
+                            codes::CLI_IO,
+                            format!("cannot read module `{spec}` {why}"),
+                            span,
+                        ),
                         LoadError::Unsupported(why) => Diagnostic::error(
                             codes::SEM_UNSUPPORTED,
                             format!("unsupported import `{spec}`: {why}"),
@@ -245,15 +271,20 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
             None => "",
         };
         let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-        let absolute = base.starts_with('/');
+        let absolute = importer_path.starts_with('/');
         for part in rest.split('/') {
             match part {
                 "" | "." => {}
-                ".." => {
-                    if parts.pop().is_none() && lib.is_some() {
-                        return Err(LoadError::Escapes);
+                ".." => match parts.last() {
+                    Some(&"..") | None if lib.is_some() => return Err(LoadError::Escapes),
+                    // Above the start of a relative name: keep the `..` (the name
+                    // stays a path relative to the same directory as the importer's).
+                    Some(&"..") | None if !absolute => parts.push(".."),
+                    Some(&"..") | None => {}
+                    Some(_) => {
+                        parts.pop();
                     }
-                }
+                },
                 p => parts.push(p),
             }
         }
@@ -313,6 +344,10 @@ mod tests {
             "dir/util.fab"
         );
         assert_eq!(canonical_name("../x", "a/b/main.fab").unwrap(), "a/x.fab");
+        // A `..` above the importer's folder is kept, not dropped.
+        assert_eq!(canonical_name("../x", "main.fab").unwrap(), "../x.fab");
+        assert_eq!(canonical_name("../../x", "a/main.fab").unwrap(), "../x.fab");
+        assert_eq!(canonical_name("../x", "/main.fab").unwrap(), "/x.fab");
         assert_eq!(
             canonical_name("gradus:nn", "main.fab").unwrap(),
             "gradus:nn.fab"
