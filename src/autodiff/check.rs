@@ -193,16 +193,23 @@ pub fn check(
             minus[i] = with_element(input, j, x - h);
             let numeric = (primal(&mut io, plus)? - primal(&mut io, minus)?) / (2.0 * h);
             let a = analytic.get(j).copied().unwrap_or(f64::NAN);
-            let abs = (a - numeric).abs();
-            let rel = abs / 1f64.max(a.abs()).max(numeric.abs());
-            rep.max_abs = rep.max_abs.max(abs);
-            rep.max_rel = if rel.is_nan() {
-                f64::INFINITY
-            } else {
-                rep.max_rel.max(rel)
-            };
+            (rep.max_abs, rep.max_rel) = worst(rep.max_abs, rep.max_rel, a, numeric);
         }
         reports.push(rep);
     }
     Ok(reports)
+}
+
+/// The running worst (absolute, relative) disagreement after one more element with
+/// analytic gradient `a` and finite difference `numeric`; the relative error is
+/// `|a − numeric| / max(1, |a|, |numeric|)`, and a NaN on either side counts as ∞.
+pub(crate) fn worst(max_abs: f64, max_rel: f64, a: f64, numeric: f64) -> (f64, f64) {
+    let abs = (a - numeric).abs();
+    let rel = abs / 1f64.max(a.abs()).max(numeric.abs());
+    let rel = if rel.is_nan() {
+        f64::INFINITY
+    } else {
+        max_rel.max(rel)
+    };
+    (max_abs.max(abs), rel)
 }

@@ -295,14 +295,8 @@ pub fn check_at(
                 let mut minus = inputs.to_vec();
                 minus[i] = with_number(input, &leaf.route, j, x - s.step);
                 let numeric = (primal(plus)? - primal(minus)?) / (2.0 * s.step);
-                let abs = (a - numeric).abs();
-                let rel = abs / 1f64.max(a.abs()).max(numeric.abs());
-                rep.max_abs = rep.max_abs.max(abs);
-                rep.max_rel = if rel.is_nan() {
-                    f64::INFINITY
-                } else {
-                    rep.max_rel.max(rel)
-                };
+                (rep.max_abs, rep.max_rel) =
+                    super::check::worst(rep.max_abs, rep.max_rel, a, numeric);
             }
             reports.push(rep);
         }

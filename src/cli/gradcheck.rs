@@ -272,24 +272,22 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
                         args.tolerance,
                     );
                 }
-                Err(CheckError::Runtime(e)) if !from_run => {
-                    // Random inputs can be outside the function's domain (ids, logs).
-                    let d = e.into_diagnostic_in(&sources);
-                    let (l, c) = sources.line_col(d.span);
-                    out.push_str(&format!(
-                        "{fname:<20} skipped: random inputs fail at {l}:{c}: {} [{}]\n",
-                        d.message, d.code.id
-                    ));
-                    function_skipped = true;
-                }
                 Err(CheckError::Runtime(e)) => {
                     let d = e.into_diagnostic_in(&sources);
                     let (l, c) = sources.line_col(d.span);
-                    out.push_str(&format!(
-                        "{fname:<20} {label:<8} error: the check fails at {l}:{c}: {} [{}]\n",
-                        d.message, d.code.id
-                    ));
-                    function_failed = true;
+                    let what = format!(": {} [{}]", d.message, d.code.id);
+                    if from_run {
+                        out.push_str(&format!(
+                            "{fname:<20} {label:<8} error: the check fails at {l}:{c}{what}\n"
+                        ));
+                        function_failed = true;
+                    } else {
+                        // Random inputs can be outside the function's domain (ids, logs).
+                        out.push_str(&format!(
+                            "{fname:<20} skipped: random inputs fail at {l}:{c}{what}\n"
+                        ));
+                        function_skipped = true;
+                    }
                 }
                 Err(e) => {
                     out.push_str(&format!("{fname:<20} {label:<8} error: {e:?}\n"));

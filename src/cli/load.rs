@@ -37,6 +37,21 @@ pub struct Input {
     pub notes: Vec<Diagnostic>,
 }
 
+impl Input {
+    /// The entry file with its manifest, whose loading notes become the input's.
+    fn new(entry: FileId, package: Option<Manifest>) -> Input {
+        let notes = package
+            .as_ref()
+            .map(|m| m.notes.clone())
+            .unwrap_or_default();
+        Input {
+            entry,
+            package,
+            notes,
+        }
+    }
+}
+
 /// Loads `path` into `sources`. A directory must hold `faber.toml`; its entry is
 /// `<dir>/<paths.source>/<paths.entry>`. A file is loaded as is, and the nearest
 /// `faber.toml` above it (if any) is read for its settings.
@@ -72,15 +87,7 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Input, Vec<Diagnosti
             None => None,
         };
         let entry = read_source(path, sources).map_err(|d| vec![d])?;
-        let notes = package
-            .as_ref()
-            .map(|m| m.notes.clone())
-            .unwrap_or_default();
-        Ok(Input {
-            entry,
-            package,
-            notes,
-        })
+        Ok(Input::new(entry, package))
     }
 }
 
@@ -103,15 +110,7 @@ fn load_stdin(sources: &mut SourceMap) -> Result<Input, Vec<Diagnostic>> {
         }
     };
     let entry = add_text(STDIN_NAME.to_string(), bytes, sources).map_err(|d| vec![d])?;
-    let notes = package
-        .as_ref()
-        .map(|m| m.notes.clone())
-        .unwrap_or_default();
-    Ok(Input {
-        entry,
-        package,
-        notes,
-    })
+    Ok(Input::new(entry, package))
 }
 
 /// Reads one source file into the map: only a regular file of at most

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::host::{too_deep, MAX_DEPTH};
+use super::host::{too_deep, walk_paths, MAX_DEPTH};
 use super::value::{Record, Value};
 use super::{fault, FResult};
 use crate::diag::codes;
@@ -53,57 +53,29 @@ fn stored<'a>(
     out: &mut Vec<(String, &'a Value)>,
     depth: usize,
 ) -> FResult<()> {
-    if depth > MAX_DEPTH {
-        return too_deep();
-    }
-    let mut visit = |label: &str, c: &'a Value, out: &mut Vec<(String, &'a Value)>| {
-        let len = path.len();
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(label);
-        let r = stored(prog, c, path, out, depth + 1);
-        path.truncate(len);
-        r
-    };
-    match v {
+    walk_paths(prog, v, path, depth, &mut |name, leaf| match leaf {
         Value::Tensor(_)
         | Value::Int(_)
         | Value::Float(_)
         | Value::Bool(_)
         | Value::Text(_)
-        | Value::Bytes(_) => out.push((
-            if path.is_empty() {
-                "tensor".to_string()
-            } else {
-                path.clone()
-            },
-            v,
-        )),
-        Value::Record(r) => {
-            let genus = &prog.genera[r.genus.0 as usize];
-            for (f, c) in genus.fields.iter().zip(&r.fields) {
-                visit(&f.name, c, out)?;
-            }
+        | Value::Bytes(_) => {
+            let name = if name.is_empty() { "tensor" } else { name };
+            out.push((name.to_string(), leaf));
+            Ok(())
         }
-        Value::List(xs) | Value::Tuple(xs) => {
-            for (i, c) in xs.iter().enumerate() {
-                visit(&i.to_string(), c, out)?;
-            }
-        }
-        Value::Nihil => {}
-        Value::Map(_) | Value::Func(_) | Value::Vacuum => {
-            let at = if path.is_empty() { "the tree" } else { path };
-            return fault(
+        Value::Nihil => Ok(()),
+        _ => {
+            let at = if name.is_empty() { "the tree" } else { name };
+            fault(
                 codes::RUN_HOST,
                 format!(
                     "a checkpoint cannot store `{at}`, a {}: it stores tensors, numbers, flags and texts",
-                    v.type_name()
+                    leaf.type_name()
                 ),
-            );
+            )
         }
-    }
-    Ok(())
+    })
 }
 
 /// One leaf as the dtype, shape and elements it is stored with.

@@ -171,39 +171,54 @@ pub(super) fn names(
     out: &mut Vec<String>,
     depth: usize,
 ) -> FResult<()> {
+    walk_paths(prog, v, path, depth, &mut |name, leaf| {
+        if let Value::Tensor(_) = leaf {
+            out.push(if name.is_empty() { "tensor" } else { name }.to_string());
+        }
+        Ok(())
+    })
+}
+
+/// Calls `leaf` with the dotted path (empty for the root itself) of every value of
+/// a tree that is not a record, list or tuple, depth first: record fields in
+/// declaration order, list and tuple items in order.
+pub(super) fn walk_paths<'a>(
+    prog: &Program,
+    v: &'a Value,
+    path: &mut String,
+    depth: usize,
+    leaf: &mut dyn FnMut(&str, &'a Value) -> FResult<()>,
+) -> FResult<()> {
     if depth > MAX_DEPTH {
         return too_deep();
     }
-    let mut visit = |label: &str, c: &Value, out: &mut Vec<String>| {
-        let len = path.len();
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(label);
-        let r = names(prog, c, path, out, depth + 1);
-        path.truncate(len);
-        r
-    };
+    let mut visit =
+        |label: &str, c: &'a Value, leaf: &mut dyn FnMut(&str, &'a Value) -> FResult<()>| {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(label);
+            let r = walk_paths(prog, c, path, depth + 1, leaf);
+            path.truncate(len);
+            r
+        };
     match v {
-        Value::Tensor(_) => out.push(if path.is_empty() {
-            "tensor".to_string()
-        } else {
-            path.clone()
-        }),
         Value::Record(r) => {
             let genus = &prog.genera[r.genus.0 as usize];
             for (f, c) in genus.fields.iter().zip(&r.fields) {
-                visit(&f.name, c, out)?;
+                visit(&f.name, c, leaf)?;
             }
+            Ok(())
         }
         Value::List(xs) | Value::Tuple(xs) => {
             for (i, c) in xs.iter().enumerate() {
-                visit(&i.to_string(), c, out)?;
+                visit(&i.to_string(), c, leaf)?;
             }
+            Ok(())
         }
-        _ => {}
+        _ => leaf(path, v),
     }
-    Ok(())
 }
 
 /// `tree` with its tensor leaves replaced, in walk order, by `items[next..]`; each
