@@ -128,3 +128,18 @@ fn chain_inside_fac_runs_on_the_statement_executor() {
     );
     assert_eq!(run_small_stack("fac", text), expected());
 }
+
+#[test]
+fn blocks_nested_to_the_bracket_limit() {
+    // The function body's `{` plus 199 nested blocks: the lexer's MAX_NESTING (200).
+    // Nesting is bounded by that limit, not by this fix; the test keeps it fitting the
+    // small stack. (An `aut` chain at the operator limit does not fit it yet: see
+    // docs/robustness.md, "Compile time of long chains".)
+    let depth = 199;
+    let text = format!(
+        "functio classis(numerus k) → textus {{\n    varia textus s ← \"extra\"\n    {} si k < 0 ergo s ← \"neg\" {}\n    redde s\n}}\nincipit {{\n    nota classis(-1)\n    nota classis(1)\n}}\n",
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
+    assert_eq!(run_small_stack("nest", text), "neg\nextra\n");
+}

@@ -11,8 +11,10 @@ KIND is one of
   redde    `si … sin … secus` with N arms that each `redde` (the missing-`redde`
            reachability check walks every arm; there is no final `redde`)
   elige    `elige` with N `casu` arms and a `ceterum`
-  aut      one condition `n ≡ 0 aut n ≡ 1 aut …` with N operands
-  nest     N nested blocks `{ { … } }`
+  aut      one condition `k ≡ 0 aut k ≡ 1 aut …` with N operands (at most 2 048:
+           2N − 1 operators, and the lexer allows 4 096 in one expression)
+  nest     N nested blocks `{ { … } }` (at most 199: the lexer allows brackets 200
+           deep, the function body's included)
 
 Each program prints, when run, a few values whose expected output is printed by
 `gen.py KIND N --expect` (computed here from N, not by faber).
