@@ -189,6 +189,10 @@ pub(super) enum Ins<'p> {
     },
 }
 
+#[cfg(test)]
+#[path = "compile_cond_tests.rs"]
+mod cond_tests;
+
 pub(super) struct Code<'p> {
     pub(super) ins: Vec<Ins<'p>>,
     pub(super) spans: Vec<Span>,
