@@ -55,6 +55,15 @@ pub fn inline(
                 then,
                 otherwise,
             } => inline_if(g, &mut fr, cond, then, otherwise)?,
+            // A chain is its first arm's `If` with the rest inside its `otherwise`
+            // (where, being control flow nested in a `si`, it is reported).
+            Stmt::Cond { arms, otherwise } => {
+                let first = peel_cond(arms, otherwise);
+                for st in &first.test {
+                    inline_simple(g, &mut fr, st)?;
+                }
+                inline_if(g, &mut fr, &first.cond, &first.then, &first.otherwise)?;
+            }
             Stmt::ForRange {
                 var,
                 start,
@@ -85,7 +94,7 @@ fn inline_simple(g: &mut Gen, fr: &mut Frame, s: &Stmt) -> Result<(), Diagnostic
     match s {
         Stmt::Let { dst, rhs, span } => inline_let(g, fr, *dst, rhs, *span),
         Stmt::Return(_) => Err(not_differentiable(span, "an early `redde`")),
-        Stmt::If { .. } | Stmt::ForRange { .. } => Err(not_differentiable(
+        Stmt::If { .. } | Stmt::Cond { .. } | Stmt::ForRange { .. } => Err(not_differentiable(
             span,
             "nested control flow (a `si` or `itera` inside another one)",
         )),

@@ -574,6 +574,11 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
             Stmt::If {
                 then, otherwise, ..
             } => vec![then, otherwise],
+            Stmt::Cond { arms, otherwise } => arms
+                .iter()
+                .flat_map(|a| [&a.test, &a.then])
+                .chain([otherwise])
+                .collect(),
             Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {
                 vec![body]
             }
@@ -621,7 +626,10 @@ fn dead_code(stmts: Vec<Stmt>) -> Vec<Stmt> {
                     }
                 }
             }
-            region @ (Stmt::If { .. } | Stmt::ForRange { .. } | Stmt::MethodInPlace { .. }) => {
+            region @ (Stmt::If { .. }
+            | Stmt::Cond { .. }
+            | Stmt::ForRange { .. }
+            | Stmt::MethodInPlace { .. }) => {
                 reads_in(std::slice::from_ref(region), &mut used);
             }
             _ => {}

@@ -195,6 +195,13 @@ pub(crate) fn definitions(b: &Block) -> FxHashMap<Slot, u32> {
                     walk(then, m);
                     walk(otherwise, m);
                 }
+                Stmt::Cond { arms, otherwise } => {
+                    for a in arms {
+                        walk(&a.test, m);
+                        walk(&a.then, m);
+                    }
+                    walk(otherwise, m);
+                }
                 Stmt::Loop { body, .. } => walk(body, m),
                 Stmt::ForRange { var, body, .. } | Stmt::ForEach { var, body, .. } => {
                     add(m, *var);

@@ -189,6 +189,10 @@ pub(super) enum Ins<'p> {
     },
 }
 
+#[cfg(test)]
+#[path = "compile_cond_tests.rs"]
+mod cond_tests;
+
 pub(super) struct Code<'p> {
     pub(super) ins: Vec<Ins<'p>>,
     pub(super) spans: Vec<Span>,
@@ -595,18 +599,28 @@ impl<'p> Compiler<'p> {
     }
 
     fn block(&mut self, b: &'p Block) {
+        self.stmts(&b.stmts);
+    }
+
+    /// Compiles statements; returns the comparison the last one emitted, when it was
+    /// a `Let` (a following branch on its result fuses with it).
+    fn stmts(&mut self, stmts: &'p [Stmt]) -> Option<(usize, u32)> {
         // The comparison emitted by the previous statement, when it was a `Let`.
         let mut prev_cmp: Option<(usize, u32)> = None;
-        for s in &b.stmts {
-            if let (Stmt::If { cond, .. }, Some((at, dst))) = (s, prev_cmp) {
-                if *cond == Operand::Slot(crate::ir::Slot(dst)) && at + 1 == self.code.ins.len() {
-                    self.fused_if(s, at);
-                    prev_cmp = None;
-                    continue;
+        for s in stmts {
+            match s {
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } if prev_cmp.is_some() => {
+                    let jf = self.cond_jump(cond, prev_cmp);
+                    self.branches(jf, then, otherwise);
                 }
+                Stmt::Cond { arms, otherwise } => self.cond_chain(arms, otherwise, prev_cmp),
+                _ => self.stmt(s),
             }
             prev_cmp = None;
-            self.stmt(s);
             if let Stmt::Let { dst, .. } = s {
                 let last = self.code.ins.len() - 1;
                 if matches!(self.code.ins[last], Ins::CmpSS { .. } | Ins::CmpSI { .. }) {
@@ -614,15 +628,63 @@ impl<'p> Compiler<'p> {
                 }
             }
         }
+        prev_cmp
     }
 
-    fn fused_if(&mut self, s: &'p Stmt, at: usize) {
-        let Stmt::If {
-            then, otherwise, ..
-        } = s
-        else {
-            unreachable!()
-        };
+    /// A flat `Cond` compiled to the same code as the nested `If`s it means: arm by
+    /// arm its test, a conditional jump to the next arm (fused with the test's last
+    /// comparison where it can be), the arm's body and a jump to the end.
+    fn cond_chain(
+        &mut self,
+        arms: &'p [crate::ir::CondArm],
+        otherwise: &'p Block,
+        mut prev_cmp: Option<(usize, u32)>,
+    ) {
+        let mut to_end = Vec::new();
+        for (i, arm) in arms.iter().enumerate() {
+            if !arm.test.stmts.is_empty() {
+                prev_cmp = self.stmts(&arm.test.stmts);
+            }
+            let jf = self.cond_jump(&arm.cond, prev_cmp);
+            self.block(&arm.then);
+            if i + 1 == arms.len() && otherwise.stmts.is_empty() {
+                let end = self.pc();
+                self.patch(jf, end);
+                break;
+            }
+            to_end.push(self.emit(Ins::Jump { to: 0 }, Span::default()));
+            let next = self.pc();
+            self.patch(jf, next);
+            prev_cmp = None;
+        }
+        self.block(otherwise);
+        let end = self.pc();
+        for j in to_end {
+            self.patch(j, end);
+        }
+    }
+
+    /// The conditional jump (target patched later) of a branch on `cond`: the
+    /// comparison just emitted (`prev_cmp`) turned into a compare-and-jump when it
+    /// computed `cond`, else a jump-if-not.
+    fn cond_jump(&mut self, cond: &Operand, prev_cmp: Option<(usize, u32)>) -> usize {
+        if let Some((at, dst)) = prev_cmp {
+            if *cond == Operand::Slot(crate::ir::Slot(dst)) && at + 1 == self.code.ins.len() {
+                self.fuse_cmp(at);
+                return at;
+            }
+        }
+        match cond {
+            Operand::Slot(c) => self.emit(Ins::JumpIfNot { cond: c.0, to: 0 }, Span::default()),
+            _ => {
+                let cond = self.opnd(cond);
+                self.emit(Ins::JumpIfNotOp { cond, to: 0 }, Span::default())
+            }
+        }
+    }
+
+    /// Turns the comparison at `at` into its compare-and-jump form.
+    fn fuse_cmp(&mut self, at: usize) {
         self.code.ins[at] = match self.code.ins[at] {
             Ins::CmpSS {
                 op,
@@ -654,7 +716,6 @@ impl<'p> Compiler<'p> {
             },
             _ => unreachable!(),
         };
-        self.branches(at, then, otherwise);
     }
 
     /// The two arms of an `If` whose conditional jump (to the else arm) is at `jf`.
@@ -686,17 +747,10 @@ impl<'p> Compiler<'p> {
                 then,
                 otherwise,
             } => {
-                let jf = match cond {
-                    Operand::Slot(c) => {
-                        self.emit(Ins::JumpIfNot { cond: c.0, to: 0 }, Span::default())
-                    }
-                    _ => {
-                        let cond = self.opnd(cond);
-                        self.emit(Ins::JumpIfNotOp { cond, to: 0 }, Span::default())
-                    }
-                };
+                let jf = self.cond_jump(cond, None);
                 self.branches(jf, then, otherwise);
             }
+            Stmt::Cond { arms, otherwise } => self.cond_chain(arms, otherwise, None),
             Stmt::Loop { body, span } => {
                 let t = self.new_target();
                 let outer = std::mem::replace(&mut self.cur_loop, t);

@@ -473,6 +473,18 @@ impl<'p, 'io> Machine<'p, 'io> {
                 let c = self.cond_value(cond)?;
                 return self.exec_block(if c { then } else { otherwise });
             }
+            Stmt::Cond { arms, otherwise } => {
+                for arm in arms {
+                    match self.exec_block(&arm.test)? {
+                        Flow::Normal => {}
+                        f => return Ok(f),
+                    }
+                    if self.cond_value(&arm.cond)? {
+                        return self.exec_block(&arm.then);
+                    }
+                }
+                return self.exec_block(otherwise);
+            }
             Stmt::Loop { body, span } => loop {
                 loop_body!(self, body, *span);
             },
@@ -669,6 +681,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             // Handled in `exec_stmt`.
             Stmt::Let { .. }
             | Stmt::If { .. }
+            | Stmt::Cond { .. }
             | Stmt::Loop { .. }
             | Stmt::Return(_)
             | Stmt::Break

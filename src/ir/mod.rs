@@ -397,6 +397,17 @@ pub enum Stmt {
         then: Block,
         otherwise: Block,
     },
+    /// A chain of conditions with two or more arms (`si … sin …`, `elige … casu …`),
+    /// kept flat so that no pass recurses once per arm: arm by arm, run `test`, then
+    /// take `then` and leave if `cond` holds; when no arm is taken, run `otherwise`.
+    /// It means exactly `test₀; If(cond₀, then₀, {test₁; If(cond₁, then₁, {… otherwise})})`
+    /// and is printed and compiled that way (docs/robustness.md, "Compile time of long
+    /// chains"). The lowerer emits the first arm's test before the chain (its `test`
+    /// is empty), as it would for a single `If`.
+    Cond {
+        arms: Vec<CondArm>,
+        otherwise: Block,
+    },
     /// Runs until `Break` or `Return`; `dum` lowers to a loop with a test at the top.
     Loop {
         body: Block,
@@ -451,6 +462,58 @@ pub enum Stmt {
         args: Vec<Operand>,
         span: Span,
     },
+}
+
+/// One arm of a [`Stmt::Cond`]: `test` computes `cond`, which chooses `then`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CondArm {
+    pub test: Block,
+    pub cond: Operand,
+    pub then: Block,
+}
+
+/// The first arm of a chain, as the `If` whose `otherwise` holds the rest: the rest's
+/// first test, then an `If` (one arm left) or a `Cond`. `arms` is not empty. Passes
+/// that handle one `If` at a time (autodiff's inlining) see the same statements as
+/// from the nested form, one level deep.
+pub fn peel_cond(arms: &[CondArm], otherwise: &Block) -> Peeled {
+    let (first, rest) = arms.split_first().expect("a chain has arms");
+    let other = match rest {
+        [] => otherwise.clone(),
+        [only] => {
+            let mut stmts = only.test.stmts.clone();
+            stmts.push(Stmt::If {
+                cond: only.cond.clone(),
+                then: only.then.clone(),
+                otherwise: otherwise.clone(),
+            });
+            Block { stmts }
+        }
+        [next, ..] => {
+            let mut stmts = next.test.stmts.clone();
+            let mut arms = rest.to_vec();
+            arms[0].test = Block::default();
+            stmts.push(Stmt::Cond {
+                arms,
+                otherwise: otherwise.clone(),
+            });
+            Block { stmts }
+        }
+    };
+    Peeled {
+        test: first.test.stmts.clone(),
+        cond: first.cond.clone(),
+        then: first.then.clone(),
+        otherwise: other,
+    }
+}
+
+/// A chain's first arm, from [`peel_cond`]: `test; If(cond, then, otherwise)`.
+pub struct Peeled {
+    pub test: Vec<Stmt>,
+    pub cond: Operand,
+    pub then: Block,
+    pub otherwise: Block,
 }
 
 #[derive(Clone, Debug, PartialEq)]

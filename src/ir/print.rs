@@ -254,6 +254,29 @@ impl Printer<'_> {
         self.line(ind, "}");
     }
 
+    /// A `Cond` as the nested `if`/`else` it means (one level deeper per arm),
+    /// written in a loop: arm `i`'s test and `if` sit inside arm `i - 1`'s `else`.
+    fn cond_chain(&mut self, ind: usize, arms: &[CondArm], otherwise: &Block) {
+        let mut open = 0;
+        for (i, arm) in arms.iter().enumerate() {
+            let d = ind + i;
+            self.block(d, &arm.test);
+            let head = format!("if {}", self.op(&arm.cond));
+            self.nested(d, &head, &arm.then);
+            if i + 1 == arms.len() && otherwise.stmts.is_empty() {
+                break;
+            }
+            self.line(d, "else {");
+            open += 1;
+        }
+        if !otherwise.stmts.is_empty() {
+            self.block(ind + arms.len(), otherwise);
+        }
+        for d in (ind..ind + open).rev() {
+            self.line(d, "}");
+        }
+    }
+
     fn stmt(&mut self, ind: usize, s: &Stmt) {
         match s {
             Stmt::Let { dst, rhs, .. } => {
@@ -311,6 +334,7 @@ impl Printer<'_> {
                     self.nested(ind, "else", otherwise);
                 }
             }
+            Stmt::Cond { arms, otherwise } => self.cond_chain(ind, arms, otherwise),
             Stmt::Loop { body, .. } => self.nested(ind, "loop", body),
             Stmt::ForRange {
                 var,

@@ -246,6 +246,14 @@ impl Verifier<'_> {
                 self.block(then);
                 self.block(otherwise);
             }
+            Stmt::Cond { arms, otherwise } => {
+                for arm in arms {
+                    self.block(&arm.test);
+                    self.op(&arm.cond);
+                    self.block(&arm.then);
+                }
+                self.block(otherwise);
+            }
             Stmt::Loop { body, .. } => {
                 self.loops += 1;
                 self.block(body);

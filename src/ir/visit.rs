@@ -2,7 +2,8 @@
 //! every pass (activity and dead-code analysis, companion simplification). Both a
 //! shared and a mutable form are generated from one body, so a new `Rhs` or `Stmt`
 //! variant is handled once. A place's root slot counts as read (the statement reads
-//! the container it writes into); nested blocks are walked.
+//! the container it writes into); nested blocks are walked (a `Cond`'s arms in a loop,
+//! so the depth is the program's nesting, never its number of arms).
 
 use super::*;
 
@@ -99,6 +100,14 @@ macro_rules! visitors {
                     block(then, f);
                     block(otherwise, f);
                 }
+                Stmt::Cond { arms, otherwise } => {
+                    for arm in arms {
+                        block(&$($m)? arm.test, f);
+                        f(&$($m)? arm.cond);
+                        block(&$($m)? arm.then, f);
+                    }
+                    block(otherwise, f);
+                }
                 Stmt::Loop { body, .. } => block(body, f),
                 Stmt::ForRange {
                     start,
@@ -161,6 +170,13 @@ macro_rules! child_walkers {
                     then, otherwise, ..
                 } => {
                     f(then);
+                    f(otherwise);
+                }
+                Stmt::Cond { arms, otherwise } => {
+                    for arm in arms {
+                        f(&$($m)? arm.test);
+                        f(&$($m)? arm.then);
+                    }
                     f(otherwise);
                 }
                 Stmt::Loop { body, .. }

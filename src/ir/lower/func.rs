@@ -193,23 +193,6 @@ impl Lowerer<'_> {
             .find(|l| l.name == name)
     }
 
-    /// The `initialized` flags of every visible local, outermost first.
-    pub fn init_flags(&mut self) -> Vec<bool> {
-        self.cx()
-            .scopes
-            .iter()
-            .flatten()
-            .map(|l| l.initialized)
-            .collect()
-    }
-
-    /// Restores flags taken by [`init_flags`] (scopes opened since then are gone).
-    pub fn set_init_flags(&mut self, flags: &[bool]) {
-        for (l, f) in self.cx().scopes.iter_mut().flatten().zip(flags) {
-            l.initialized = *f;
-        }
-    }
-
     pub fn slot_ty(&self, s: Slot) -> Ty {
         self.fns
             .last()

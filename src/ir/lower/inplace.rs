@@ -46,6 +46,11 @@ fn writes_slot0(b: &Block, mutating: &FxHashSet<FuncId>) -> bool {
         Stmt::If {
             then, otherwise, ..
         } => writes_slot0(then, mutating) || writes_slot0(otherwise, mutating),
+        Stmt::Cond { arms, otherwise } => {
+            arms.iter()
+                .any(|a| writes_slot0(&a.test, mutating) || writes_slot0(&a.then, mutating))
+                || writes_slot0(otherwise, mutating)
+        }
         Stmt::Loop { body, .. } => writes_slot0(body, mutating),
         Stmt::ForRange { var, body, .. } | Stmt::ForEach { var, body, .. } => {
             *var == Slot(0) || writes_slot0(body, mutating)
@@ -95,6 +100,13 @@ fn rewrite_block(b: &mut Block, mutating: &FxHashSet<FuncId>, slots: &mut Vec<Sl
                 then, otherwise, ..
             } => {
                 rewrite_block(then, mutating, slots);
+                rewrite_block(otherwise, mutating, slots);
+            }
+            Stmt::Cond { arms, otherwise } => {
+                for a in arms {
+                    rewrite_block(&mut a.test, mutating, slots);
+                    rewrite_block(&mut a.then, mutating, slots);
+                }
                 rewrite_block(otherwise, mutating, slots);
             }
             Stmt::Loop { body, .. } | Stmt::ForRange { body, .. } | Stmt::ForEach { body, .. } => {

@@ -3,6 +3,7 @@
 //! is lowered to slot-addressed, A-normal-form IR. Name resolution happens here:
 //! after lowering, no name is ever looked up again.
 
+mod chain;
 mod expr;
 mod func;
 mod hints;

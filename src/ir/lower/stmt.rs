@@ -60,12 +60,7 @@ impl Lowerer<'_> {
                     self.bind(n, slot, *kind == BindKind::Varia, true);
                 }
             }
-            StmtKind::If { arms, otherwise } => {
-                let before = self.init_flags();
-                let mut after = before.clone();
-                self.if_chain(arms, otherwise.as_ref(), &before, &mut after);
-                self.set_init_flags(&after);
-            }
+            StmtKind::If { arms, otherwise } => self.if_chain(arms, otherwise.as_ref()),
             StmtKind::While { cond, body } => {
                 self.push_block();
                 let c = self.expr_to(cond, &Ty::Bool);
@@ -358,80 +353,6 @@ impl Lowerer<'_> {
                 target.span,
             ),
         }
-    }
-
-    /// Lowers `si … sin … secus` as nested `If`s. Each arm starts from the
-    /// initialisation state `before`; `after` collects what any arm assigned.
-    fn if_chain(
-        &mut self,
-        arms: &[ast::CondArm],
-        otherwise: Option<&ast::Block>,
-        before: &[bool],
-        after: &mut Vec<bool>,
-    ) {
-        let merge = |s: &mut Self, after: &mut Vec<bool>| {
-            for (a, now) in after.iter_mut().zip(s.init_flags()) {
-                *a |= now;
-            }
-            s.set_init_flags(before);
-        };
-        let Some((first, rest)) = arms.split_first() else {
-            if let Some(b) = otherwise {
-                let blk = self.block(b);
-                merge(self, after);
-                self.cx()
-                    .blocks
-                    .last_mut()
-                    .expect("open block")
-                    .extend(blk.stmts);
-            }
-            return;
-        };
-        let c = self.expr_to(&first.cond, &Ty::Bool);
-        let then = self.block(&first.body);
-        merge(self, after);
-        self.push_block();
-        self.if_chain(rest, otherwise, before, after);
-        let other = self.pop_block();
-        self.emit(Stmt::If {
-            cond: c,
-            then,
-            otherwise: other,
-        });
-    }
-
-    fn elige_chain(
-        &mut self,
-        subject: &Operand,
-        cases: &[ast::CondArm],
-        otherwise: Option<&ast::Block>,
-    ) {
-        let Some((first, rest)) = cases.split_first() else {
-            if let Some(b) = otherwise {
-                let blk = self.block(b);
-                self.cx()
-                    .blocks
-                    .last_mut()
-                    .expect("open block")
-                    .extend(blk.stmts);
-            }
-            return;
-        };
-        let (c, _) = self.expr(&first.cond, None);
-        let eq = self.temp(
-            Rhs::Prim(Prim::Binary(ast::BinOp::Eq), vec![subject.clone(), c]),
-            Ty::Bool,
-            first.cond.span,
-        );
-        let then = self.block(&first.body);
-        self.push_block();
-        self.elige_chain(subject, rest, otherwise);
-        let other = self.pop_block();
-        self.emit(Stmt::If {
-            cond: eq,
-            then,
-            otherwise: other,
-        });
     }
 
     fn iterate(
