@@ -31,6 +31,7 @@ mod compile;
 mod convert;
 pub mod display;
 mod exec;
+mod finite;
 mod host;
 mod loops;
 mod methods;
@@ -44,6 +45,7 @@ mod vm;
 
 pub use capture::{run_entry_capturing, CallCapture};
 pub use display::{display, display_into};
+pub use finite::set_check_finite;
 pub use value::{Closure, Key, Map, Record, Value};
 
 use crate::diag::{codes, Code, Diagnostic};
