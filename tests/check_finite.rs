@@ -121,7 +121,12 @@ fn a_non_finite_value_born_in_a_companion_names_the_primal_line() {
     assert!(err.contains("grad_log_summa"), "{err}");
     // The primal `x.log()` is line 3, column 20; the forward value printed first.
     assert!(err.contains("companion.fab:3:20"), "{err}");
-    assert_eq!(text(&out.stdout).lines().count(), 1, "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        1,
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 /// A tree with a bad leaf two levels down: the message must name its dotted path.
@@ -155,7 +160,10 @@ fn adamw_stops_naming_the_step_and_the_leaf() {
             err.starts_with("error[RUN007]: adamw step 2: the gradient of `strata.1`"),
             "{bad}: {err}"
         );
-        assert!(text(&out.stdout).is_empty(), "{bad}: no NaN weights printed");
+        assert!(
+            text(&out.stdout).is_empty(),
+            "{bad}: no NaN weights printed"
+        );
     }
 }
 

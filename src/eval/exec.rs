@@ -671,6 +671,9 @@ impl<'p, 'io> Machine<'p, 'io> {
                     (self.float_op(&args[0]), self.float_op(&args[1]))
                 {
                     if let Some(v) = ops::float_fast(*op, x, y) {
+                        if self.check_finite {
+                            return self.finite_or_stop(op.glyph(), v, span);
+                        }
                         return Ok(v);
                     }
                 }
@@ -695,7 +698,11 @@ impl<'p, 'io> Machine<'p, 'io> {
     fn binary_slow(&self, op: BinOp, a: &Operand, b: &Operand, span: Span) -> Res<Value> {
         let a = self.get(a);
         let b = self.get(b);
-        ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))
+        let v = ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))?;
+        if self.check_finite {
+            return self.finite_or_stop(op.glyph(), v, span);
+        }
+        Ok(v)
     }
 
     /// A tensor op (`Rhs::Op`): operands by reference (no clone, no reference count
