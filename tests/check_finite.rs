@@ -242,3 +242,66 @@ fn the_gpt_example_stops_on_divergence_and_keeps_its_checkpoint() {
         "the good checkpoint was overwritten"
     );
 }
+
+#[test]
+fn the_gpt_example_runs_clean_under_check_finite_and_divergence_names_an_op() {
+    // No false alarm anywhere in gradus or the example when nothing diverges…
+    let dir = scratch("gpt-check");
+    let pkg = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/gpt-shakespeare");
+    let run = |flags: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--check-finite",
+            pkg.to_str().unwrap(),
+            "--",
+            "--tiny",
+        ];
+        args.extend_from_slice(flags);
+        args.extend(["--out", dir.to_str().unwrap()]);
+        faber(&args)
+    };
+    let good = run(&["--steps", "2", "--sample", "4"]);
+    assert_eq!(good.status.code(), Some(0), "{}", text(&good.stderr));
+    // …and a diverging run stops at the op, inside the generated companion, before the
+    // example's own divergence check.
+    let bad = run(&["--steps", "5", "--lr", "1e30"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(err.starts_with("error[RUN018]"), "{err}");
+    assert!(
+        err.contains("in `model::grad_damnum` produced NaN"),
+        "{err}"
+    );
+    assert!(!err.contains("training diverged"), "{err}");
+}
+
+#[test]
+fn the_train_sgd_steps_stop_naming_the_parameter() {
+    let dir = scratch("train");
+    for (call, who) in [
+        ("train.sgd(w, bad, 0.1)", "train.sgd: the gradient of `p`"),
+        (
+            "train.train_step_2x2(w, w, w, bad, 0.1)[1]",
+            "train_step_2x2: the gradient of `b`",
+        ),
+        (
+            "train.sgd(w, w, 1.0 / 0.0)",
+            "train.sgd: the learning rate is inf",
+        ),
+    ] {
+        let src = format!(
+            "importa ex \"gradus:train\" privata train
+incipit {{
+    fixum tf32[] z ← vacua
+    fixum tf32[2, 2] w ← z.crea(1.0, [2, 2])
+    fixum tf32[2, 2] bad ← z.strue([1.0, 2.0, 0.0 / 0.0, 3.0], [2, 2])
+    nota {call}
+}}
+"
+        );
+        let out = run_file(&dir, "train.fab", &src, &[]);
+        assert_eq!(out.status.code(), Some(1), "{who}: {}", text(&out.stdout));
+        let err = text(&out.stderr);
+        assert!(err.starts_with(&format!("error[RUN007]: {who}")), "{err}");
+    }
+}
