@@ -305,3 +305,18 @@ incipit {{
         assert!(err.starts_with(&format!("error[RUN007]: {who}")), "{err}");
     }
 }
+
+#[test]
+fn a_non_finite_learning_rate_stops_adamw() {
+    let dir = scratch("lr");
+    let src = ADAMW
+        .replace("BAD", "1.0")
+        .replace("s1, 0.1, 0.9", "s1, inf - inf, 0.9");
+    let out = run_file(&dir, "lr.fab", &src, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error[RUN007]: adamw step 2: a learning rate or coefficient is NaN"),
+        "{err}"
+    );
+}
