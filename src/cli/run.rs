@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// Most items a `lista` may grow to (default 2^27); beyond it RUN012.
     #[arg(long, value_name = "N", default_value_t = faber::eval::LIST_LIMIT)]
     pub max_list_items: usize,
+    /// Stop with RUN018 at the first tensor op or scalar arithmetic whose result holds a
+    /// NaN or an infinity, naming its line (off by default: nothing is checked).
+    #[arg(long)]
+    pub check_finite: bool,
     /// Arguments passed to the program (after `--`).
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -162,6 +166,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     let mut io = ProcessIo::with_args(args.args.clone(), program_dir(&args.path));
     faber::eval::set_max_steps(args.max_steps);
     faber::eval::set_growth_limits(args.max_text_bytes, args.max_list_items);
+    faber::eval::set_check_finite(args.check_finite);
     let result = faber::eval::run_entry(&program, &mut io);
     io.clear_progress();
     io.flush();

@@ -71,6 +71,9 @@ pub(crate) struct Machine<'p, 'io> {
     pub(super) list_limit: usize,
     /// Calls to record (`faber grad-check`, `capture.rs`); `None` in ordinary runs.
     pub(super) capture: Option<Box<super::CallCapture>>,
+    /// `faber run --check-finite`: stop at the first op whose result is not finite
+    /// (`finite.rs`), read once.
+    pub(super) check_finite: bool,
 }
 
 fn const_value(c: &Const) -> Value {
@@ -99,6 +102,7 @@ impl<'p, 'io> Machine<'p, 'io> {
             steps_left: super::max_steps(),
             list_limit: super::list_limit(),
             capture: None,
+            check_finite: super::finite::check_finite(),
         }
     }
 
@@ -707,6 +711,9 @@ impl<'p, 'io> Machine<'p, 'io> {
                     (self.float_op(&args[0]), self.float_op(&args[1]))
                 {
                     if let Some(v) = ops::float_fast(*op, x, y) {
+                        if self.check_finite {
+                            return self.finite_or_stop(op.glyph(), v, span);
+                        }
                         return Ok(v);
                     }
                 }
@@ -731,7 +738,11 @@ impl<'p, 'io> Machine<'p, 'io> {
     fn binary_slow(&self, op: BinOp, a: &Operand, b: &Operand, span: Span) -> Res<Value> {
         let a = self.get(a);
         let b = self.get(b);
-        ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))
+        let v = ops::binary(op, &a, &b).map_err(|f| self.fault_at(f, span))?;
+        if self.check_finite {
+            return self.finite_or_stop(op.glyph(), v, span);
+        }
+        Ok(v)
     }
 
     /// A tensor op (`Rhs::Op`): operands by reference (no clone, no reference count
@@ -755,7 +766,11 @@ impl<'p, 'io> Machine<'p, 'io> {
             },
             _ => return self.op_with_consts(op, args, span),
         };
-        r.map_err(|f| self.fault_at(f, span))
+        let v = r.map_err(|f| self.fault_at(f, span))?;
+        if self.check_finite {
+            return self.finite_or_stop(op.name(), v, span);
+        }
+        Ok(v)
     }
 
     /// A slot or global operand by reference; `None` for a constant.
@@ -795,7 +810,11 @@ impl<'p, 'io> Machine<'p, 'io> {
                 Operand::Const(_) => k,
             };
         }
-        tensors::apply(op, &refs[..args.len()]).map_err(|f| self.fault_at(f, span))
+        let v = tensors::apply(op, &refs[..args.len()]).map_err(|f| self.fault_at(f, span))?;
+        if self.check_finite {
+            return self.finite_or_stop(op.name(), v, span);
+        }
+        Ok(v)
     }
 
     #[inline(never)]
@@ -836,7 +855,12 @@ impl<'p, 'io> Machine<'p, 'io> {
                 for (b, a) in buf.iter_mut().zip(args) {
                     *b = self.val(a);
                 }
-                methods::call(*m, &self.get(recv), &mut buf[..args.len()])
+                let r = methods::call(*m, &self.get(recv), &mut buf[..args.len()]);
+                if self.check_finite {
+                    let v = r.map_err(|f| self.fault_at(f, span))?;
+                    return self.finite_or_stop(m.name(), v, span);
+                }
+                r
             }
             Rhs::Host(h, args) => {
                 let vals: Vec<Value> = args.iter().map(|a| self.val(a)).collect();

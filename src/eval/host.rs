@@ -60,6 +60,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             names(prog, &args[0], &mut String::new(), &mut out, 0)?;
             Ok(Value::list(out.into_iter().map(Value::text).collect()))
         }
+        Host::PrimumNonFinitum => super::finite::first_non_finite_leaf(prog, &args[0]),
         Host::ServaTensores => {
             let path = text(h, &args[0])?;
             let bytes = checkpoint::to_safetensors(prog, &args[1])?;

@@ -31,6 +31,7 @@ mod compile;
 mod convert;
 pub mod display;
 mod exec;
+mod finite;
 mod host;
 mod location;
 mod loops;
@@ -45,6 +46,7 @@ mod vm;
 
 pub use capture::{run_entry_capturing, CallCapture};
 pub use display::{display, display_into};
+pub use finite::set_check_finite;
 pub use location::is_library_file;
 pub use value::{Closure, Key, Map, Record, Value};
 

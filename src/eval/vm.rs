@@ -140,12 +140,19 @@ impl<'p> Machine<'p, '_> {
                 let a = x.as_f64().unwrap_or_default();
                 let b = y.as_f64().unwrap_or_default();
                 if let Some(v) = ops::float_fast(op, a, b) {
+                    if self.check_finite {
+                        return self.finite_or_stop(op.glyph(), v, span);
+                    }
                     return Ok(v);
                 }
             }
             _ => {}
         }
-        ops::binary(op, x, y).map_err(|f| self.fault_at(f, span))
+        let v = ops::binary(op, x, y).map_err(|f| self.fault_at(f, span))?;
+        if self.check_finite {
+            return self.finite_or_stop(op.glyph(), v, span);
+        }
+        Ok(v)
     }
 
     #[cold]

@@ -45,6 +45,8 @@ hosts! {
     Folia = "folia", 1;
     ExFoliis = "ex_foliis", 2;
     NominaFoliorum = "nomina_foliorum", 1;
+    // the path of the first leaf holding a NaN or an infinity ("" when none)
+    PrimumNonFinitum = "primum_non_finitum", 1;
     // safetensors checkpoints of a parameter tree (leaf names from nomina_foliorum)
     ServaTensores = "serva_tensores", 2;
     CargaTensores = "carga_tensores", 2;
@@ -60,7 +62,10 @@ impl Host {
             Host::LegeTextum | Host::LegeOctetos | Host::Progressus => vec![Ty::Text],
             Host::ScribeTextum => vec![Ty::Text, Ty::Text],
             Host::Hora | Host::Argumenta | Host::Directorium => vec![],
-            Host::Folia | Host::NominaFoliorum | Host::TensoresAdOctetos => vec![Ty::Any],
+            Host::Folia
+            | Host::NominaFoliorum
+            | Host::PrimumNonFinitum
+            | Host::TensoresAdOctetos => vec![Ty::Any],
             Host::TensoresExOctetis => vec![Ty::Bytes, Ty::Any],
             Host::ExFoliis => vec![Ty::Any, Ty::List(Box::new(tensor()))],
             Host::ServaTensores | Host::CargaTensores => vec![Ty::Text, Ty::Any],
@@ -71,7 +76,7 @@ impl Host {
     /// `carga_tensores` return a tree of the same type as their tree argument.
     pub fn result(self, args: &[Ty]) -> Ty {
         match self {
-            Host::LegeTextum | Host::Directorium => Ty::Text,
+            Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum => Ty::Text,
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
             Host::ScribeTextum | Host::Progressus | Host::ServaTensores => Ty::Vacuum,

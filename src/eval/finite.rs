@@ -1,0 +1,144 @@
+//! Finiteness checks: `faber run --check-finite` (RUN018 at the first tensor op or
+//! scalar arithmetic whose result holds a NaN or an infinity) and the host function
+//! `hospes.primum_non_finitum` that gradus' optimizers use (docs/gradus.md, "Non-finite
+//! values").
+//!
+//! The flag is read once per machine into `Machine::check_finite`; with it off, the only
+//! cost is one well-predicted branch after each tensor op, scalar float operation and
+//! number method.
+
+use std::cell::Cell;
+
+use super::exec::{Machine, Res};
+use super::host::{leaves, names};
+use super::value::Value;
+use super::FResult;
+use crate::diag::codes;
+use crate::ir::Program;
+use crate::source::Span;
+
+thread_local! {
+    static CHECK_FINITE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Turns `--check-finite` on or off for programs run on this thread; returns the old
+/// setting.
+pub fn set_check_finite(on: bool) -> bool {
+    CHECK_FINITE.with(|c| c.replace(on))
+}
+
+pub(crate) fn check_finite() -> bool {
+    CHECK_FINITE.with(|c| c.get())
+}
+
+/// Whether every element is finite: one pass, eight independent lanes (`x·0` is 0 for a
+/// finite `x` and NaN for NaN or ±∞, so a lane's sum stays 0 until it meets one).
+pub(crate) fn all_finite(xs: &[f64]) -> bool {
+    let mut acc = [0.0f64; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x * 0.0;
+        }
+    }
+    let tail = chunks.remainder().iter().fold(0.0, |a, x| a + x * 0.0);
+    acc.iter().sum::<f64>() + tail == 0.0
+}
+
+/// The first element that is NaN or ±∞, with its flat index.
+fn first_bad(xs: &[f64]) -> Option<(usize, f64)> {
+    if all_finite(xs) {
+        return None;
+    }
+    xs.iter()
+        .enumerate()
+        .find(|(_, x)| !x.is_finite())
+        .map(|(i, x)| (i, *x))
+}
+
+/// What is not finite in an op's result: a tensor, a number, or a pair/triple of them.
+fn describe(v: &Value) -> Option<String> {
+    match v {
+        Value::Float(f) if !f.is_finite() => Some(format!("the value {}", show(*f))),
+        Value::Tensor(t) => first_bad(t.data()).map(|(i, x)| {
+            format!(
+                "{} at flat index {i} of a tensor of shape {:?}",
+                show(x),
+                t.shape()
+            )
+        }),
+        Value::Tuple(items) => items.iter().enumerate().find_map(|(k, item)| {
+            describe(item).map(|d| format!("{d} (result {} of the tuple)", k))
+        }),
+        _ => None,
+    }
+}
+
+fn show(x: f64) -> &'static str {
+    if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "+inf"
+    } else {
+        "-inf"
+    }
+}
+
+impl Machine<'_, '_> {
+    /// RUN018 when `v`, the result of `what` at `span`, holds a NaN or an infinity.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn finite_or_stop(&self, what: &str, v: Value, span: Span) -> Res<Value> {
+        let Some(d) = describe(&v) else {
+            return Ok(v);
+        };
+        let func = self
+            .calls
+            .last()
+            .map(|f| self.prog.functions[f.func.0 as usize].name.as_str())
+            .unwrap_or("incipit");
+        Err(self.error(
+            codes::RUN_NON_FINITE,
+            format!("`{what}` in `{func}` produced {d} (--check-finite)"),
+            span,
+        ))
+    }
+}
+
+/// `hospes.primum_non_finitum(arbor)`: the dotted path (as `nomina_foliorum`) of the
+/// first tensor leaf that holds a NaN or an infinity, or `""` when every leaf is finite.
+pub(super) fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
+    let mut ts = Vec::new();
+    leaves(tree, &mut ts, 0)?;
+    let bad = ts.iter().position(|t| match t {
+        Value::Tensor(t) => !all_finite(t.data()),
+        _ => false,
+    });
+    let Some(k) = bad else {
+        return Ok(Value::text(String::new()));
+    };
+    let mut paths = Vec::new();
+    names(prog, tree, &mut String::new(), &mut paths, 0)?;
+    Ok(Value::text(paths.swap_remove(k)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_finite_finds_every_kind_anywhere() {
+        for n in [0usize, 1, 7, 8, 9, 31] {
+            let ok: Vec<f64> = (0..n).map(|i| i as f64 * 1e300).collect();
+            assert!(all_finite(&ok), "n = {n}");
+            for at in 0..n {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    let mut xs = ok.clone();
+                    xs[at] = bad;
+                    assert!(!all_finite(&xs), "n = {n}, at = {at}, {bad}");
+                    assert_eq!(first_bad(&xs).map(|(i, _)| i), Some(at));
+                }
+            }
+        }
+    }
+}
