@@ -25,6 +25,7 @@ macro_rules! loop_body {
     };
 }
 
+pub mod atomic;
 mod capture;
 mod checkpoint;
 mod compile;
@@ -35,6 +36,7 @@ mod host;
 mod loops;
 mod methods;
 mod ops;
+pub mod outdir;
 mod place;
 mod retro;
 mod slice;
@@ -68,10 +70,16 @@ pub trait Io {
     }
 
     /// `hospes.scribe_textum`: creates or replaces a file (and its missing parent
-    /// directories).
+    /// directories) atomically ([`atomic::write_atomic`]).
     fn write_file(&mut self, path: &str, contents: &str) -> Result<(), String> {
-        create_parent(path)?;
-        std::fs::write(path, contents).map_err(|e| e.to_string())
+        atomic::write_atomic(std::path::Path::new(path), contents.as_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    /// `hospes.para_directorium`: creates an output directory, checks that files
+    /// can be written in it and locks it for this run ([`outdir::claim`]).
+    fn claim_dir(&mut self, path: &str) -> Result<(), String> {
+        outdir::claim(std::path::Path::new(path))
     }
 
     /// `hospes.directorium`: the directory of the program being run (the package
@@ -85,10 +93,10 @@ pub trait Io {
         std::fs::read(path).map_err(|e| e.to_string())
     }
 
-    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file.
+    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file, atomically
+    /// ([`atomic::write_atomic`]).
     fn write_bytes(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
-        create_parent(path)?;
-        std::fs::write(path, contents).map_err(|e| e.to_string())
+        atomic::write_atomic(std::path::Path::new(path), contents).map_err(|e| e.to_string())
     }
 
     /// `hospes.argumenta`: the program's arguments (after `--` on the command line).
@@ -134,16 +142,6 @@ pub fn set_max_steps(steps: Option<u64>) -> Option<u64> {
 
 pub(crate) fn max_steps() -> u64 {
     MAX_STEPS.with(|m| m.get())
-}
-
-/// Creates the missing parent directories of a file about to be written.
-pub fn create_parent(path: &str) -> Result<(), String> {
-    match std::path::Path::new(path).parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())
-        }
-        _ => Ok(()),
-    }
 }
 
 /// An [`Io`] that collects output in memory (tests, `faber test`).
