@@ -33,6 +33,7 @@ mod convert;
 pub mod display;
 mod exec;
 mod host;
+pub mod interrupt;
 mod loops;
 mod methods;
 mod ops;
