@@ -23,7 +23,10 @@ fn command(dir: &Path, src: &str, fault: Option<&str>) -> Command {
     let file = dir.join("prog.fab");
     std::fs::write(&file, src).unwrap();
     let mut cmd = Command::new(BIN);
-    cmd.arg("run").arg(&file).current_dir(dir).env("NO_COLOR", "1");
+    cmd.arg("run")
+        .arg(&file)
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
     cmd.env_remove("FABER_WRITE_FAULT");
     if let Some(f) = fault {
         cmd.env("FABER_WRITE_FAULT", f);
@@ -32,7 +35,9 @@ fn command(dir: &Path, src: &str, fault: Option<&str>) -> Command {
 }
 
 fn run(dir: &Path, src: &str, fault: Option<&str>) -> Output {
-    command(dir, src, fault).output().expect("the faber binary runs")
+    command(dir, src, fault)
+        .output()
+        .expect("the faber binary runs")
 }
 
 fn stderr(out: &Output) -> String {
@@ -114,7 +119,10 @@ fn a_checkpoint_write_that_fails_keeps_the_previous_checkpoint() {
         let out = run(&dir, CHECKPOINT, Some(fault));
         assert_eq!(out.status.code(), Some(1), "{fault}: {}", stderr(&out));
         assert!(stderr(&out).contains("cannot write `ckpt.safetensors`"));
-        assert!(std::fs::read(dir.join("ckpt.safetensors")).unwrap() == good, "{fault}");
+        assert!(
+            std::fs::read(dir.join("ckpt.safetensors")).unwrap() == good,
+            "{fault}"
+        );
         assert!(temporaries(&dir).is_empty(), "{fault}: {:?}", listing(&dir));
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -135,7 +143,10 @@ fn an_aborted_write_keeps_the_previous_checkpoint() {
     // The dead writer's temporary is left behind, named after the target and its PID…
     let left = temporaries(&dir);
     assert_eq!(left.len(), 1, "{:?}", listing(&dir));
-    assert!(left[0].starts_with(".ckpt.safetensors.faber-tmp-"), "{left:?}");
+    assert!(
+        left[0].starts_with(".ckpt.safetensors.faber-tmp-"),
+        "{left:?}"
+    );
     // …and the next claim of the directory removes it.
     let out = run(
         &dir,
@@ -213,7 +224,10 @@ fn a_symbolic_link_is_written_through() {
             None,
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert_eq!(std::fs::read_to_string(dir.join("real.txt")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("real.txt")).unwrap(),
+            "new"
+        );
         let meta = std::fs::symlink_metadata(dir.join("link.txt")).unwrap();
         assert!(meta.file_type().is_symlink());
     }
@@ -276,7 +290,9 @@ fn an_unwritable_directory_is_found_when_claimed() {
     // Tests may run as root, where permission bits do not stop a write: these paths
     // cannot hold files for anyone (below a regular file, under /dev/null, in /proc).
     for target in ["file/out", "/dev/null/out", "/proc/faber-out"] {
-        let src = format!("incipit {{\n    hospes.para_directorium(\"{target}\")\n    nota \"claimed\"\n}}\n");
+        let src = format!(
+            "incipit {{\n    hospes.para_directorium(\"{target}\")\n    nota \"claimed\"\n}}\n"
+        );
         let out = run(&dir, &src, None);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{target}: {err}");
@@ -295,7 +311,14 @@ fn the_gpt_example_refuses_an_unwritable_out_before_training() {
     std::fs::write(dir.join("file"), "a regular file").unwrap();
     let bad = dir.join("file/out");
     let out = Command::new(BIN)
-        .args(["run", "examples/gpt-shakespeare", "--", "--tiny", "--steps", "3"])
+        .args([
+            "run",
+            "examples/gpt-shakespeare",
+            "--",
+            "--tiny",
+            "--steps",
+            "3",
+        ])
         .arg("--out")
         .arg(&bad)
         .env("NO_COLOR", "1")

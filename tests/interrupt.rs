@@ -81,7 +81,10 @@ fn temporaries(dir: &Path) -> Vec<String> {
 fn wait_for_temporary(dir: &Path) {
     let start = Instant::now();
     while temporaries(dir).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(60), "no write started");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no write started"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -142,7 +145,10 @@ fn a_second_sigint_exits_at_once_and_the_old_file_survives() {
     wait_for_temporary(&dir);
     sigint(&child);
     std::thread::sleep(Duration::from_millis(200));
-    assert!(child.try_wait().unwrap().is_none(), "the first SIGINT waits for the write");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first SIGINT waits for the write"
+    );
     sigint(&child);
     let (status, took, err) = wait_at_most(&mut child, Duration::from_secs(20));
     assert_eq!(status.code(), Some(130), "{status:?} {err}");
