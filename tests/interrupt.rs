@@ -6,6 +6,7 @@
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -31,6 +32,15 @@ fn spawn(dir: &Path, src: &str, fault: Option<&str>) -> Child {
         .stderr(Stdio::piped());
     if let Some(f) = fault {
         cmd.env("FABER_WRITE_FAULT", f);
+    }
+    // faber keeps a SIGINT that was ignored when it started (a background job of a
+    // script runs so); the child gets the default disposition, however the tests run.
+    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
     }
     cmd.spawn().expect("the faber binary runs")
 }
@@ -154,5 +164,36 @@ fn a_second_sigint_exits_at_once_and_the_old_file_survives() {
     assert_eq!(status.code(), Some(130), "{status:?} {err}");
     assert!(took < Duration::from_secs(10), "{took:?}");
     assert_eq!(std::fs::read_to_string(dir.join("out.txt")).unwrap(), "old");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_sigint_ignored_at_start_stays_ignored() {
+    let dir = tmp("ignored");
+    std::fs::write(dir.join("prog.fab"), LOOP).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["run", "prog.fab"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // As `nohup` or a script's background job starts it.
+    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    wait_ready(&mut child);
+    sigint(&child);
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "an ignored SIGINT ended the run"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
