@@ -102,7 +102,8 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
     }
 
-    /// Counts one step (a loop iteration or a call) against the `--max-steps` budget.
+    /// Counts one step (a loop iteration or a call) against the `--max-steps` budget,
+    /// and stops the run at an interrupt (src/eval/interrupt.rs).
     #[inline(always)]
     pub(super) fn tick(&mut self, span: Span) -> Res<()> {
         if self.steps_left == 0 || super::interrupt::interrupted() {
