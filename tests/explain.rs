@@ -63,7 +63,7 @@ const UNREACHABLE: &[(&str, &str)] = &[
          generated LR(1) parser never returns: a token after the last item is unexpected",
     ),
     (
-        "RUN018",
+        "RUN019",
         "a signal (SIGINT) causes it, not program text; `faber run` turns it into one \
          line and exit 130 (tests/interrupt.rs)",
     ),
