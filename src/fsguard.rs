@@ -107,17 +107,6 @@ fn kind(ft: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Refuses a path that exists but is not a regular file (following symlinks). A
-/// path that does not exist is fine: for writers, which create it.
-pub fn refuse_special(path: &Path) -> Result<(), ReadError> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => Ok(()),
-        Ok(meta) => Err(ReadError::NotRegular(kind(meta.file_type()))),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// The bytes of the regular file `path`, at most `limit` of them. Anything else
 /// (missing, a directory, a FIFO, a device, a socket, a symlink loop, a larger file)
 /// is an error, found before any byte is read.

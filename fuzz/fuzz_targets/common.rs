@@ -159,4 +159,7 @@ impl faber::eval::Io for SandboxIo {
     fn write_bytes(&mut self, path: &str, _contents: &[u8]) -> Result<(), String> {
         Err(format!("{path}: no files while fuzzing"))
     }
+    fn claim_dir(&mut self, path: &str) -> Result<(), String> {
+        Err(format!("{path}: no files while fuzzing"))
+    }
 }

@@ -9,6 +9,7 @@
 mod check;
 mod explain;
 mod gradcheck;
+mod interrupt;
 mod ir;
 mod load;
 mod modules;

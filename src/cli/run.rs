@@ -167,9 +167,14 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     faber::eval::set_max_steps(args.max_steps);
     faber::eval::set_growth_limits(args.max_text_bytes, args.max_list_items);
     faber::eval::set_check_finite(args.check_finite);
+    super::interrupt::install();
     let result = faber::eval::run_entry(&program, &mut io);
     io.clear_progress();
     io.flush();
+    if faber::eval::interrupt::interrupted() {
+        super::print_stderr(&format!("{}\n", super::interrupt::MESSAGE));
+        return ExitCode::from(super::interrupt::EXIT_INTERRUPTED);
+    }
     match result {
         Ok(code) => ExitCode::from((code & 0xff) as u8),
         Err(e) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),

@@ -106,10 +106,11 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
     }
 
-    /// Counts one step (a loop iteration or a call) against the `--max-steps` budget.
+    /// Counts one step (a loop iteration or a call) against the `--max-steps` budget,
+    /// and stops the run at an interrupt (src/eval/interrupt.rs).
     #[inline(always)]
     pub(super) fn tick(&mut self, span: Span) -> Res<()> {
-        if self.steps_left == 0 {
+        if self.steps_left == 0 || super::interrupt::interrupted() {
             return Err(self.budget_error(span));
         }
         self.steps_left -= 1;
@@ -119,6 +120,13 @@ impl<'p, 'io> Machine<'p, 'io> {
     #[cold]
     #[inline(never)]
     pub(super) fn budget_error(&mut self, span: Span) -> Box<Unwind> {
+        if super::interrupt::interrupted() {
+            return self.error(
+                codes::RUN_INTERRUPTED,
+                "the run was interrupted (SIGINT, Ctrl-C)".to_string(),
+                span,
+            );
+        }
         self.error(
             codes::RUN_STEP_BUDGET,
             format!(

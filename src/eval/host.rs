@@ -36,6 +36,16 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 Err(e) => fault(codes::RUN_HOST, format!("cannot write `{path}`: {e}")),
             }
         }
+        Host::ParaDirectorium => {
+            let path = text(h, &args[0])?;
+            match io.claim_dir(path) {
+                Ok(()) => Ok(Value::Vacuum),
+                Err(e) => fault(
+                    codes::RUN_HOST,
+                    format!("cannot use `{path}` as an output directory: {e}"),
+                ),
+            }
+        }
         Host::Hora => {
             static START: OnceLock<Instant> = OnceLock::new();
             Ok(Value::Float(

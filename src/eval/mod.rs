@@ -25,6 +25,7 @@ macro_rules! loop_body {
     };
 }
 
+pub mod atomic;
 mod capture;
 mod checkpoint;
 mod compile;
@@ -33,10 +34,12 @@ pub mod display;
 mod exec;
 mod finite;
 mod host;
+pub mod interrupt;
 mod location;
 mod loops;
 mod methods;
 mod ops;
+pub mod outdir;
 mod place;
 mod retro;
 mod slice;
@@ -74,10 +77,16 @@ pub trait Io {
     }
 
     /// `hospes.scribe_textum`: creates or replaces a file (and its missing parent
-    /// directories).
+    /// directories) atomically ([`atomic::write_atomic`]).
     fn write_file(&mut self, path: &str, contents: &str) -> Result<(), String> {
-        create_parent(path)?;
-        std::fs::write(path, contents).map_err(|e| e.to_string())
+        atomic::write_atomic(std::path::Path::new(path), contents.as_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    /// `hospes.para_directorium`: creates an output directory, checks that files
+    /// can be written in it and locks it for this run ([`outdir::claim`]).
+    fn claim_dir(&mut self, path: &str) -> Result<(), String> {
+        outdir::claim(std::path::Path::new(path))
     }
 
     /// `hospes.directorium`: the directory of the program being run (the package
@@ -91,10 +100,10 @@ pub trait Io {
         read_host_file(path, host_bytes_limit())
     }
 
-    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file.
+    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file, atomically
+    /// ([`atomic::write_atomic`]).
     fn write_bytes(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
-        create_parent(path)?;
-        std::fs::write(path, contents).map_err(|e| e.to_string())
+        atomic::write_atomic(std::path::Path::new(path), contents).map_err(|e| e.to_string())
     }
 
     /// `hospes.argumenta`: the program's arguments (after `--` on the command line).
@@ -158,16 +167,6 @@ pub fn read_host_file(path: &str, limit: u64) -> Result<Vec<u8>, String> {
 pub fn host_bytes_limit() -> u64 {
     let tensor = crate::tensor::Limits::current().max_elements as u64 * 8;
     tensor.max(text_limit() as u64)
-}
-
-/// Creates the missing parent directories of a file about to be written.
-pub fn create_parent(path: &str) -> Result<(), String> {
-    match std::path::Path::new(path).parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())
-        }
-        _ => Ok(()),
-    }
 }
 
 /// An [`Io`] that collects output in memory (tests, `faber test`).

@@ -35,6 +35,8 @@ hosts! {
     // files (UTF-8 text)
     LegeTextum = "lege_textum", 1;
     ScribeTextum = "scribe_textum", 2;
+    // an output directory: created, probed for writing and locked for this run
+    ParaDirectorium = "para_directorium", 1;
     LegeOctetos = "lege_octetos", 1;
     // process
     Hora = "hora", 0;
@@ -59,7 +61,9 @@ impl Host {
     /// Declared parameter types (`Any` = any value; checked at run time).
     pub fn params(self) -> Vec<Ty> {
         match self {
-            Host::LegeTextum | Host::LegeOctetos | Host::Progressus => vec![Ty::Text],
+            Host::LegeTextum | Host::LegeOctetos | Host::Progressus | Host::ParaDirectorium => {
+                vec![Ty::Text]
+            }
             Host::ScribeTextum => vec![Ty::Text, Ty::Text],
             Host::Hora | Host::Argumenta | Host::Directorium => vec![],
             Host::Folia
@@ -79,7 +83,9 @@ impl Host {
             Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum => Ty::Text,
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
-            Host::ScribeTextum | Host::Progressus | Host::ServaTensores => Ty::Vacuum,
+            Host::ScribeTextum | Host::Progressus | Host::ServaTensores | Host::ParaDirectorium => {
+                Ty::Vacuum
+            }
             Host::Hora => Ty::Float,
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),
