@@ -9,6 +9,7 @@ pub mod diag;
 pub mod eval;
 pub mod ir;
 pub mod libraries;
+pub mod mem;
 pub mod resolve;
 pub mod serialize;
 pub mod source;
