@@ -283,6 +283,10 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
                         args.tolerance,
                     );
                 }
+                Err(CheckError::Runtime(e)) if e.diagnostic.code == codes::RUN_LIMIT => {
+                    print_stdout(&out);
+                    return ctx.report(&sources, &[e.into_diagnostic()]);
+                }
                 Err(CheckError::Runtime(e)) if !from_run => {
                     // Random inputs can be outside the function's domain (ids, logs).
                     let (l, c) = sources.line_col(e.diagnostic.span);
