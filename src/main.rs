@@ -25,8 +25,8 @@ static GLOBAL: Mimalloc = Mimalloc;
 /// mimalloc block has (8 bytes: nearly all of them) take the plain `mi_malloc` path;
 /// only larger alignments pay for `mi_malloc_aligned`'s checks (the `mimalloc` crate
 /// sent every request there; linear-regression step 13.3k → 12.8k instructions).
-/// Every block is reported to `faber::mem` (one relaxed atomic add per allocation
-/// and per free), the live-bytes count `--max-memory-gib` is checked against.
+/// Every block is reported to `faber::mem` (a thread-local add per allocation and
+/// per free), the live-bytes count `--max-memory-gib` is checked against.
 struct Mimalloc;
 
 /// Alignment of every block mimalloc returns (its size classes are word multiples).

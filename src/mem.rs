@@ -2,7 +2,8 @@
 //! (`--max-memory-gib`, docs/robustness.md § Limits).
 //!
 //! The `faber` binary's global allocator reports every allocation and free here
-//! ([`note_alloc`], [`note_free`]: one relaxed atomic add each), so [`live`] is the
+//! ([`note_alloc`], [`note_free`]: a thread-local add each, moved to one process-wide
+//! atomic every 64 KiB), so [`live`] is the
 //! heap in use by the whole process: texts, lists, maps, records, tensors, and the
 //! compiled program alike, counted once however often a value is shared. Nothing
 //! fails inside the allocator; instead
@@ -18,39 +19,67 @@
 //! [`live`] stays 0 and only the per-value limits apply (text bytes, list items,
 //! tensor elements).
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering::Relaxed};
 
-/// Heap bytes allocated and not yet freed (as reported by the global allocator).
-static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// Heap bytes allocated and not yet freed, as flushed by the threads (see [`BATCH`]).
+/// Signed: a block allocated on one thread and freed on another can be subtracted
+/// before it was added.
+static LIVE: AtomicIsize = AtomicIsize::new(0);
 /// The limit in bytes (`usize::MAX`: none).
 static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Each thread adds its allocations and frees to its own counter and moves it to
+/// [`LIVE`] once it holds this many bytes either way: a plain add on a thread-local per
+/// allocation, and an atomic add only every 64 KiB (or for each block that large).
+/// [`live`] can therefore lag by less than 64 KiB per thread (a handful of threads:
+/// the evaluator, the kernel pool, the output writer).
+const BATCH: isize = 64 << 10;
+
+thread_local! {
+    /// This thread's bytes not yet moved to [`LIVE`]. Const-initialised and without a
+    /// destructor, so the allocator may use it at any time (it never allocates).
+    static PENDING: Cell<isize> = const { Cell::new(0) };
+}
 
 /// Called by the global allocator after a successful allocation of `bytes`.
 #[inline(always)]
 pub fn note_alloc(bytes: usize) {
-    LIVE.fetch_add(bytes, Relaxed);
+    // Layout sizes never exceed isize::MAX.
+    pend(bytes as isize);
 }
 
 /// Called by the global allocator when `bytes` are freed.
 #[inline(always)]
 pub fn note_free(bytes: usize) {
-    LIVE.fetch_sub(bytes, Relaxed);
+    pend(-(bytes as isize));
 }
 
 /// Called by the global allocator when a block of `old` bytes became `new` bytes.
 #[inline(always)]
 pub fn note_realloc(old: usize, new: usize) {
-    if new >= old {
-        LIVE.fetch_add(new - old, Relaxed);
-    } else {
-        LIVE.fetch_sub(old - new, Relaxed);
-    }
+    pend(new as isize - old as isize);
 }
 
-/// Heap bytes in use now.
+#[inline(always)]
+fn pend(bytes: isize) {
+    PENDING.with(|p| {
+        let v = p.get() + bytes;
+        if v > -BATCH && v < BATCH {
+            p.set(v);
+        } else {
+            p.set(0);
+            LIVE.fetch_add(v, Relaxed);
+        }
+    });
+}
+
+/// Heap bytes in use now (this thread's pending bytes included; other threads' may
+/// lag by less than [`BATCH`] each).
 #[inline(always)]
 pub fn live() -> usize {
-    LIVE.load(Relaxed)
+    let pending = PENDING.with(|p| p.get());
+    (LIVE.load(Relaxed) + pending).max(0) as usize
 }
 
 /// The memory limit in bytes (`usize::MAX` when there is none).
@@ -63,16 +92,17 @@ pub fn set_limit(bytes: usize) -> usize {
     LIMIT.swap(bytes, Relaxed)
 }
 
-/// Whether the heap in use is beyond the limit.
+/// Whether the heap in use is beyond the limit (checked every step, so only the
+/// flushed count is read: it lags [`live`] by less than [`BATCH`] per thread).
 #[inline(always)]
 pub fn over() -> bool {
-    LIVE.load(Relaxed) > LIMIT.load(Relaxed)
+    LIVE.load(Relaxed) > LIMIT.load(Relaxed).min(isize::MAX as usize) as isize
 }
 
 /// `Err(message)` when allocating `bytes` more would take the heap beyond the limit.
 #[inline]
 pub fn check(bytes: usize) -> Result<(), String> {
-    let live = LIVE.load(Relaxed);
+    let live = live();
     if fits(live, bytes, LIMIT.load(Relaxed)) {
         Ok(())
     } else {
