@@ -12,7 +12,7 @@ use std::process::Command;
 
 /// Address-space cap of every child: room for the binary, its 256 MiB worker stack
 /// and the allocator's reservations, far below what an unbounded program would take.
-const CAP_MIB: u64 = 1024;
+const CAP_MIB: u64 = 2048;
 
 /// A memory limit of ~30 MiB (0.03 GiB), far below the cap.
 const SMALL_MEMORY: &str = "0.03";
@@ -196,11 +196,11 @@ incipit {
 
 #[test]
 fn a_range_list_is_refused_before_it_is_built() {
-    // 90 million numbers (1.4 GB) are below the range limit (10^8) but beyond the
+    // 99 million numbers (1.6 GB) are below the range limit (10^8) but beyond the
     // memory limit and the cap.
     let src = r#"
 incipit {
-    fixum lista<numerus> r ← 0 ‥ 90000000
+    fixum lista<numerus> r ← 0 ‥ 99000000
     nota(r.longitudo())
 }
 "#;
@@ -240,7 +240,7 @@ functio f(tf32[100000, 100000] w) → f32 {
 
 #[test]
 fn grad_check_honours_the_tensor_limit_without_allocating() {
-    // 10^10 elements (80 GB) asked for under a 1 GiB address-space cap: the only way
+    // 10^10 elements (80 GB) asked for under a 2 GiB address-space cap: the only way
     // to pass is to refuse before drawing the elements.
     let o = faber_capped("gradcheck_huge", HUGE_PARAMETER, &["grad-check", "{}"]);
     assert_limit(&o);
