@@ -11,6 +11,7 @@ pub mod eval;
 pub mod fsguard;
 pub mod ir;
 pub mod libraries;
+pub mod mem;
 pub mod resolve;
 pub mod serialize;
 pub mod source;

@@ -41,9 +41,33 @@ pub fn random_inputs(p: &Program, req: &Backward, seed: u64) -> Result<Vec<Value
     let mut out = Vec::new();
     for i in 0..f.params as usize {
         let info = &f.slots[i];
-        out.push(random_value(p, &info.ty, &info.name, &mut rng, 0)?);
+        out.push(
+            random_value(p, &info.ty, &info.name, &mut rng, 0).map_err(|e| match e {
+                CheckError::Runtime(mut e) => {
+                    e.diagnostic.span = f.span;
+                    CheckError::Runtime(e)
+                }
+                other => other,
+            })?,
+        );
     }
     Ok(out)
+}
+
+/// RUN012 (placed at the function by [`random_inputs`]) unless a random tensor of
+/// `dims` fits the tensor limit (`--max-tensor-gib`) and the memory limit
+/// (`--max-memory-gib`); the elements are drawn only after this check.
+fn within_limits(name: &str, dims: &[usize]) -> Result<usize, CheckError> {
+    let refuse = |why: String| {
+        CheckError::Runtime(Box::new(RuntimeError::new(
+            crate::diag::codes::RUN_LIMIT,
+            format!("cannot draw random inputs for parameter `{name}`: {why}"),
+            crate::source::Span::default(),
+        )))
+    };
+    let n = crate::tensor::checked_numel(dims).map_err(|e| refuse(e.message))?;
+    crate::mem::check(n.saturating_mul(std::mem::size_of::<f64>())).map_err(refuse)?;
+    Ok(n)
 }
 
 /// A random value of a declared type: floats, tensors of a fully declared shape, and
@@ -67,7 +91,7 @@ fn random_value(
             shape: Some(dims), ..
         } if dims.iter().all(|d| d.is_some()) => {
             let dims: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
-            let n: usize = dims.iter().product();
+            let n = within_limits(name, &dims)?;
             let data: Vec<f64> = (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect();
             match Tensor::from_flat(data, &dims) {
                 Ok(t) => Value::Tensor(Rc::new(t)),

@@ -21,6 +21,7 @@ use clap::Args;
 use super::{print_stderr, print_stdout, Compiled, Context};
 use faber::autodiff::check::{random_inputs, CheckError};
 use faber::autodiff::check_captured::{check_at, LeafReport, ParamCheck, Sampling};
+use faber::diag::codes;
 use faber::eval::{CallCapture, Value};
 use faber::ir::{Backward, Program};
 use faber::source::SourceMap;
@@ -34,20 +35,25 @@ pub struct GradCheckArgs {
     pub function: Option<String>,
     /// Seed of the random inputs (SplitMix64, uniform in [-1, 1)) and of the choice of
     /// sampled elements.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
     pub seed: u64,
     /// Largest accepted relative error |analytic − numeric| / max(1, |analytic|, |numeric|).
-    #[arg(long, default_value_t = 1e-6)]
+    #[arg(long, default_value_t = 1e-6, value_parser = super::flags::non_negative_f64, allow_hyphen_values = true)]
     pub tolerance: f64,
     /// Finite-difference step.
-    #[arg(long, default_value_t = 1e-6)]
+    #[arg(long, default_value_t = 1e-6, value_parser = super::flags::positive_f64, allow_hyphen_values = true)]
     pub step: f64,
     /// Calls of each function to record from the run and check.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub calls: usize,
     /// Elements checked per tensor of a parameter (seeded choice; a tensor with at
     /// most N elements is checked whole); 0 checks every element.
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 16,
+        allow_hyphen_values = true
+    )]
     pub samples: usize,
     /// Do not run the program: random inputs of the declared shapes only.
     #[arg(long)]
@@ -234,6 +240,11 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
         if !from_run {
             match random_inputs(&program, req, args.seed) {
                 Ok(i) => sets.push(("random".to_string(), i)),
+                Err(CheckError::Runtime(e)) if e.diagnostic.code == codes::RUN_LIMIT => {
+                    // A resource limit ends grad-check as it ends `faber run`.
+                    print_stdout(&out);
+                    return ctx.report(&sources, &[e.into_diagnostic()]);
+                }
                 Err(e) => {
                     let why = match e {
                         CheckError::UnknownShape(p) => {
@@ -271,6 +282,10 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
                         &checks,
                         args.tolerance,
                     );
+                }
+                Err(CheckError::Runtime(e)) if e.diagnostic.code == codes::RUN_LIMIT => {
+                    print_stdout(&out);
+                    return ctx.report(&sources, &[e.into_diagnostic_in(&sources)]);
                 }
                 Err(CheckError::Runtime(e)) => {
                     let d = e.into_diagnostic_in(&sources);

@@ -8,6 +8,7 @@
 
 mod check;
 mod explain;
+mod flags;
 mod gradcheck;
 mod interrupt;
 mod ir;
@@ -50,12 +51,19 @@ pub struct Cli {
 
     /// Largest tensor a program may allocate, in GiB of f64 elements (default 4).
     /// A larger allocation is a RUN012 diagnostic, not an abort.
-    #[arg(long, global = true, value_name = "GIB", default_value_t = 4.0)]
+    #[arg(long, global = true, value_name = "GIB", default_value_t = 4.0,
+          value_parser = flags::positive_f64, allow_hyphen_values = true)]
     pub max_tensor_gib: f64,
+
+    /// Most heap memory faber may use, in GiB: texts, lists, maps and tensors
+    /// together (default: 3/4 of the machine's or cgroup's memory). Beyond it RUN012.
+    #[arg(long, global = true, value_name = "GIB", value_parser = flags::positive_f64, allow_hyphen_values = true)]
+    pub max_memory_gib: Option<f64>,
 
     /// Threads the tensor kernels may use (default: every available core; also
     /// `FABER_THREADS`). Results never depend on it.
-    #[arg(long, global = true, value_name = "N", env = "FABER_THREADS")]
+    #[arg(long, global = true, value_name = "N", env = "FABER_THREADS",
+          value_parser = flags::positive_usize, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     #[command(subcommand)]
@@ -99,13 +107,13 @@ pub struct Context {
 
 /// Runs the chosen verb. Called on the worker thread.
 pub fn run(cli: Cli, color: bool) -> ExitCode {
-    let gib = if cli.max_tensor_gib.is_finite() && cli.max_tensor_gib >= 0.0 {
-        cli.max_tensor_gib
-    } else {
-        4.0
-    };
+    // Both values were validated by clap (finite, > 0).
     faber::tensor::Limits::set_current(faber::tensor::Limits {
-        max_elements: (gib * (1u64 << 30) as f64 / 8.0) as usize,
+        max_elements: flags::gib_to_bytes(cli.max_tensor_gib) / std::mem::size_of::<f64>(),
+    });
+    faber::mem::set_limit(match cli.max_memory_gib {
+        Some(gib) => flags::gib_to_bytes(gib),
+        None => faber::mem::default_limit(),
     });
     faber::tensor::set_threads(cli.threads.unwrap_or(0));
     let ctx = Context {

@@ -30,13 +30,15 @@ pub struct RunArgs {
     pub backend: Option<String>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
     pub max_steps: Option<u64>,
     /// Longest `textus` a program may build, in bytes (default 1 GiB); beyond it RUN012.
-    #[arg(long, value_name = "BYTES", default_value_t = faber::eval::TEXT_LIMIT)]
+    #[arg(long, value_name = "BYTES", default_value_t = faber::eval::TEXT_LIMIT,
+          value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub max_text_bytes: usize,
     /// Most items a `lista` may grow to (default 2^27); beyond it RUN012.
-    #[arg(long, value_name = "N", default_value_t = faber::eval::LIST_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = faber::eval::LIST_LIMIT,
+          value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub max_list_items: usize,
     /// Stop with RUN018 at the first tensor op or scalar arithmetic whose result holds a
     /// NaN or an infinity, naming its line (off by default: nothing is checked).

@@ -8,7 +8,33 @@
 use std::fmt::Write;
 
 use super::value::{Key, Value};
+use super::{fault, FResult};
+use crate::diag::codes;
 use crate::ir::Program;
+
+/// RUN012 when a display form or template result `s` is longer than the text limit
+/// (`--max-text-bytes`; [`display_into`] stops early once it is) or the heap is
+/// beyond the memory limit.
+pub(crate) fn within_text_limit(s: &str) -> FResult<()> {
+    let max = super::text_limit();
+    if s.len() > max {
+        return fault(
+            codes::RUN_LIMIT,
+            format!("a textus longer than {max} bytes (a template or a display form)"),
+        );
+    }
+    if crate::mem::over() {
+        return fault(codes::RUN_LIMIT, crate::mem::over_message());
+    }
+    Ok(())
+}
+
+/// Whether `out` has grown past the text limit: a display form stops there (a list
+/// that holds itself shared twice per level displays exponentially long).
+#[inline]
+fn full(out: &str) -> bool {
+    out.len() > super::text_limit()
+}
 
 /// The display form of one value.
 pub fn display(v: &Value, program: &Program) -> String {
@@ -17,7 +43,8 @@ pub fn display(v: &Value, program: &Program) -> String {
     s
 }
 
-/// Appends the display form of `v` to `out`.
+/// Appends the display form of `v` to `out`, stopping early (somewhere past the text
+/// limit) when it grows longer than that: callers check [`within_text_limit`].
 pub fn display_into(out: &mut String, v: &Value, program: &Program) {
     match v {
         Value::Int(i) => {
@@ -33,6 +60,9 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
         Value::List(items) | Value::Tuple(items) => {
             out.push('[');
             for (i, x) in items.iter().enumerate() {
+                if full(out) {
+                    return;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -43,6 +73,9 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
         Value::Map(m) => {
             out.push('{');
             for (i, (k, x)) in m.iter().enumerate() {
+                if full(out) {
+                    return;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -74,6 +107,9 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
             }
             out.push_str(" { ");
             for (i, x) in r.fields.iter().enumerate() {
+                if full(out) {
+                    return;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -98,6 +134,9 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
         Value::Tensor(t) => {
             out.push('[');
             for (i, x) in t.data().iter().enumerate() {
+                if i % 1024 == 0 && full(out) {
+                    return;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }

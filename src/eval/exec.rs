@@ -113,8 +113,19 @@ impl<'p, 'io> Machine<'p, 'io> {
         if self.steps_left == 0 || super::interrupt::interrupted() {
             return Err(self.budget_error(span));
         }
+        if crate::mem::over() {
+            return Err(self.memory_error(span));
+        }
         self.steps_left -= 1;
         Ok(())
+    }
+
+    /// The heap grew beyond `--max-memory-gib` during the last step (docs/robustness.md
+    /// § Limits: checked once per step, and before each large allocation).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn memory_error(&mut self, span: Span) -> Box<Unwind> {
+        self.error(codes::RUN_LIMIT, crate::mem::over_message(), span)
     }
 
     #[cold]
@@ -676,13 +687,16 @@ impl<'p, 'io> Machine<'p, 'io> {
                     return Err(self.error(codes::RUN_ASSERT, msg, *span));
                 }
             }
-            Stmt::Out { kind, args, .. } => {
+            Stmt::Out { kind, args, span } => {
                 let mut s = String::new();
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
                         s.push_str(", ");
                     }
                     display_into(&mut s, &self.get(a), self.prog);
+                }
+                if let Err(f) = super::display::within_text_limit(&s) {
+                    return Err(self.fault_at(f, *span));
                 }
                 s.push('\n');
                 match kind {
@@ -912,6 +926,9 @@ impl<'p, 'io> Machine<'p, 'io> {
                                 ))
                             }
                         },
+                    }
+                    if let Err(f) = super::display::within_text_limit(&s) {
+                        return Err(self.fault_at(f, span));
                     }
                 }
                 Ok(Value::text(s))

@@ -373,6 +373,7 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
                     format!("a lista longer than {} items", super::list_limit()),
                 );
             }
+            super::value::check_push(items.len(), items.capacity(), super::value::ITEM_BYTES)?;
             Rc::make_mut(items).push(std::mem::take(&mut args[0]));
             Ok(Value::Vacuum)
         }
@@ -386,6 +387,7 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
         (Method::Pone, Value::Map(map)) => {
             arity(m, args, 2)?;
             let k = key_of(&args[0])?;
+            super::value::check_push(map.len(), map.capacity(), super::value::ENTRY_BYTES)?;
             Rc::make_mut(map).insert(k, std::mem::take(&mut args[1]));
             Ok(Value::Vacuum)
         }

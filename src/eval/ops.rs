@@ -227,6 +227,7 @@ pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
                         ),
                     );
                 }
+                crate::mem::check(x.len() + y.len()).or_else(|m| fault(codes::RUN_LIMIT, m))?;
                 let mut s = String::with_capacity(x.len() + y.len());
                 s.push_str(x);
                 s.push_str(y);

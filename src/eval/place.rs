@@ -89,6 +89,7 @@ pub(super) fn range_list(s: i64, e: i64, st: i64, inclusive: bool) -> FResult<Va
                 format!("a range longer than {RANGE_LIMIT} elements"),
             );
         }
+        super::value::check_push(out.len(), out.capacity(), super::value::ITEM_BYTES)?;
         out.push(Value::Int(i));
         match i.checked_add(st) {
             Some(n) => i = n,
@@ -108,6 +109,9 @@ fn index_mut<'v>(cur: &'v mut Value, key: &Value, insert: bool) -> FResult<&'v m
         }
         Value::Map(m) => {
             let k = key_of(key)?;
+            if insert {
+                super::value::check_push(m.len(), m.capacity(), super::value::ENTRY_BYTES)?;
+            }
             let m = Rc::make_mut(m);
             if insert {
                 Ok(m.entry(k).or_insert(Value::Nihil))

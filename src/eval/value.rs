@@ -198,6 +198,26 @@ impl Value {
     }
 }
 
+/// RUN012 unless pushing one more item onto a vector of `len` items with room for
+/// `cap` stays within the memory limit (`--max-memory-gib`). Only a full vector
+/// allocates: its new block (twice the room) exists next to the old one while the
+/// items move, so that block is what is asked for.
+#[inline]
+pub(crate) fn check_push(len: usize, cap: usize, item_bytes: usize) -> super::FResult<()> {
+    if len < cap {
+        return Ok(());
+    }
+    let bytes = cap.max(4).saturating_mul(2).saturating_mul(item_bytes);
+    crate::mem::check(bytes).or_else(|m| super::fault(crate::diag::codes::RUN_LIMIT, m))
+}
+
+/// Bytes a list item takes in its vector.
+pub(crate) const ITEM_BYTES: usize = std::mem::size_of::<Value>();
+
+/// Bytes a map entry takes: the entry (hash, key, value) and its index slot.
+pub(crate) const ENTRY_BYTES: usize =
+    std::mem::size_of::<(u64, Key, Value)>() + std::mem::size_of::<usize>();
+
 /// Exact comparison of an i64 with an f64 (no rounding of large ints).
 pub fn int_float_eq(a: i64, b: f64) -> bool {
     int_float_cmp(a, b) == Some(Ordering::Equal)

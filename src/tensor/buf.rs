@@ -74,7 +74,7 @@ impl Buf {
         if !self.is_unique() {
             // The block exists at this size, so only an out-of-memory can fail here
             // (an abort, as `Rc::make_mut` would).
-            let Ok(mut out) = Out::with_capacity(self.len) else {
+            let Ok(mut out) = Out::with_capacity_unmetered(self.len) else {
                 std::alloc::handle_alloc_error(Layout::new::<f64>())
             };
             out.extend_from_slice(self.as_slice());
@@ -175,9 +175,18 @@ impl Out {
             .ok_or_else(|| too_big(cap))
     }
 
-    /// Room for exactly `cap` elements (a `Limit` error when the system refuses).
+    /// Room for exactly `cap` elements (a `Limit` error when the memory limit or the
+    /// system refuses).
     #[inline]
     pub(crate) fn with_capacity(cap: usize) -> TResult<Out> {
+        crate::mem::check(Out::layout(cap)?.size()).map_err(TensorError::limit)?;
+        Out::with_capacity_unmetered(cap)
+    }
+
+    /// [`Out::with_capacity`] without the memory-limit check: for a copy-on-write
+    /// copy, which cannot fail softly (the evaluator's per-step check reports a heap
+    /// beyond the limit right after).
+    pub(crate) fn with_capacity_unmetered(cap: usize) -> TResult<Out> {
         let layout = Out::layout(cap)?;
         // SAFETY: the layout has a non-zero size (at least the trailer).
         let p = unsafe { alloc(layout) } as *mut f64;
@@ -194,6 +203,7 @@ impl Out {
     /// `cap` zeros.
     pub(crate) fn zeros(cap: usize) -> TResult<Out> {
         let layout = Out::layout(cap)?;
+        crate::mem::check(layout.size()).map_err(TensorError::limit)?;
         // SAFETY: non-zero size as above; all-zero bits are 0.0 for f64.
         let p = unsafe { alloc_zeroed(layout) } as *mut f64;
         match NonNull::new(p) {

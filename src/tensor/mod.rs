@@ -295,7 +295,7 @@ impl Tensor {
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: f64) -> Tensor {
-        let mut out = match Out::with_capacity(1) {
+        let mut out = match Out::with_capacity_unmetered(1) {
             Ok(o) => o,
             Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<f64>()),
         };
@@ -394,7 +394,8 @@ impl Tensor {
             self.data_mut().fill(value);
         } else {
             let n = self.numel();
-            let mut out = match Out::with_capacity(n) {
+            // A copy-on-write copy of an existing block: not metered (see `Out`).
+            let mut out = match Out::with_capacity_unmetered(n) {
                 Ok(o) => o,
                 Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<f64>()),
             };

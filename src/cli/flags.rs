@@ -1,0 +1,92 @@
+//! Parsers for numeric flag values (clap `value_parser`s). A value outside the
+//! flag's meaningful range (NaN, ±∞, a negative size, zero threads) is a usage error:
+//! clap prints `invalid value 'X' for '--flag <V>': <why>` and exits with 2, like any
+//! other bad flag value (docs/cli.md § Exit codes).
+
+/// A finite number > 0 (sizes in GiB, finite-difference steps).
+pub fn positive_f64(s: &str) -> Result<f64, String> {
+    let x = finite_f64(s)?;
+    if x > 0.0 {
+        Ok(x)
+    } else {
+        Err("must be greater than 0".to_string())
+    }
+}
+
+/// A finite number ≥ 0 (tolerances).
+pub fn non_negative_f64(s: &str) -> Result<f64, String> {
+    let x = finite_f64(s)?;
+    if x >= 0.0 {
+        Ok(x)
+    } else {
+        Err("must not be negative".to_string())
+    }
+}
+
+fn finite_f64(s: &str) -> Result<f64, String> {
+    let x: f64 = s.trim().parse().map_err(|_| "not a number".to_string())?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err("must be a finite number".to_string())
+    }
+}
+
+/// A whole number ≥ 1 (thread counts, step budgets, sizes, call counts).
+pub fn positive_usize(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| "not a whole number ≥ 1".to_string())?;
+    if n >= 1 {
+        Ok(n)
+    } else {
+        Err("must be at least 1".to_string())
+    }
+}
+
+/// [`positive_usize`] for u64 flags.
+pub fn positive_u64(s: &str) -> Result<u64, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "not a whole number ≥ 1".to_string())?;
+    if n >= 1 {
+        Ok(n)
+    } else {
+        Err("must be at least 1".to_string())
+    }
+}
+
+/// Bytes in `gib` GiB (a finite, positive number), saturating at `usize::MAX`.
+pub fn gib_to_bytes(gib: f64) -> usize {
+    // `as` saturates: a huge finite value is "no limit in practice".
+    (gib * (1u64 << 30) as f64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_outside_the_range_are_refused() {
+        for bad in ["NaN", "nan", "inf", "-inf", "infinity", "0", "-1", "", "x"] {
+            assert!(positive_f64(bad).is_err(), "{bad}");
+        }
+        assert_eq!(positive_f64("0.5"), Ok(0.5));
+        assert_eq!(non_negative_f64("0"), Ok(0.0));
+        assert!(non_negative_f64("-0.1").is_err());
+        assert!(non_negative_f64("NaN").is_err());
+        assert!(positive_usize("0").is_err());
+        assert!(positive_usize("-3").is_err());
+        assert_eq!(positive_usize("3"), Ok(3));
+        assert!(positive_u64("0").is_err());
+    }
+
+    #[test]
+    fn gib_are_binary() {
+        assert_eq!(gib_to_bytes(1.0), 1 << 30);
+        assert_eq!(gib_to_bytes(1.0 / 1024.0), 1 << 20);
+        assert_eq!(gib_to_bytes(1e300), usize::MAX);
+    }
+}
