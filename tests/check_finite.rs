@@ -276,17 +276,16 @@ fn the_gpt_example_runs_clean_under_check_finite_and_divergence_names_an_op() {
 }
 
 #[test]
-fn the_train_sgd_steps_stop_naming_the_parameter() {
+fn the_train_steps_stop_naming_the_parameter() {
     let dir = scratch("train");
     for (call, who) in [
-        ("train.sgd(w, bad, 0.1)", "train.sgd: the gradient of `p`"),
         (
             "train.train_step_2x2(w, w, w, bad, 0.1)[1]",
             "train_step_2x2: the gradient of `b`",
         ),
         (
-            "train.sgd(w, w, 1.0 / 0.0)",
-            "train.sgd: the learning rate is inf",
+            "train.train_step_2x2(w, w, w, w, 1.0 / 0.0)[0]",
+            "train_step_2x2: the learning rate is inf",
         ),
     ] {
         let src = format!(
