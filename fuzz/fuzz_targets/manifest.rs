@@ -25,7 +25,11 @@ fuzz_target!(|data: &[u8]| {
             m.notes
         }
         Err(d) => {
-            assert_eq!(d.code.id, codes::CLI_MANIFEST.id, "manifest error with another code");
+            assert_eq!(
+                d.code.id,
+                codes::CLI_MANIFEST.id,
+                "manifest error with another code"
+            );
             vec![d]
         }
     };

@@ -53,11 +53,18 @@ fuzz_target!(|data: &[u8]| {
     };
     let again = read_all(&bytes).unwrap_or_else(|e| panic!("written file does not read: {e}"));
     assert_eq!(again.metadata, file.metadata, "metadata changed");
-    assert_eq!(again.tensors.len(), file.tensors.len(), "tensor count changed");
+    assert_eq!(
+        again.tensors.len(),
+        file.tensors.len(),
+        "tensor count changed"
+    );
     for ((n1, d1, t1), (n2, d2, t2)) in file.tensors.iter().zip(&again.tensors) {
         assert_eq!((n1, d1, t1.shape()), (n2, d2, t2.shape()), "tensor changed");
         assert!(
-            t1.data().iter().zip(t2.data()).all(|(&a, &b)| same_value(a, b)),
+            t1.data()
+                .iter()
+                .zip(t2.data())
+                .all(|(&a, &b)| same_value(a, b)),
             "values of `{n1}` ({d1}) changed"
         );
     }
