@@ -238,7 +238,7 @@ for t in "${TARGETS[@]}"; do
         status=1
         grep -E 'Test unit written' "$log" | tail -2
     fi
-    summary+=("$(printf '%-7s %5ss  execs %-10s exec/s %-6s cov %-6s ft %-7s corpus %-6s %s' \
+    summary+=("$(printf '%-11s %5ss  execs %-10s exec/s %-6s cov %-6s ft %-7s corpus %-6s %s' \
         "$t" "$SECONDS_PER_TARGET" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$verdict")")
 done
 
