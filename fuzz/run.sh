@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets and runs each for SECONDS (default 60), one after another:
-#   fuzz/run.sh SECONDS [TARGET…]        (targets: lexer parser check run)
+#   fuzz/run.sh SECONDS [TARGET…]   (targets: lexer parser check run safetensors manifest)
 # Seeds fuzz/corpus/<target>/ from the project's own programs, installs cargo-fuzz
 # from crates.io when it is missing, prints executions and coverage per target, and
 # exits 1 if any target found a crash (a panic, a sanitizer report, or a timeout or
 # out-of-memory input of lexer/parser/check; for `run` those two count only with
-# FUZZ_STRICT=1, see below) and 2 if the build fails. Failing inputs are saved under
+# FUZZ_STRICT=1, see below) and 2 if the build fails or fuzz/Cargo.lock is out of
+# sync with the main Cargo.lock (see check_lock). Failing inputs are saved under
 # fuzz/artifacts/<target>/. See docs/robustness.md.
 set -uo pipefail
 
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(lexer parser check run)
+ALL_TARGETS=(lexer parser check run safetensors manifest)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$FUZZ_DIR/.." && pwd)"
@@ -27,9 +29,8 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
 fi
 
 # ---- seed corpora (gitignored: fuzz/corpus) ----
-seed() {
+seed_fab() {
     local target="$1" dir="$FUZZ_DIR/corpus/$1" src f name
-    mkdir -p "$dir"
     for src in tests/run tests/run/fail tests/parse/ok tests/parse/err tests/errors \
         stdlib/src gradus-fab/src; do
         for f in "$ROOT/$src"/*.fab; do
@@ -56,17 +57,61 @@ seed() {
     fi
 }
 
-# A dictionary of the grammar's terminals (keywords, glyphs) helps the mutator.
-# Every byte is written as \xNN: libFuzzer's dictionary parser takes ASCII only.
-dict() {
-    local out="$FUZZ_DIR/corpus/faber.dict" word
-    mkdir -p "$FUZZ_DIR/corpus"
-    {
+seed() {
+    local target="$1" dir="$FUZZ_DIR/corpus/$1" f name
+    mkdir -p "$dir"
+    case "$target" in
+    safetensors)
+        # The reader's fixtures: valid files and one of each rejected form.
+        for f in "$ROOT"/tests/fixtures/safetensors/*.safetensors \
+            "$ROOT"/tests/fixtures/safetensors/cases/*.safetensors; do
+            [ -f "$f" ] || continue
+            name="seed-$(basename "$f")"
+            [ -e "$dir/$name" ] || cp "$f" "$dir/$name"
+        done
+        ;;
+    manifest)
+        # Every faber.toml of the repository (packages, examples, the malformed case).
+        while IFS= read -r f; do
+            name="seed-$(echo "${f#"$ROOT"/}" | tr / _)"
+            [ -e "$dir/$name" ] || cp "$f" "$dir/$name"
+        done < <(find "$ROOT" -name faber.toml -not -path "$ROOT/target/*" \
+            -not -path "$ROOT/fuzz/*" | sort)
+        ;;
+    *) seed_fab "$target" ;;
+    esac
+}
+
+# Dictionaries help the mutator: the grammar's terminals (keywords, glyphs) for the
+# `.fab` targets, the format's keys and dtype names for safetensors, the manifest's
+# tables and keys for faber.toml. Every byte is written as \xNN: libFuzzer's
+# dictionary parser takes ASCII only.
+dict_words() {
+    case "$1" in
+    safetensors)
+        printf '%s\n' '"dtype"' '"shape"' '"data_offsets"' '"__metadata__"' \
+            F64 F32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 BOOL F8_E4M3 C64 \
+            '":' '{' '}' '[' ']' ',' 'null' '\u' '18446744073709551615'
+        ;;
+    manifest)
+        printf '%s\n' '[package]' '[paths]' '[reader]' '[locale]' '[build]' '[device]' \
+            '[dependencies]' '[library]' 'name = ' 'version = ' 'edition = ' 'source = ' \
+            'entry = ' 'locale = ' '"la"' '"""' "'''" '[[' ']]' '= {' '.'
+        ;;
+    *)
         grep -o '^ *"[^"]*" => Tok::' "$ROOT/grammar/faber.lalrpop" |
             sed -e 's/^ *"\([^"]*\)" => Tok::$/\1/'
         printf '%s\n' "+++" "incipit" "%%% " "importa ex " "norma:" "gradus:" \
             "@ radix backward " "tf32" "fixum" "varia"
-    } | sort -u | while IFS= read -r word; do
+        ;;
+    esac
+}
+
+# Writes the dictionary of one target to fuzz/corpus/<target>.dict; prints its path.
+dict() {
+    local out="$FUZZ_DIR/corpus/$1.dict" word
+    mkdir -p "$FUZZ_DIR/corpus"
+    dict_words "$1" | sort -u | while IFS= read -r word; do
         [ -n "$word" ] || continue
         printf '"%s"\n' "$(printf '%s' "$word" | od -An -tx1 | tr -d ' \n' | sed 's/../\\x&/g')"
     done >"$out"
@@ -74,15 +119,71 @@ dict() {
     echo "$out"
 }
 
-DICT="$(dict)"
 for t in "${TARGETS[@]}"; do seed "$t"; done
 
-echo "== building ${TARGETS[*]} (cargo fuzz build, release + debug assertions, ASan)"
+# Longest input libFuzzer generates (seeds longer than this are cut when loaded).
+# Without it, libFuzzer takes the longest seed (55 KB, a gradus module): the
+# parser-based targets then spent most of their time on a few huge inputs (80-160 ms
+# each under ASan) and reached ~100 exec/s. Faber's constructs are short: 4 KB holds
+# any of the test programs (p90 1.2 KB) and the front of every library module. See
+# docs/robustness.md for the measurements behind these numbers.
+max_len() {
+    case "$1" in
+    manifest) echo 2048 ;;
+    *) echo 4096 ;;
+    esac
+}
+
+# ---- fuzz/Cargo.lock in sync with the main Cargo.lock ----
+# The fuzz crate is its own workspace with its own lock file. When faber's
+# dependencies change (new, removed or updated crates in Cargo.lock), the committed
+# fuzz/Cargo.lock must change with them, or every `cargo fuzz build` rewrites it.
+# Two checks: every crate both lock files name has the same version(s) in both, and
+# the lock needs no update (`cargo tree --locked`). Fix a failure with
+# `cargo update --workspace` in fuzz/ (or `cargo fuzz build` once) and commit the lock.
+lock_versions() { # "name version" per package
+    awk '/^\[\[package\]\]/ { n = "" }
+         /^name = /    { gsub(/"/, "", $3); n = $3 }
+         /^version = / { gsub(/"/, "", $3); if (n != "") print n, $3 }' "$1" | sort -u
+}
+check_lock() {
+    local drift
+    drift=$(awk 'FNR == 1 { f++ }
+        f == 1 { main[$1] = 1; mainv[$0] = 1 }
+        f == 2 { fuzz[$1] = 1; fuzzv[$0] = 1 }
+        END {
+            for (p in mainv) { split(p, a, " "); if (a[1] in fuzz && !(p in fuzzv)) print "  Cargo.lock has " p }
+            for (p in fuzzv) { split(p, a, " "); if (a[1] in main && !(p in mainv)) print "  fuzz/Cargo.lock has " p }
+        }' <(lock_versions "$ROOT/Cargo.lock") <(lock_versions "$FUZZ_DIR/Cargo.lock") | sort)
+    if [ -n "$drift" ]; then
+        echo "fuzz/Cargo.lock and Cargo.lock disagree on versions:"
+        echo "$drift"
+        return 1
+    fi
+    if ! cargo tree --locked -e normal >/dev/null; then
+        echo "fuzz/Cargo.lock is out of date with faber's dependencies (see above)"
+        return 1
+    fi
+}
+check_lock || exit 2
+lock_before=$(cksum <"$FUZZ_DIR/Cargo.lock")
+
+# Without `-sanitizer-coverage-trace-compares`: its hooks cost a third of the parser's
+# time (the `__sanitizer_cov_trace_switch` hook walks all of a switch's cases, and
+# LALRPOP's `__reduce` is one switch over every production), while the comparisons it
+# reports are mostly the grammar's keywords and glyphs, which the dictionary supplies.
+# Reproduce with the same flag: `cargo fuzz run --no-trace-compares TARGET FILE`.
+BUILD_FLAGS=(--no-trace-compares)
+echo "== building ${TARGETS[*]} (cargo fuzz build ${BUILD_FLAGS[*]}: release + debug assertions, ASan)"
 build_start=$(date +%s)
 for t in "${TARGETS[@]}"; do
-    cargo fuzz build "$t" || exit 2
+    cargo fuzz build "${BUILD_FLAGS[@]}" "$t" || exit 2
 done
 echo "== build took $(( $(date +%s) - build_start )) s"
+if [ "$(cksum <"$FUZZ_DIR/Cargo.lock")" != "$lock_before" ]; then
+    echo "the build rewrote fuzz/Cargo.lock: commit the new one (see check_lock above)"
+    exit 2
+fi
 BIN_DIR="$FUZZ_DIR/target/$(rustc -vV | sed -n 's/^host: //p')/release"
 
 mkdir -p "$FUZZ_DIR/artifacts/logs"
@@ -104,7 +205,7 @@ for t in "${TARGETS[@]}"; do
     mkdir -p "$FUZZ_DIR/artifacts/$t"
     "$BIN_DIR/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
         -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
-        -dict="$DICT" -print_final_stats=1 "${extra[@]}" "corpus/$t" >"$log" 2>&1
+        -dict="$(dict "$t")" -max_len="$(max_len "$t")" -print_final_stats=1 "${extra[@]}" "corpus/$t" >"$log" 2>&1
     rc=$?
     # Plain mode: `#N DONE cov: … ft: … corp: N/…` and stat:: lines; fork mode:
     # `#N: cov: … ft: … corp: N exec/s: … oom/timeout/crash: a/b/c time: …`.
@@ -137,7 +238,7 @@ for t in "${TARGETS[@]}"; do
         status=1
         grep -E 'Test unit written' "$log" | tail -2
     fi
-    summary+=("$(printf '%-7s %5ss  execs %-10s exec/s %-6s cov %-6s ft %-7s corpus %-6s %s' \
+    summary+=("$(printf '%-11s %5ss  execs %-10s exec/s %-6s cov %-6s ft %-7s corpus %-6s %s' \
         "$t" "$SECONDS_PER_TARGET" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$verdict")")
 done
 

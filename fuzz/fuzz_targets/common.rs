@@ -111,16 +111,48 @@ pub fn check_diagnostics(sources: &SourceMap, diags: &[Diagnostic]) {
 /// Stack of the worker thread, as in `src/main.rs`: only touched pages are committed.
 pub const WORKER_STACK: usize = 256 * 1024 * 1024;
 
-/// Runs `f` on a thread with the CLI's stack size and re-raises its panic, so
-/// libFuzzer sees it as a crash.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The worker: one thread with the CLI's stack, started on the first input and reused
+/// for every later one. A fresh thread per input (mmap of a 256 MiB stack, ASan's
+/// thread set-up, the stack's pages faulted in again) cost more than a small input's
+/// whole compilation. Jobs go one at a time through `jobs`; `done` says one finished.
+struct Worker {
+    jobs: std::sync::mpsc::SyncSender<Job>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+fn worker() -> &'static std::sync::Mutex<Worker> {
+    static WORKER: std::sync::OnceLock<std::sync::Mutex<Worker>> = std::sync::OnceLock::new();
+    WORKER.get_or_init(|| {
+        let (jobs, inbox) = std::sync::mpsc::sync_channel::<Job>(0);
+        let (finished, done) = std::sync::mpsc::sync_channel::<()>(0);
+        std::thread::Builder::new()
+            .name("fuzz-worker".into())
+            .stack_size(WORKER_STACK)
+            .spawn(move || {
+                for job in inbox {
+                    job();
+                    if finished.send(()).is_err() {
+                        break;
+                    }
+                }
+            })
+            .expect("spawn the worker");
+        std::sync::Mutex::new(Worker { jobs, done })
+    })
+}
+
+/// Runs `f` on the worker thread (the CLI's stack size) and waits for it. A panic
+/// there is a crash as on the main thread: libfuzzer-sys's panic hook aborts the
+/// process before unwinding, whichever thread panics. Per-thread settings
+/// (`set_fuzz_limits`, the step budget) are set again by every job, so no input sees
+/// another's; the tensor kernels' per-thread scratch buffers are caches that do not
+/// change results.
 pub fn on_worker<F: FnOnce() + Send + 'static>(f: F) {
-    let handle = std::thread::Builder::new()
-        .stack_size(WORKER_STACK)
-        .spawn(f)
-        .expect("spawn the worker");
-    if let Err(panic) = handle.join() {
-        std::panic::resume_unwind(panic);
-    }
+    let w = worker().lock().unwrap_or_else(|e| e.into_inner());
+    w.jobs.send(Box::new(f)).expect("the worker is alive");
+    w.done.recv().expect("the worker finished the job");
 }
 
 /// Limits for fuzzing: one kernel thread, tensors of at most 2^16 elements, texts of
