@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::host::{too_deep, walk_paths, MAX_DEPTH};
+use super::tree::{too_deep, walk_paths, MAX_DEPTH};
 use super::value::{Record, Value};
 use super::{fault, FResult};
 use crate::diag::codes;

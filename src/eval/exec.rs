@@ -949,3 +949,20 @@ impl<'p, 'io> Machine<'p, 'io> {
         r.map_err(|f| self.fault_at(f, span))
     }
 }
+
+impl Machine<'_, '_> {
+    /// RUN018 when `v`, the result of `what` at `span`, holds a NaN or an infinity.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn finite_or_stop(&self, what: &str, v: Value, span: Span) -> Res<Value> {
+        let func = self
+            .calls
+            .last()
+            .map(|f| self.prog.functions[f.func.0 as usize].name.as_str())
+            .unwrap_or("incipit");
+        match super::finite::non_finite_message(what, func, &v) {
+            None => Ok(v),
+            Some(msg) => Err(self.error(codes::RUN_NON_FINITE, msg, span)),
+        }
+    }
+}

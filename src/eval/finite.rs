@@ -9,13 +9,7 @@
 
 use std::cell::Cell;
 
-use super::exec::{Machine, Res};
-use super::host::{leaves, names};
 use super::value::Value;
-use super::FResult;
-use crate::diag::codes;
-use crate::ir::Program;
-use crate::source::Span;
 
 thread_local! {
     static CHECK_FINITE: Cell<bool> = const { Cell::new(false) };
@@ -84,42 +78,13 @@ fn show(x: f64) -> &'static str {
     }
 }
 
-impl Machine<'_, '_> {
-    /// RUN018 when `v`, the result of `what` at `span`, holds a NaN or an infinity.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn finite_or_stop(&self, what: &str, v: Value, span: Span) -> Res<Value> {
-        let Some(d) = describe(&v) else {
-            return Ok(v);
-        };
-        let func = self
-            .calls
-            .last()
-            .map(|f| self.prog.functions[f.func.0 as usize].name.as_str())
-            .unwrap_or("incipit");
-        Err(self.error(
-            codes::RUN_NON_FINITE,
-            format!("`{what}` in `{func}` produced {d} (--check-finite)"),
-            span,
-        ))
-    }
-}
-
-/// `hospes.primum_non_finitum(arbor)`: the dotted path (as `nomina_foliorum`) of the
-/// first tensor leaf that holds a NaN or an infinity, or `""` when every leaf is finite.
-pub(super) fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
-    let mut ts = Vec::new();
-    leaves(tree, &mut ts, 0)?;
-    let bad = ts.iter().position(|t| match t {
-        Value::Tensor(t) => !all_finite(t.data()),
-        _ => false,
-    });
-    let Some(k) = bad else {
-        return Ok(Value::text(String::new()));
-    };
-    let mut paths = Vec::new();
-    names(prog, tree, &mut String::new(), &mut paths, 0)?;
-    Ok(Value::text(paths.swap_remove(k)))
+/// The RUN018 message when `v`, the result of `what` in function `func`, holds a NaN
+/// or an infinity; `None` when it is finite.
+pub(super) fn non_finite_message(what: &str, func: &str, v: &Value) -> Option<String> {
+    let d = describe(v)?;
+    Some(format!(
+        "`{what}` in `{func}` produced {d} (--check-finite)"
+    ))
 }
 
 #[cfg(test)]

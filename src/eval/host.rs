@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::tree::{leaves, names, too_deep, MAX_DEPTH};
 use super::value::{Record, Value};
 use super::{checkpoint, fault, FResult, Io};
 use crate::diag::codes;
@@ -70,7 +71,7 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             names(prog, &args[0], &mut String::new(), &mut out, 0)?;
             Ok(Value::list(out.into_iter().map(Value::text).collect()))
         }
-        Host::PrimumNonFinitum => super::finite::first_non_finite_leaf(prog, &args[0]),
+        Host::PrimumNonFinitum => first_non_finite_leaf(prog, &args[0]),
         Host::ServaTensores => {
             let path = text(h, &args[0])?;
             let bytes = checkpoint::to_safetensors(prog, &args[1])?;
@@ -133,102 +134,6 @@ fn text(h: Host, v: &Value) -> FResult<&str> {
                 other.type_name()
             ),
         ),
-    }
-}
-
-/// Trees deeper than this are reported instead of walked (they cannot come from a
-/// parameter record, and the walk recurses).
-pub(super) const MAX_DEPTH: usize = 64;
-
-pub(super) fn too_deep<T>() -> FResult<T> {
-    fault(
-        codes::RUN_LIMIT,
-        format!("a parameter tree nested more than {MAX_DEPTH} levels deep"),
-    )
-}
-
-/// The tree's children in walk order, or `None` for a leaf or a non-tensor value.
-fn children(v: &Value) -> Option<&[Value]> {
-    match v {
-        Value::Record(r) => Some(&r.fields),
-        Value::List(xs) | Value::Tuple(xs) => Some(xs),
-        _ => None,
-    }
-}
-
-/// Tensors of a tree, depth first: record fields in declaration order, list and
-/// tuple items in order. Other values (numbers, texts, nihil) are not leaves.
-pub(super) fn leaves(v: &Value, out: &mut Vec<Value>, depth: usize) -> FResult<()> {
-    if depth > MAX_DEPTH {
-        return too_deep();
-    }
-    match v {
-        Value::Tensor(_) => out.push(v.clone()),
-        _ => {
-            for c in children(v).unwrap_or(&[]) {
-                leaves(c, out, depth + 1)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Dotted paths of the leaves, in the order of [`leaves`]: field names and list
-/// indices (`strata.0.wq`), as PyTorch names a state dict.
-pub(super) fn names(
-    prog: &Program,
-    v: &Value,
-    path: &mut String,
-    out: &mut Vec<String>,
-    depth: usize,
-) -> FResult<()> {
-    walk_paths(prog, v, path, depth, &mut |name, leaf| {
-        if let Value::Tensor(_) = leaf {
-            out.push(if name.is_empty() { "tensor" } else { name }.to_string());
-        }
-        Ok(())
-    })
-}
-
-/// Calls `leaf` with the dotted path (empty for the root itself) of every value of
-/// a tree that is not a record, list or tuple, depth first: record fields in
-/// declaration order, list and tuple items in order.
-pub(super) fn walk_paths<'a>(
-    prog: &Program,
-    v: &'a Value,
-    path: &mut String,
-    depth: usize,
-    leaf: &mut dyn FnMut(&str, &'a Value) -> FResult<()>,
-) -> FResult<()> {
-    if depth > MAX_DEPTH {
-        return too_deep();
-    }
-    let mut visit =
-        |label: &str, c: &'a Value, leaf: &mut dyn FnMut(&str, &'a Value) -> FResult<()>| {
-            let len = path.len();
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(label);
-            let r = walk_paths(prog, c, path, depth + 1, leaf);
-            path.truncate(len);
-            r
-        };
-    match v {
-        Value::Record(r) => {
-            let genus = &prog.genera[r.genus.0 as usize];
-            for (f, c) in genus.fields.iter().zip(&r.fields) {
-                visit(&f.name, c, leaf)?;
-            }
-            Ok(())
-        }
-        Value::List(xs) | Value::Tuple(xs) => {
-            for (i, c) in xs.iter().enumerate() {
-                visit(&i.to_string(), c, leaf)?;
-            }
-            Ok(())
-        }
-        _ => leaf(path, v),
     }
 }
 
@@ -305,4 +210,21 @@ pub(super) fn rebuild(
         ))),
         other => Ok(other.clone()),
     }
+}
+
+/// `hospes.primum_non_finitum(arbor)`: the dotted path (as `nomina_foliorum`) of the
+/// first tensor leaf that holds a NaN or an infinity, or `""` when every leaf is finite.
+fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
+    let mut ts = Vec::new();
+    leaves(tree, &mut ts, 0)?;
+    let bad = ts.iter().position(|t| match t {
+        Value::Tensor(t) => !super::finite::all_finite(t.data()),
+        _ => false,
+    });
+    let Some(k) = bad else {
+        return Ok(Value::text(String::new()));
+    };
+    let mut paths = Vec::new();
+    names(prog, tree, &mut String::new(), &mut paths, 0)?;
+    Ok(Value::text(paths.swap_remove(k)))
 }

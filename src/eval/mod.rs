@@ -44,6 +44,7 @@ mod place;
 mod retro;
 mod slice;
 mod tensors;
+mod tree;
 pub mod value;
 mod vm;
 
