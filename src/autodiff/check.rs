@@ -117,7 +117,8 @@ fn random_value(
     })
 }
 
-fn scalar(v: &Value) -> Option<f64> {
+/// A primal's result as a number: a float, an integer or a one-element tensor.
+pub(crate) fn scalar(v: &Value) -> Option<f64> {
     match v {
         Value::Float(f) => Some(*f),
         Value::Int(i) => Some(*i as f64),

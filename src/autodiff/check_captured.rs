@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use super::check::CheckError;
+use super::check::{scalar, CheckError};
 use crate::eval::{run_function, BufferIo, Value};
 use crate::ir::visit::{child_blocks, stmt_operands};
 use crate::ir::{ops::Op, Backward, Block, Operand, Program, Rhs, Stmt};
@@ -219,15 +219,6 @@ fn sample(n: usize, k: usize, rng: &mut SplitMix64) -> Vec<usize> {
     let mut chosen = all[..k].to_vec();
     chosen.sort_unstable();
     chosen
-}
-
-fn scalar(v: &Value) -> Option<f64> {
-    match v {
-        Value::Float(f) => Some(*f),
-        Value::Int(i) => Some(*i as f64),
-        Value::Tensor(t) if t.numel() == 1 => Some(t.data()[0]),
-        _ => None,
-    }
 }
 
 /// Checks `req`'s companion at `inputs` (one value per parameter of the primal): one

@@ -34,24 +34,20 @@ fn finite_f64(s: &str) -> Result<f64, String> {
 
 /// A whole number ≥ 1 (thread counts, step budgets, sizes, call counts).
 pub fn positive_usize(s: &str) -> Result<usize, String> {
-    let n: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| "not a whole number ≥ 1".to_string())?;
-    if n >= 1 {
-        Ok(n)
-    } else {
-        Err("must be at least 1".to_string())
-    }
+    positive(s)
 }
 
 /// [`positive_usize`] for u64 flags.
 pub fn positive_u64(s: &str) -> Result<u64, String> {
-    let n: u64 = s
+    positive(s)
+}
+
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, String> {
+    let n: T = s
         .trim()
         .parse()
         .map_err(|_| "not a whole number ≥ 1".to_string())?;
-    if n >= 1 {
+    if n >= T::from(1) {
         Ok(n)
     } else {
         Err("must be at least 1".to_string())

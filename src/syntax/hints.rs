@@ -270,7 +270,7 @@ pub fn binding_without_type(at: &At) -> Option<String> {
 pub fn compound_assign_hint(at: &At) -> Option<String> {
     let (_, t, hi) = at.tokens.get(at.pos)?;
     let (next_lo, next, _) = at.tokens.get(at.pos + 1)?;
-    if *next != Tok::Assign || next_lo != hi || !is_binary_operator(t) || at.pos == 0 {
+    if *next != Tok::Assign || next_lo != hi || !t.is_binary_operator() || at.pos == 0 {
         return None;
     }
     let op = t.spelling();
@@ -341,42 +341,13 @@ pub fn assign_hint(at: &At, expected: &[String]) -> String {
     }
 }
 
-fn is_binary_operator(t: &Tok) -> bool {
-    matches!(
-        t,
-        Tok::Plus
-            | Tok::Minus
-            | Tok::Star
-            | Tok::Slash
-            | Tok::Percent
-            | Tok::Dot
-            | Tok::Hadamard
-            | Tok::Eq
-            | Tok::Ne
-            | Tok::NumEq
-            | Tok::NumNe
-            | Tok::Lt
-            | Tok::Gt
-            | Tok::Le
-            | Tok::Ge
-            | Tok::BitAnd
-            | Tok::BitOr
-            | Tok::BitXor
-            | Tok::Shl
-            | Tok::Shr
-            | Tok::RangeExcl
-            | Tok::RangeIncl
-            | Tok::Kw(Kw::Et | Kw::Aut | Kw::Vel | Kw::Est)
-    )
-}
-
 /// An expression where a statement must be: `{ x * 2 }` (the parser took `x` as an
 /// expression statement and rejects `*`) or `{ 2 * x }` (a statement cannot start
 /// with a number). In a function with a result type the user almost always meant
 /// `redde`; elsewhere, `nota` or a binding.
 pub fn expression_statement_hint(at: &At, starts_statement: bool) -> Option<String> {
     let t = at.tok(at.pos)?;
-    if !starts_statement && !is_binary_operator(t) {
+    if !starts_statement && !t.is_binary_operator() {
         return None;
     }
     // The operator must continue the statement, not start a new line of its own.

@@ -808,35 +808,18 @@ fn starts_statement(t: &Tok) -> bool {
     )
 }
 
+/// A token that nests an expression one level deeper (an operator or an opening bracket); runs of them count against `MAX_OPERATOR_RUN` (LEX013).
 fn is_operator(t: &Tok) -> bool {
-    matches!(
-        t,
-        Tok::Kw(Kw::Et | Kw::Aut | Kw::Non | Kw::Est | Kw::Vel)
-            | Tok::Plus
-            | Tok::Minus
-            | Tok::Star
-            | Tok::Slash
-            | Tok::Percent
-            | Tok::Dot
-            | Tok::Hadamard
-            | Tok::Eq
-            | Tok::Ne
-            | Tok::NumEq
-            | Tok::NumNe
-            | Tok::Lt
-            | Tok::Gt
-            | Tok::Le
-            | Tok::Ge
-            | Tok::BitAnd
-            | Tok::BitOr
-            | Tok::BitXor
-            | Tok::BitNot
-            | Tok::Shl
-            | Tok::Shr
-            | Tok::MapsTo
-            | Tok::Ascribe
-            | Tok::Period
-            | Tok::LParen
-            | Tok::LBracket
-    )
+    let range = matches!(t, Tok::RangeExcl | Tok::RangeIncl);
+    (t.is_binary_operator() && !range)
+        || matches!(
+            t,
+            Tok::Kw(Kw::Non)
+                | Tok::BitNot
+                | Tok::MapsTo
+                | Tok::Ascribe
+                | Tok::Period
+                | Tok::LParen
+                | Tok::LBracket
+        )
 }

@@ -376,6 +376,36 @@ pub enum Tok {
 }
 
 impl Tok {
+    /// An operator that stands between two operands (`+`, `·`, `≡`, `‥`, `et`, …).
+    pub(crate) fn is_binary_operator(&self) -> bool {
+        matches!(
+            self,
+            Tok::Plus
+                | Tok::Minus
+                | Tok::Star
+                | Tok::Slash
+                | Tok::Percent
+                | Tok::Dot
+                | Tok::Hadamard
+                | Tok::Eq
+                | Tok::Ne
+                | Tok::NumEq
+                | Tok::NumNe
+                | Tok::Lt
+                | Tok::Gt
+                | Tok::Le
+                | Tok::Ge
+                | Tok::BitAnd
+                | Tok::BitOr
+                | Tok::BitXor
+                | Tok::Shl
+                | Tok::Shr
+                | Tok::RangeExcl
+                | Tok::RangeIncl
+                | Tok::Kw(Kw::Et | Kw::Aut | Kw::Vel | Kw::Est)
+        )
+    }
+
     /// How the token is shown in "expected …" and "unexpected …" messages.
     pub fn describe(&self) -> String {
         match self {
