@@ -1,13 +1,13 @@
 //! Evaluator tests over hand-built IR programs (no front end involved).
 
 use faber::eval::{self, BufferIo, RuntimeError, Value};
+use faber::ir::{BinOp, OutKind, UnOp};
 use faber::ir::{
     Block, Const, EachKind, FatalKind, Field, FuncId, Function, Genus, GenusId, Global, GlobalId,
     IsTest, Method, Operand, Place, PlaceRoot, PlaceStep, Prim, Program, Rhs, Slot, SlotInfo, Stmt,
     TemplatePiece, Ty,
 };
 use faber::source::{FileId, Span};
-use faber::syntax::ast::{BinOp, OutKind, UnOp};
 
 // ---- builders ---------------------------------------------------------------
 

@@ -19,10 +19,10 @@ use std::rc::Rc;
 use faber::autodiff::check::check;
 use faber::eval::Value;
 use faber::ir::ops::Op;
+use faber::ir::{BinOp, UnOp};
 use faber::ir::{Block, Operand, Prim, Program, Rhs, Stmt};
 use faber::resolve::MemoryLoader;
 use faber::source::SourceMap;
-use faber::syntax::ast::{BinOp, UnOp};
 use faber::tensor::Tensor;
 
 use cases::{Case, CASES, NO_GRADIENT, REJECTED, SCALAR_CASES};

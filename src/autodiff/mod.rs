@@ -20,9 +20,9 @@ mod simplify;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::{codes, Diagnostic};
+use crate::ir::BinOp;
 use crate::ir::*;
 use crate::source::{FileId, Span};
-use crate::syntax::ast::BinOp;
 
 /// Fills every requested companion; returns the diagnostics for what cannot be
 /// differentiated (the program is left unchanged for those).

@@ -9,7 +9,7 @@ use super::{not_differentiable, Gen};
 use crate::diag::Diagnostic;
 use crate::ir::ops::Op;
 use crate::ir::*;
-use crate::syntax::ast::{BinOp, UnOp};
+use crate::ir::{BinOp, UnOp};
 
 type Contribs = Vec<(Operand, Operand)>;
 

@@ -17,11 +17,11 @@
 use std::rc::Rc;
 
 use super::value::Value;
+use crate::ir::{BinOp, UnOp};
 use crate::ir::{
     Block, Const, Function, Method, Operand, PlaceRoot, PlaceStep, Prim, Program, Rhs, Stmt,
 };
 use crate::source::Span;
-use crate::syntax::ast::{BinOp, UnOp};
 
 /// `targets` index meaning "not inside a loop".
 pub(super) const NO_LOOP: u32 = u32::MAX;

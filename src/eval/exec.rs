@@ -22,11 +22,11 @@ use super::value::{Closure, Key, Map, Record, Value};
 use super::vm::Frame;
 use super::{fault, FResult, Fault, Io, RuntimeError, MAX_DEPTH, TRACE_LIMIT};
 use crate::diag::{codes, Code};
+use crate::ir::{BinOp, OutKind};
 use crate::ir::{
     Block, Const, FatalKind, FuncId, Operand, Prim, Program, Rhs, Slot, Stmt, TemplatePiece,
 };
 use crate::source::Span;
-use crate::syntax::ast::{BinOp, OutKind};
 
 /// Why execution left the normal statement sequence abnormally.
 pub(crate) enum Unwind {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::value::{Key, Value};
 use super::{fault, FResult};
 use crate::diag::codes;
-use crate::syntax::ast::{BinOp, UnOp};
+use crate::ir::{BinOp, UnOp};
 
 #[cold]
 #[inline(never)]

@@ -17,9 +17,9 @@ use super::ops;
 use super::value::Value;
 use super::MAX_DEPTH;
 use crate::diag::codes;
+use crate::ir::BinOp;
 use crate::ir::{FuncId, Stmt};
 use crate::source::Span;
-use crate::syntax::ast::BinOp;
 
 /// One active call: `Machine::calls` holds one per call, for the depth limit and
 /// error traces. A call made by compiled code also records where its caller
@@ -430,7 +430,7 @@ impl<'p> Machine<'p, '_> {
                 Ins::Not { dst, a } => {
                     let v = match &slot!(a) {
                         Value::Bool(b) => Value::Bool(!b),
-                        x => ops::unary(crate::syntax::ast::UnOp::Not, x)
+                        x => ops::unary(crate::ir::UnOp::Not, x)
                             .map_err(|f| self.fault_at(f, code.spans[pc]))?,
                     };
                     set!(dst, v);

@@ -15,13 +15,14 @@
 
 pub mod host;
 pub mod lower;
+pub mod operators;
 pub mod ops;
 pub mod print;
 pub mod verify;
 pub mod visit;
 
 use crate::source::Span;
-use crate::syntax::ast::{BinOp, OutKind, UnOp};
+pub use operators::{BinOp, OutKind, UnOp};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);

@@ -78,7 +78,7 @@ impl Lowerer<'_> {
             let (test, cond) = self.arm_test(i, |s| {
                 let (c, _) = s.expr(&case.cond, None);
                 s.temp(
-                    Rhs::Prim(Prim::Binary(ast::BinOp::Eq), vec![subject.clone(), c]),
+                    Rhs::Prim(Prim::Binary(BinOp::Eq), vec![subject.clone(), c]),
                     Ty::Bool,
                     case.cond.span,
                 )

@@ -4,6 +4,7 @@
 
 use rustc_hash::FxHashSet;
 
+use super::operators::{bin_op, un_op};
 use super::types::{incompatible, needs_coercion, TypeName};
 use super::{Lowerer, ModItem};
 use crate::diag::{codes, suggest, Diagnostic};
@@ -11,7 +12,7 @@ use crate::ir::host::Host;
 use crate::ir::ops::Op;
 use crate::ir::*;
 use crate::source::Span;
-use crate::syntax::ast::{self, BinOp, ExprKind, IsTarget, Literal, TypeKind, UnOp};
+use crate::syntax::ast::{self, ExprKind, IsTarget, Literal, TypeKind};
 
 type Lowered = (Operand, Ty);
 
@@ -77,7 +78,7 @@ impl Lowerer<'_> {
                 }
             },
             ExprKind::Unary {
-                op: UnOp::Neg,
+                op: ast::UnOp::Neg,
                 expr,
             } if matches!(
                 expr.kind,
@@ -91,17 +92,18 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Unary { op, expr } => {
+                let op = un_op(*op);
                 let (v, t) = self.expr(expr, None);
                 let ty = match op {
                     UnOp::Not => Ty::Bool,
                     _ => t,
                 };
                 (
-                    self.temp(Rhs::Prim(Prim::Unary(*op), vec![v]), ty.clone(), span),
+                    self.temp(Rhs::Prim(Prim::Unary(op), vec![v]), ty.clone(), span),
                     ty,
                 )
             }
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(bin_op(*op), lhs, rhs, span),
             ExprKind::Is {
                 expr,
                 negated,

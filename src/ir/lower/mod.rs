@@ -8,6 +8,7 @@ mod expr;
 mod func;
 mod hints;
 mod inplace;
+mod operators;
 mod returns;
 mod slice;
 mod stmt;

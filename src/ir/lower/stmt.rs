@@ -1,5 +1,6 @@
 //! Statements → IR.
 
+use super::operators::out_kind;
 use super::types::{incompatible, needs_coercion};
 use super::{Lowerer, ModItem};
 use crate::diag::codes;
@@ -222,7 +223,7 @@ impl Lowerer<'_> {
             StmtKind::Out { kind, args } => {
                 let ops = args.iter().map(|a| self.expr(a, None).0).collect();
                 self.emit(Stmt::Out {
-                    kind: *kind,
+                    kind: out_kind(*kind),
                     args: ops,
                     span: s.span,
                 });
