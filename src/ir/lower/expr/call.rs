@@ -1,0 +1,426 @@
+//! Calls and method resolution: direct and module-qualified calls, `hospes.*` host
+//! functions, calls of function values, genus methods (in place when the receiver
+//! is a place), tensor methods and the built-in methods with their result types.
+
+use super::{konst, Lowered};
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::ir::host::Host;
+use crate::ir::lower::types::TypeName;
+use crate::ir::lower::{Lowerer, ModItem};
+use crate::ir::ops::Op;
+use crate::ir::*;
+use crate::source::Span;
+use crate::syntax::ast::{self, ExprKind, Literal};
+
+impl Lowerer<'_> {
+    /// A call expression. `want_value` is false for expression statements.
+    pub(super) fn call(&mut self, e: &ast::Expr, want_value: bool) -> Lowered {
+        let ExprKind::Call {
+            callee,
+            args,
+            type_args,
+        } = &e.kind
+        else {
+            unreachable!("call() is only given calls")
+        };
+        let span = e.span;
+        // `tensor.structa<tensor<f32, [2, 2]>>(list)`, `tensor.creata<…>(fill)`: the
+        // shape comes from the type argument (docs/norma.md, tensor).
+        if let ExprKind::Field { name, .. } = &callee.kind {
+            let intrinsic = matches!(name.name.as_str(), "structa" | "creata");
+            if intrinsic && !type_args.is_empty() && args.len() == 1 {
+                return self.tensor_intrinsic(&name.name, type_args, &args[0], span);
+            }
+        }
+        match &callee.kind {
+            ExprKind::Name(id) if self.local(&id.name).is_none() => {
+                let m = self.cur_module();
+                match self.modules[m].values.get(&id.name).copied() {
+                    Some(ModItem::Func(f)) => return self.direct_call(f, args, id.span, span),
+                    Some(ModItem::Global(_)) => {}
+                    _ => {
+                        let hint = self.function_hint(&id.name);
+                        self.error_hint(
+                            codes::SEM_UNKNOWN_FUNCTION,
+                            format!("cannot find function `{}`", id.name),
+                            id.span,
+                            hint,
+                        );
+                        for a in args {
+                            self.expr(a, None);
+                        }
+                        return (konst(Const::Nihil), Ty::Any);
+                    }
+                }
+            }
+            ExprKind::Field { expr: base, name } => {
+                // Module function: alias.f(...)
+                if let ExprKind::Name(alias) = &base.kind {
+                    if self.local(&alias.name).is_none() {
+                        let m = self.cur_module();
+                        if alias.name == "hospes" && self.module_alias(m, "hospes").is_none() {
+                            return self.host_call(name, args, span);
+                        }
+                        if let Some(target) = self.module_alias(m, &alias.name) {
+                            let f = match self.modules[target].values.get(&name.name).copied() {
+                                Some(ModItem::Func(f))
+                                    if self.modules[target].exports.contains(&name.name) =>
+                                {
+                                    f
+                                }
+                                _ => {
+                                    let hint = self.member_hint(target, &name.name, true);
+                                    self.error_hint(
+                                        codes::SEM_UNKNOWN_FUNCTION,
+                                        format!(
+                                            "module `{}` has no public function `{}`",
+                                            alias.name, name.name
+                                        ),
+                                        name.span,
+                                        hint,
+                                    );
+                                    return (konst(Const::Nihil), Ty::Any);
+                                }
+                            };
+                            return self.direct_call(f, args, name.span, span);
+                        }
+                    }
+                }
+                return self.method_call(base, name, args, span, want_value);
+            }
+            _ => {}
+        }
+        let (f, fty) = self.expr(callee, None);
+        let ret = match fty {
+            Ty::Func(_, r) => *r,
+            _ => Ty::Any,
+        };
+        let ops = args.iter().map(|a| self.expr(a, None).0).collect();
+        (self.temp(Rhs::CallValue(f, ops), ret.clone(), span), ret)
+    }
+
+    /// `hospes.name(args)`: a host function (src/ir/host.rs).
+    fn host_call(&mut self, name: &ast::Ident, args: &[ast::Expr], span: Span) -> Lowered {
+        let Some(h) = Host::from_name(&name.name) else {
+            let hint = suggest::hint(&name.name, Host::ALL.iter().map(|h| h.name()));
+            self.error_hint(
+                codes::SEM_UNKNOWN_FUNCTION,
+                format!("there is no host function `hospes.{}`", name.name),
+                name.span,
+                hint,
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return (konst(Const::Nihil), Ty::Any);
+        };
+        if args.len() != h.arity() {
+            self.error(
+                codes::SEM_ARITY,
+                format!(
+                    "`hospes.{}` takes {} argument(s) but {} were given",
+                    h.name(),
+                    h.arity(),
+                    args.len()
+                ),
+                name.span,
+            );
+            return (konst(Const::Nihil), Ty::Any);
+        }
+        let params = h.params();
+        let mut ops = Vec::with_capacity(args.len());
+        let mut tys = Vec::with_capacity(args.len());
+        for (a, want) in args.iter().zip(&params) {
+            if matches!(want, Ty::Any) {
+                let (o, t) = self.expr(a, None);
+                ops.push(o);
+                tys.push(t);
+            } else {
+                ops.push(self.expr_to(a, want));
+                tys.push(want.clone());
+            }
+        }
+        let ret = h.result(&tys);
+        (self.temp(Rhs::Host(h, ops), ret.clone(), span), ret)
+    }
+
+    fn direct_call(
+        &mut self,
+        f: FuncId,
+        args: &[ast::Expr],
+        name_span: Span,
+        span: Span,
+    ) -> Lowered {
+        let sig = self.sigs[f.0 as usize].clone();
+        if sig.params.len() != args.len() {
+            let fname = self.program.func(f).name.clone();
+            self.error(
+                codes::SEM_ARITY,
+                format!(
+                    "`{fname}` takes {} argument(s) but {} were given",
+                    sig.params.len(),
+                    args.len()
+                ),
+                name_span,
+            );
+        }
+        if sig.throws {
+            self.check_may_throw(span, "a call to a function that may throw (`⇥`)");
+        }
+        let ops = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match sig.params.get(i) {
+                Some(t) => self.expr_to(a, t),
+                None => self.expr(a, None).0,
+            })
+            .collect();
+        (self.temp(Rhs::Call(f, ops), sig.ret.clone(), span), sig.ret)
+    }
+
+    fn method_call(
+        &mut self,
+        base: &ast::Expr,
+        name: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+        want_value: bool,
+    ) -> Lowered {
+        let recv_ty = self.peek_type(base);
+        // A genus method, found from the receiver's type or, when unknown, by a
+        // method name that only one genus declares.
+        let genus_method = match &recv_ty {
+            Ty::Record(g) => self.methods.get(&(*g, name.name.clone())).copied(),
+            Ty::Any if Method::from_name(&name.name).is_none() => {
+                let hits: Vec<FuncId> = self
+                    .methods
+                    .iter()
+                    .filter(|((_, n), _)| *n == name.name)
+                    .map(|(_, f)| *f)
+                    .collect();
+                if hits.len() == 1 {
+                    Some(hits[0])
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if let Some(f) = genus_method {
+            let sig = self.sigs[f.0 as usize].clone();
+            if sig.params.len() != args.len() + 1 {
+                self.error(
+                    codes::SEM_ARITY,
+                    format!(
+                        "method `{}` takes {} argument(s) but {} were given",
+                        name.name,
+                        sig.params.len() - 1,
+                        args.len()
+                    ),
+                    name.span,
+                );
+            }
+            if sig.throws {
+                self.check_may_throw(span, "a call to a method that may throw (`⇥`)");
+            }
+            let ops: Vec<Operand> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match sig.params.get(i + 1) {
+                    Some(t) => self.expr_to(a, t),
+                    None => self.expr(a, None).0,
+                })
+                .collect();
+            if self.is_place(base) {
+                // `place` reports why a path is not a place (e.g. an unknown field).
+                let Some((place, _)) = self.place(base) else {
+                    return (konst(Const::Nihil), Ty::Any);
+                };
+                let dst = want_value.then(|| self.new_slot("", sig.ret.clone()));
+                self.emit(Stmt::CallInPlace {
+                    dst,
+                    func: f,
+                    place,
+                    args: ops,
+                    span,
+                });
+                return match dst {
+                    Some(d) => (Operand::Slot(d), sig.ret),
+                    None => (konst(Const::Vacuum), Ty::Vacuum),
+                };
+            }
+            let (recv, _) = self.expr(base, None);
+            let mut all = vec![recv];
+            all.extend(ops);
+            return (self.temp(Rhs::Call(f, all), sig.ret.clone(), span), sig.ret);
+        }
+        // A field holding a function value: p.f(x).
+        if let Ty::Record(g) = &recv_ty {
+            let has_field = self.program.genera[g.0 as usize]
+                .fields
+                .iter()
+                .any(|f| f.name == name.name);
+            if has_field {
+                let (fv, fty) = self.field(base, name, name.span);
+                let ret = match fty {
+                    Ty::Func(_, r) => *r,
+                    _ => Ty::Any,
+                };
+                let ops = args.iter().map(|a| self.expr(a, None).0).collect();
+                return (self.temp(Rhs::CallValue(fv, ops), ret.clone(), span), ret);
+            }
+        }
+        if Op::from_method(&name.name).is_some() {
+            let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
+            if tensor_typed
+                || (!Op::shared_with_lists(&name.name) && Method::from_name(&name.name).is_none())
+            {
+                return self
+                    .tensor_method(base, name, args, span)
+                    .unwrap_or((konst(Const::Nihil), Ty::Any));
+            }
+        }
+        let Some(method) = Method::from_name(&name.name) else {
+            let mut d = Diagnostic::error(
+                codes::SEM_UNKNOWN_FUNCTION,
+                format!(
+                    "no method `{}` on a value of type `{}`",
+                    name.name,
+                    print::ty(&self.program, &recv_ty)
+                ),
+                name.span,
+            );
+            let mut near_hint = self.method_hint(&recv_ty, &name.name);
+            if let ExprKind::Name(id) = &base.kind {
+                let m = self.cur_module();
+                let is_fn = matches!(self.modules[m].values.get(&id.name), Some(ModItem::Func(_)));
+                if self.local(&id.name).is_none() && is_fn {
+                    near_hint = None;
+                    d = d.with_hint(format!(
+                        "`{0}` is a function here: `importa … privata {0}` binds the item when the module exports a declaration named `{0}`; to use the module as a namespace, import it under a name it does not export",
+                        id.name
+                    ));
+                }
+            }
+            if let Some(h) = near_hint {
+                d = d.with_hint(h);
+            }
+            self.diags.push(d);
+            return (konst(Const::Nihil), Ty::Any);
+        };
+        let ret = method_type(method, &recv_ty);
+        let elem = match &recv_ty {
+            Ty::List(e) => (**e).clone(),
+            _ => Ty::Any,
+        };
+        let ops: Vec<Operand> = args
+            .iter()
+            .map(|a| {
+                if method == Method::Appende {
+                    self.expr_to(a, &elem)
+                } else {
+                    self.expr(a, None).0
+                }
+            })
+            .collect();
+        if method.mutates() && self.is_place(base) {
+            // `place` reports why a path is not a place (e.g. an unknown field).
+            let Some((place, _)) = self.place(base) else {
+                return (konst(Const::Nihil), Ty::Any);
+            };
+            let dst = self.new_slot("", ret.clone());
+            self.emit(Stmt::MethodInPlace {
+                dst: Some(dst),
+                method,
+                place,
+                args: ops,
+                span,
+            });
+            return (Operand::Slot(dst), ret);
+        }
+        let (recv, _) = self.expr(base, None);
+        (
+            self.temp(Rhs::Method(method, recv, ops), ret.clone(), span),
+            ret,
+        )
+    }
+
+    /// The static type of an expression without emitting code (names, fields, ego).
+    fn peek_type(&mut self, e: &ast::Expr) -> Ty {
+        match &e.kind {
+            ExprKind::Name(id) => match self.local(&id.name).map(|l| l.slot) {
+                Some(s) => self.slot_ty(s),
+                None => {
+                    let m = self.cur_module();
+                    match self.modules[m].values.get(&id.name) {
+                        Some(ModItem::Global(g)) => self.program.globals[g.0 as usize].ty.clone(),
+                        _ => Ty::Any,
+                    }
+                }
+            },
+            ExprKind::Ego => self.cx().ego.map_or(Ty::Any, |s| self.slot_ty(s)),
+            ExprKind::Field { expr, name } => match self.peek_type(expr) {
+                Ty::Record(g) => {
+                    let genus = &self.program.genera[g.0 as usize];
+                    genus
+                        .fields
+                        .iter()
+                        .find(|f| f.name == name.name)
+                        .map_or(Ty::Any, |f| f.ty.clone())
+                }
+                _ => Ty::Any,
+            },
+            ExprKind::Index { expr, .. } => match self.peek_type(expr) {
+                Ty::List(e) => *e,
+                Ty::Map(_, v) => *v,
+                _ => Ty::Any,
+            },
+            ExprKind::Record { path, .. } => {
+                let m = self.cur_module();
+                match self.modules[m].types.get(&path[0].name) {
+                    Some(TypeName::Genus(g)) if path.len() == 1 => Ty::Record(*g),
+                    _ => Ty::Any,
+                }
+            }
+            ExprKind::Lit(Literal::Text(_)) | ExprKind::Template { .. } => Ty::Text,
+            ExprKind::List(_) => Ty::List(Box::new(Ty::Any)),
+            _ => Ty::Any,
+        }
+    }
+}
+
+fn method_type(m: Method, recv: &Ty) -> Ty {
+    let elem = match recv {
+        Ty::List(e) => (**e).clone(),
+        Ty::Map(_, v) => (**v).clone(),
+        Ty::Text => Ty::Text,
+        _ => Ty::Any,
+    };
+    match m {
+        Method::Longitudo => Ty::Int,
+        Method::Vacua
+        | Method::Nonvacua
+        | Method::Continet
+        | Method::Initium
+        | Method::Finis
+        | Method::Habet => Ty::Bool,
+        Method::Approximata => Ty::Bool,
+        Method::Accipe => Ty::Union(vec![elem, Ty::Nihil]),
+        Method::Primus | Method::Ultimus | Method::Detrahe => elem,
+        Method::Sectio | Method::Inverte | Method::Minuscula => recv.clone(),
+        Method::TextSlice { .. } => Ty::Text,
+        Method::Claves => match recv {
+            Ty::Map(k, _) => Ty::List(k.clone()),
+            _ => Ty::List(Box::new(Ty::Any)),
+        },
+        Method::Absolutum | Method::Maximus | Method::Minimus => recv.clone(),
+        Method::Pavimentum => Ty::Int,
+        Method::Potentia
+        | Method::Radix
+        | Method::Exponens
+        | Method::Logarithmus
+        | Method::Sinus
+        | Method::Cosinus => Ty::Float,
+        Method::Appende | Method::Pone | Method::Dele | Method::Ponde => Ty::Vacuum,
+    }
+}
