@@ -9,6 +9,12 @@
 //!    `<` touching a word opens type arguments, `redde` before a closer is bare,
 //!    `(` whose `)` is followed by `→`/`∴` opens a closure or function type, and `{`
 //!    after a type name opens a record only outside statement headers.
+//!
+//! Stage 1 lives in `lexer/frontmatter.rs`, the decoding of number, text and byte
+//! literals in `lexer/literal.rs`.
+
+mod frontmatter;
+mod literal;
 
 use logos::Logos;
 
@@ -70,68 +76,6 @@ impl<'a> Lexer<'a> {
     fn error(&mut self, code: codes::Code, msg: impl Into<String>, lo: usize, hi: usize) {
         let d = Diagnostic::error(code, msg, self.span(lo, hi));
         self.diags.push(d);
-    }
-
-    // ------------------------------------------------------------ frontmatter
-
-    /// Returns where code starts and the frontmatter text, if any.
-    fn frontmatter(&mut self, start: usize) -> (usize, Option<String>) {
-        let text = self.text;
-        let first_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-        if text[start..first_end].trim() != "+++" {
-            return (start, None);
-        }
-        let content_start = (first_end + 1).min(text.len());
-        let mut pos = content_start;
-        while pos < text.len() {
-            let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-            if text[pos..end].trim() == "+++" {
-                let content = &text[content_start..pos];
-                self.check_frontmatter(content, content_start);
-                return ((end + 1).min(text.len()), Some(content.to_string()));
-            }
-            pos = end + 1;
-        }
-        self.error(
-            codes::LEX_BAD_FRONTMATTER,
-            "frontmatter is not closed: no line `+++` ends it",
-            start,
-            first_end,
-        );
-        (text.len(), None)
-    }
-
-    fn check_frontmatter(&mut self, content: &str, offset: usize) {
-        match content.parse::<toml::Table>() {
-            Err(e) => {
-                let (lo, hi) = e
-                    .span()
-                    .map_or((offset, offset), |r| (offset + r.start, offset + r.end));
-                let msg = e.message().trim().to_string();
-                self.error(
-                    codes::LEX_BAD_FRONTMATTER,
-                    format!("frontmatter is not valid TOML: {msg}"),
-                    lo,
-                    hi,
-                );
-            }
-            Ok(table) => {
-                if let Some(locale) = table.get("locale") {
-                    if locale.as_str() != Some("la") {
-                        let shown = locale.to_string();
-                        let (lo, hi) = locale_value_span(content)
-                            .map_or((offset, offset), |(a, b)| (offset + a, offset + b));
-                        let d = Diagnostic::error(
-                            codes::LEX_UNSUPPORTED_LOCALE,
-                            format!("unsupported locale {shown}"),
-                            self.span(lo, hi),
-                        )
-                        .with_hint("only the Latin locale `la` is supported");
-                        self.diags.push(d);
-                    }
-                }
-            }
-        }
     }
 
     // ------------------------------------------------------------ scanning
@@ -413,97 +357,6 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn int(&mut self, digits: &str, radix: u32, lo: usize, hi: usize) -> Tok {
-        let clean: String = digits.chars().filter(|&c| c != '_').collect();
-        if clean.is_empty() {
-            self.error(
-                codes::LEX_BAD_NUMBER,
-                format!("number `{}` has no digits", &self.text[lo..hi]),
-                lo,
-                hi,
-            );
-            return Tok::Error;
-        }
-        match i64::from_str_radix(&clean, radix) {
-            Ok(v) => Tok::Int(v),
-            Err(_) => {
-                let d = Diagnostic::error(
-                    codes::LEX_BAD_NUMBER,
-                    format!("integer `{}` does not fit in 64 bits", &self.text[lo..hi]),
-                    self.span(lo, hi),
-                )
-                .with_hint(
-                    "`numerus` is a signed 64-bit integer; use a float literal for larger values",
-                );
-                self.diags.push(d);
-                Tok::Error
-            }
-        }
-    }
-
-    /// Decodes `\" \\ \n \t \r \0`; reports any other escape.
-    fn unescape(&mut self, body: &str, offset: usize) -> String {
-        let mut out = String::with_capacity(body.len());
-        let mut chars = body.char_indices();
-        while let Some((i, c)) = chars.next() {
-            if c != '\\' {
-                out.push(c);
-                continue;
-            }
-            match chars.next() {
-                Some((_, '"')) => out.push('"'),
-                Some((_, '\'')) => out.push('\''),
-                Some((_, '\\')) => out.push('\\'),
-                Some((_, 'n')) => out.push('\n'),
-                Some((_, 't')) => out.push('\t'),
-                Some((_, 'r')) => out.push('\r'),
-                Some((_, '0')) => out.push('\0'),
-                Some((j, other)) => {
-                    let end = offset + j + other.len_utf8();
-                    let d = Diagnostic::error(
-                        codes::LEX_BAD_ESCAPE,
-                        format!("unknown escape `\\{other}`"),
-                        self.span(offset + i, end),
-                    )
-                    .with_hint("escapes are \\\" \\\\ \\n \\t \\r \\0");
-                    self.diags.push(d);
-                }
-                None => out.push('\\'),
-            }
-        }
-        out
-    }
-
-    fn bytes(&mut self, body: &str, lo: usize, hi: usize) -> Tok {
-        let digits: Vec<u8> = body.bytes().filter(|b| !b" \t\r".contains(b)).collect();
-        if let Some(bad) = digits.iter().find(|b| !b.is_ascii_hexdigit()) {
-            let d = Diagnostic::error(
-                codes::LEX_BAD_BYTES,
-                format!("byte literal holds `{}`, not a hex digit", *bad as char),
-                self.span(lo, hi),
-            )
-            .with_hint("write bytes as hex pairs: |de ad be ef|");
-            self.diags.push(d);
-            return Tok::Error;
-        }
-        if !digits.len().is_multiple_of(2) {
-            self.error(
-                codes::LEX_BAD_BYTES,
-                "byte literal has an odd number of hex digits",
-                lo,
-                hi,
-            );
-            return Tok::Error;
-        }
-        let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-        Tok::Bytes(
-            digits
-                .chunks(2)
-                .map(|p| hex(p[0]) * 16 + hex(p[1]))
-                .collect(),
-        )
-    }
-
     // ------------------------------------------------------------ annotations
 
     /// Folds `@ name args…` (to end of line) or `@ name { k = v, … }` into one token.
@@ -759,23 +612,6 @@ impl<'a> Lexer<'a> {
             }
         }
     }
-}
-
-/// Byte range of the value in the frontmatter line `locale = …`.
-fn locale_value_span(content: &str) -> Option<(usize, usize)> {
-    let mut pos = 0;
-    for line in content.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix("locale") {
-            if let Some(eq) = rest.trim_start().strip_prefix('=') {
-                let value = eq.trim();
-                let start = pos + line.len() - eq.len() + (eq.len() - eq.trim_start().len());
-                return Some((start, start + value.len()));
-            }
-        }
-        pos += line.len();
-    }
-    None
 }
 
 fn starts_statement(t: &Tok) -> bool {
