@@ -59,7 +59,7 @@
 //! with spaces to a multiple of 8 bytes, as the reference implementation does.
 //! (The Python package sorts tensors by dtype alignment and name when it
 //! writes; readers accept any order.) Tensors are not padded for alignment.
-
+//!
 //! # Files
 //!
 //! `dtype` (the element types and their byte codecs), `json` (the strict JSON
