@@ -1,5 +1,5 @@
 //! Reads the `faber explain` entries under `docs/explain/` for the tests that run
-//! them (tests/explain.rs, tests/diagnostic_snapshots.rs). The format is described
+//! them (tests/explain.rs, tests/diagnostic_snapshots.rs: `common::entries`). The format is described
 //! in docs/diagnostics.md ("Explanations"); in short:
 //!
 //! ```text
@@ -18,10 +18,10 @@
 //! A block whose language is neither `fab` nor `console` and that names no path is
 //! illustration only and is not run.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use super::Faber;
 
 pub const DIR: &str = "docs/explain";
 
@@ -185,15 +185,7 @@ pub fn execute(label: &str, files: &[File], args: &[String]) -> Output {
         std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).unwrap();
         std::fs::write(&path, &f.bytes).unwrap();
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("FORCE_COLOR")
-        .env_remove("FABER_LIBRARY_HOME")
-        .output()
-        .expect("the faber binary runs");
+    let out = Faber::new().args(args).current_dir(&dir).output();
     let _ = std::fs::remove_dir_all(&dir);
     out
 }
