@@ -6,11 +6,12 @@
 //! and locked against a second run. The failures are injected with the writer's
 //! `FABER_WRITE_FAULT` hook or with a real SIGKILL.
 
+mod common;
+
+use common::Faber;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_faber");
 
 fn tmp(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("faber-atomic-{tag}-{}", std::process::id()));
@@ -19,25 +20,23 @@ fn tmp(tag: &str) -> PathBuf {
     dir
 }
 
-fn command(dir: &Path, src: &str, fault: Option<&str>) -> Command {
+fn faber(dir: &Path, src: &str, fault: Option<&str>) -> Faber {
     let file = dir.join("prog.fab");
     std::fs::write(&file, src).unwrap();
-    let mut cmd = Command::new(BIN);
-    cmd.arg("run")
-        .arg(&file)
-        .current_dir(dir)
-        .env("NO_COLOR", "1");
-    cmd.env_remove("FABER_WRITE_FAULT");
-    if let Some(f) = fault {
-        cmd.env("FABER_WRITE_FAULT", f);
+    let run = Faber::new().arg("run").arg(&file).current_dir(dir);
+    match fault {
+        Some(f) => run.env("FABER_WRITE_FAULT", f),
+        None => run,
     }
-    cmd
+}
+
+/// The run as a [`Command`], for the tests that kill it halfway.
+fn command(dir: &Path, src: &str, fault: Option<&str>) -> Command {
+    faber(dir, src, fault).command()
 }
 
 fn run(dir: &Path, src: &str, fault: Option<&str>) -> Output {
-    command(dir, src, fault)
-        .output()
-        .expect("the faber binary runs")
+    faber(dir, src, fault).output()
 }
 
 fn stderr(out: &Output) -> String {
@@ -310,7 +309,7 @@ fn the_gpt_example_refuses_an_unwritable_out_before_training() {
     let dir = tmp("gpt");
     std::fs::write(dir.join("file"), "a regular file").unwrap();
     let bad = dir.join("file/out");
-    let out = Command::new(BIN)
+    let out = Faber::new()
         .args([
             "run",
             "examples/gpt-shakespeare",
@@ -321,9 +320,7 @@ fn the_gpt_example_refuses_an_unwritable_out_before_training() {
         ])
         .arg("--out")
         .arg(&bad)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+        .output();
     let err = stderr(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{err}");

@@ -3,8 +3,10 @@
 //! naming the step and the leaf) and the GPT example stopping on divergence without
 //! overwriting its checkpoint.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("faber-finite-{}-{name}", std::process::id()));
@@ -14,12 +16,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn faber(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("FABER_LIBRARY_HOME")
-        .output()
-        .unwrap()
+    common::faber(args)
 }
 
 fn run_file(dir: &Path, name: &str, src: &str, flags: &[&str]) -> Output {

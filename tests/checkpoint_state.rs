@@ -3,8 +3,10 @@
 //! numbers with integer dtypes (read here with the independent safetensors reader), and
 //! every way a file can fail to fill the tree is a diagnostic naming the field.
 
+mod common;
+
+use common::Faber;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use faber::serialize::safetensors::{self, Dtype};
 
@@ -18,13 +20,7 @@ fn tmp(tag: &str) -> PathBuf {
 fn run(dir: &Path, src: &str) -> (i32, String, String) {
     let file = dir.join("prog.fab");
     std::fs::write(&file, src).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .arg("run")
-        .arg(&file)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = Faber::new().arg("run").arg(&file).current_dir(dir).output();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -5,7 +5,7 @@
 //! forward, backward and AdamW) to 1e-9 relative tolerance, and its final `accuratio` line
 //! must equal the reference's training accuracy.
 
-use std::process::Command;
+mod common;
 
 use serde_json::Value;
 
@@ -32,11 +32,7 @@ fn losses(doc: &Value) -> Vec<f64> {
 #[test]
 fn classifier_trace_and_accuracy_match_the_reference() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/classifier");
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(["run", dir])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(&["run", dir]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

@@ -1,28 +1,27 @@
 //! End-to-end tests of the `faber` binary: exit codes, which stream gets what,
 //! diagnostic headers and locations, colour rules, packages and manifests.
 
+mod common;
+
+use common::{Faber, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_faber");
-
-/// Runs `faber` with colour-related variables cleared, so the host environment
-/// cannot change what the tests see.
+/// Runs `faber` with colour-related variables cleared (`NO_COLOR` too: these tests
+/// check the colour rules), so the host environment cannot change what the tests see.
 fn faber(args: &[&str]) -> Output {
     faber_env(args, &[])
 }
 
 fn faber_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("FORCE_COLOR");
+    let mut run = Faber::new()
+        .args(args)
+        .current_dir(common::ROOT)
+        .env_remove("NO_COLOR");
     for (k, v) in env {
-        cmd.env(k, v);
+        run = run.env(k, v);
     }
-    cmd.output().expect("the faber binary runs")
+    run.output()
 }
 
 fn code(o: &Output) -> i32 {
@@ -350,20 +349,11 @@ fn max_steps_stops_a_loop_that_does_not_end() {
 
 /// Runs `faber args…` in `dir` with `input` on its standard input.
 fn faber_stdin(dir: &Path, args: &[&str], input: impl AsRef<[u8]>) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(BIN)
+    Faber::new()
         .args(args)
         .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the faber binary starts");
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    stdin.write_all(input.as_ref()).expect("write the program");
-    drop(stdin);
-    child.wait_with_output().expect("faber ends")
+        .stdin(input)
+        .output()
 }
 
 #[test]
@@ -422,8 +412,9 @@ fn a_printed_line_reaches_a_pipe_before_the_program_ends() {
         &file,
         "incipit {\n    nota \"primum\"\n    fixum textus t ← hospes.lege_textum(\"/dev/stdin\")\n    nota \"secundum §\"(t.longitudo())\n}\n",
     );
-    let mut child = Command::new(BIN)
+    let mut child = Faber::new()
         .args(["run", arg(&file)])
+        .command()
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -1,12 +1,13 @@
 //! The rendered text of every SEM and RUN diagnostic, one snapshot per code
 //! (`tests/snapshots/diagnostic_snapshots__SEM001.snap`), so that every wording change
 //! shows in review. The inputs are the examples of the `faber explain` entries under
-//! `docs/explain/` (one source of truth, see tests/support/entries.rs): each is run
+//! `docs/explain/` (one source of truth, see tests/common/entries.rs): each is run
 //! through the built binary with the command its entry names, colour off, in a fresh
 //! directory (so paths render as `main.fab`), and its stderr is the snapshot.
 
-#[path = "support/entries.rs"]
-mod entries;
+mod common;
+
+use common::entries;
 
 #[test]
 fn every_sem_and_run_diagnostic_renders_as_snapshotted() {

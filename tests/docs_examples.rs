@@ -14,8 +14,10 @@
 //! slip through untested. The expected outputs were written by reasoning about each
 //! program, never by copying what faber prints.
 
+mod common;
+
+use common::Faber;
 use std::path::PathBuf;
-use std::process::Command;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Mode {
@@ -136,13 +138,7 @@ fn check_example(dir: &std::path::Path, doc: &str, ex: &Example) -> Result<(), S
         Mode::Check => "check",
         Mode::Test => "test",
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .arg(verb)
-        .arg(&path)
-        .env("NO_COLOR", "1")
-        .current_dir(dir)
-        .output()
-        .expect("the faber binary runs");
+    let out = Faber::new().arg(verb).arg(&path).current_dir(dir).output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();

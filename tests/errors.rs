@@ -1,191 +1,26 @@
 //! The error matrix (issue 8): one program per failure class under `tests/errors/`,
-//! each run through the built binary. `NN_class.err` names the expectation:
+//! each a failing program (tests/README.md: `NN_class.err` names the command, the
+//! exit code, the code and the location, and `tests/snapshots/failing__errors__NN_class.snap`
+//! holds the rendered message). Cases marked `todo:` have no diagnostic yet and are
+//! skipped (fuzz/run.sh skips them too when it seeds). Expectations were written by
+//! hand from the source positions, not by running faber.
 //!
-//! ```text
-//! cmd: run                  # subcommand, then any flags that go before the path
-//! path: 16_import_cycle/main.fab   # optional; default `NN_class.fab`, else `NN_class/`
-//! exit: 1
-//! code: RUN001              # the first `error[…]` line
-//! at: 4:10                  # `line:col` of its `-->` line, or `file:line:col` when
-//!                           # the primary location is in another file
-//! todo: <reason>            # optional: the class has no diagnostic yet; skipped
-//! ```
-//!
-//! Every case must also keep stderr free of panics ("panicked", "please report").
-//! Expectations were written by hand from the source positions, not by running faber.
+//! The unit tests below check the checker itself (tests/common/failing.rs): a wrong
+//! code, a wrong position, a wrong exit, a panic and a changed message each fail.
 
+mod common;
+
+use common::failing::{self, Case};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const DIR: &str = "tests/errors";
-
-struct Case {
-    name: String,
-    cmd: Vec<String>,
-    path: PathBuf,
-    exit: i32,
-    code: String,
-    at: String,
-    todo: Option<String>,
-}
-
-fn parse_case(spec_path: &Path) -> Case {
-    let name = spec_path.file_stem().unwrap().to_str().unwrap().to_string();
-    let spec = std::fs::read_to_string(spec_path).unwrap();
-    let mut cmd = None;
-    let mut path = None;
-    let mut exit = None;
-    let mut code = None;
-    let mut at = None;
-    let mut todo = None;
-    for line in spec.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, value) = line
-            .split_once(':')
-            .unwrap_or_else(|| panic!("{name}.err: `key: value` expected, found `{line}`"));
-        let value = value.trim().to_string();
-        match key.trim() {
-            "cmd" => cmd = Some(value.split_whitespace().map(String::from).collect()),
-            "path" => path = Some(Path::new(DIR).join(value)),
-            "exit" => exit = Some(value.parse().expect("exit is an integer")),
-            "code" => code = Some(value),
-            "at" => at = Some(value),
-            "todo" => todo = Some(value),
-            other => panic!("{name}.err: unknown key `{other}`"),
-        }
-    }
-    let path = path.unwrap_or_else(|| {
-        let file = Path::new(DIR).join(format!("{name}.fab"));
-        if file.exists() {
-            file
-        } else {
-            Path::new(DIR).join(&name)
-        }
-    });
-    assert!(path.exists(), "{name}: {} does not exist", path.display());
-    Case {
-        cmd: cmd.unwrap_or_else(|| vec!["run".to_string()]),
-        path,
-        exit: exit.unwrap_or_else(|| panic!("{name}.err: no `exit:`")),
-        code: code.unwrap_or_else(|| panic!("{name}.err: no `code:`")),
-        at: at.unwrap_or_else(|| panic!("{name}.err: no `at:`")),
-        todo,
-        name,
-    }
-}
-
-fn cases() -> Vec<Case> {
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(DIR)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "err"))
-        .collect();
-    specs.sort();
-    specs.iter().map(|p| parse_case(p)).collect()
-}
-
-/// Whether the `-->` location (`file:line:col`) matches `at`: `line:col` compares
-/// the end, `file:line:col` compares the whole location or its last path components.
-fn location_matches(loc: &str, at: &str) -> bool {
-    let has_file = at.split(':').count() > 2;
-    if has_file {
-        loc == at || loc.ends_with(&format!("/{at}"))
-    } else {
-        loc.ends_with(&format!(":{at}"))
-    }
-}
-
-/// Checks one finished run against its case; `Err` explains the mismatch.
-fn verify(case: &Case, status: Option<i32>, stderr: &str) -> Result<(), String> {
-    let mut problems = Vec::new();
-    for bad in ["panicked", "please report"] {
-        if stderr.contains(bad) {
-            problems.push(format!("stderr contains `{bad}`"));
-        }
-    }
-    if status != Some(case.exit) {
-        problems.push(format!("exit {status:?}, want {}", case.exit));
-    }
-    let lines: Vec<&str> = stderr.lines().collect();
-    match lines.iter().position(|l| l.starts_with("error[")) {
-        None => problems.push("no `error[…]` line".to_string()),
-        Some(i) => {
-            if !lines[i].starts_with(&format!("error[{}]", case.code)) {
-                problems.push(format!("first error is `{}`, want {}", lines[i], case.code));
-            }
-            let loc = lines
-                .get(i + 1)
-                .and_then(|l| l.trim().strip_prefix("-->"))
-                .map(|l| l.trim());
-            match loc {
-                Some(loc) if location_matches(loc, &case.at) => {}
-                Some(loc) => problems.push(format!("location `{loc}`, want `{}`", case.at)),
-                None => problems.push("no `-->` line after the error".to_string()),
-            }
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("; "))
-    }
-}
 
 #[test]
 fn every_failure_class_reports_its_diagnostic() {
-    let cases = cases();
-    assert!(
-        cases.len() >= 22,
-        "expected the whole matrix, found {}",
-        cases.len()
-    );
-    let mut failures = Vec::new();
-    let mut skipped = Vec::new();
-    for case in &cases {
-        if let Some(reason) = &case.todo {
-            skipped.push(format!("SKIP {} (TODO: {reason})", case.name));
-            continue;
-        }
-        let mut args: Vec<&str> = case.cmd.iter().map(String::as_str).collect();
-        args.push(case.path.to_str().unwrap());
-        let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-            .args(&args)
-            .env("NO_COLOR", "1")
-            .env_remove("FABER_LIBRARY_HOME")
-            .output()
-            .expect("the faber binary runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if let Err(why) = verify(case, out.status.code(), &stderr) {
-            failures.push(format!(
-                "{}: faber {}: {why}\n{stderr}",
-                case.name,
-                args.join(" ")
-            ));
-        }
-    }
-    for s in &skipped {
-        println!("{s}");
-    }
-    println!(
-        "error matrix: {} checked, {} skipped",
-        cases.len() - skipped.len(),
-        skipped.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    failing::check_suite("tests/errors", 22);
 }
 
 #[test]
 fn location_matching() {
+    use failing::location_matches;
     assert!(location_matches("tests/errors/x.fab:4:10", "4:10"));
     assert!(!location_matches("tests/errors/x.fab:14:10", "4:10"));
     assert!(location_matches(
@@ -200,4 +35,129 @@ fn location_matching() {
         "tests/errors/dd/b.fab:1:12",
         "d/b.fab:1:12"
     ));
+}
+
+fn spec(text: &str) -> Result<Case, String> {
+    failing::parse_spec("tests/errors", "07_x", text, |p| p.ends_with("07_x.fab"))
+}
+
+#[test]
+fn the_expectation_format_reads_every_key_and_its_defaults() {
+    let full = spec(
+        "# a comment\ncmd: check --lib-root d\npath: 07_x/main.fab\nexit: 2\ncode: SEM010\nat: 07_x/b.fab:1:12\ntodo: later\n",
+    )
+    .unwrap();
+    assert_eq!(full.cmd, ["check", "--lib-root", "d"]);
+    assert_eq!(full.path, Path::new("tests/errors/07_x/main.fab"));
+    assert_eq!(full.exit, 2);
+    assert_eq!(full.code, "SEM010");
+    assert_eq!(full.at, "07_x/b.fab:1:12");
+    assert_eq!(full.todo.as_deref(), Some("later"));
+
+    let short = spec("code: RUN001\nat: 4:14\n").unwrap();
+    assert_eq!(short.cmd, ["run"]);
+    assert_eq!(short.path, Path::new("tests/errors/07_x.fab"));
+    assert_eq!(short.exit, 1);
+    assert_eq!(short.todo, None);
+    // No `07_y.fab`: the case is the folder.
+    let folder = failing::parse_spec("tests/errors", "07_y", "code: A001\nat: 1:1", |_| false);
+    assert_eq!(folder.unwrap().path, PathBuf::from("tests/errors/07_y"));
+
+    assert!(spec("at: 4:14\n").unwrap_err().contains("no `code:`"));
+    assert!(spec("code: RUN001\n").unwrap_err().contains("no `at:`"));
+    assert!(spec("code: RUN001\nat: 4:14\ncolour: red\n")
+        .unwrap_err()
+        .contains("unknown key"));
+    assert!(spec("code: RUN001\ncode: RUN002\nat: 4:14\n")
+        .unwrap_err()
+        .contains("twice"));
+    assert!(spec("RUN001\n4:14\n").is_err());
+}
+
+/// A report as faber renders it: the header, then the `-->` line.
+const REPORT: &str = "error[RUN013]: shapes do not fit\n  --> tests/errors/07_x.fab:6:10\n   │\n";
+
+#[test]
+fn the_checker_accepts_the_expected_report() {
+    let case = spec("code: RUN013\nat: 6:10\n").unwrap();
+    assert_eq!(failing::verify(&case, Some(1), REPORT), Ok(()));
+    // A warning before the error does not count as the first error.
+    let warned = format!("warning[W001]: x\n  --> a.fab:1:1\n{REPORT}");
+    assert_eq!(failing::verify(&case, Some(1), &warned), Ok(()));
+}
+
+#[test]
+fn the_checker_catches_a_wrong_code_position_exit_or_panic() {
+    let case = spec("code: RUN013\nat: 6:10\n").unwrap();
+    let wrong = |case: &Case, status, stderr: &str| {
+        failing::verify(case, status, stderr).expect_err("the checker must reject this")
+    };
+    // Wrong code (also a code that only starts the same way).
+    assert!(
+        wrong(&spec("code: RUN001\nat: 6:10").unwrap(), Some(1), REPORT).contains("want RUN001")
+    );
+    assert!(wrong(&spec("code: RUN01\nat: 6:10").unwrap(), Some(1), REPORT).contains("want RUN01"));
+    // Wrong line, wrong column, a line that only ends the same way.
+    for at in ["7:10", "6:11", "16:10"] {
+        let case = spec(&format!("code: RUN013\nat: {at}")).unwrap();
+        assert!(wrong(&case, Some(1), REPORT).contains("location"), "{at}");
+    }
+    assert!(wrong(
+        &spec("code: RUN013\nat: 16:10").unwrap(),
+        Some(1),
+        &REPORT.replace(":6:10", ":116:10")
+    )
+    .contains("location"));
+    // Wrong file for a `file:line:col` expectation.
+    let other = spec("code: RUN013\nat: b.fab:6:10").unwrap();
+    assert!(wrong(&other, Some(1), REPORT).contains("location"));
+    // Wrong exit, a signal, no error at all, no location line, a panic.
+    assert!(wrong(&case, Some(0), REPORT).contains("exit"));
+    assert!(wrong(&case, None, REPORT).contains("exit"));
+    assert!(wrong(&case, Some(1), "").contains("no `error[…]` line"));
+    assert!(wrong(&case, Some(1), "error[RUN013]: x\n").contains("no `-->` line"));
+    let panicked = format!("{REPORT}thread 'faber' panicked at src/x.rs:1:1\n");
+    assert!(wrong(&case, Some(1), &panicked).contains("panicked"));
+    assert!(
+        wrong(&case, Some(1), &format!("{REPORT}please report this bug\n"))
+            .contains("please report")
+    );
+}
+
+/// The rendered message is compared in full: a snapshot that differs by one character,
+/// or that does not exist, fails. (Runs in a scratch folder; under
+/// `INSTA_UPDATE=always` insta overwrites instead of comparing, so the check is moot.)
+#[test]
+fn the_checker_catches_a_changed_message() {
+    if std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "always")
+        || std::env::var_os("INSTA_FORCE_PASS").is_some()
+    {
+        println!("skipped: INSTA_UPDATE=always / INSTA_FORCE_PASS accept every snapshot");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("failing-snapshots-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = Path::new("tests/errors/07_x.fab");
+    let compare = |name: &str, text: &str| {
+        failing::compare_snapshot(&dir, name, input, "faber run tests/errors/07_x.fab", text)
+    };
+    // A snapshot as the suites store it.
+    std::fs::write(
+        dir.join("kept.snap"),
+        format!("---\nsource: tests/common/failing.rs\ndescription: faber run tests/errors/07_x.fab\ninput_file: tests/errors/07_x.fab\n---\n{REPORT}"),
+    )
+    .unwrap();
+    assert_eq!(compare("kept", REPORT), Ok(()));
+    let changed = REPORT.replace("do not fit", "do not fit!");
+    assert!(
+        compare("kept", &changed).is_err(),
+        "a changed message passed"
+    );
+    assert!(
+        compare("absent", REPORT).is_err(),
+        "a missing snapshot passed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

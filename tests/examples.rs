@@ -4,7 +4,7 @@
 //! tests/reference/examples_ref.py, hand-written forward and backward passes) to 1e-9
 //! relative tolerance.
 
-use std::process::Command;
+mod common;
 
 use serde_json::Value;
 
@@ -18,11 +18,7 @@ fn reference() -> Value {
 
 fn check(example: &str) {
     let dir = format!("{}/examples/{example}", env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(["run", &dir])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(&["run", &dir]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

@@ -3,13 +3,11 @@
 //! entry's fix really makes the diagnostic go away. See docs/diagnostics.md
 //! ("Explanations") for the entry format.
 
-#[path = "support/entries.rs"]
-mod entries;
+mod common;
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
-use entries::Entry;
+use common::entries::{self, Entry};
 use faber::diag::codes;
 
 /// The catalogue constant (`SEM_UNKNOWN_NAME`) that `codes.rs` gives `id`.
@@ -218,11 +216,7 @@ fn every_example_reports_its_code_and_every_fix_is_clean() {
 }
 
 fn faber(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs")
+    common::faber(args)
 }
 
 #[test]

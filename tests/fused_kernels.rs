@@ -1,11 +1,19 @@
-//! The fused kernels give the bits of the computations they replace:
+//! The fused kernels give the bits of the computations they replace, on one thread and
+//! on two, and their shape errors are errors, not panics:
 //! * `adamw_step` against the same AdamW step written with the unfused tensor ops
-//!   (`scale`, `add`, `mul`, `sqrt`, `div`, `sub`), as gradus wrote it before;
+//!   (`scale`, `add`, `mul`, `sqrt`, `add_scalar`, `div`, `sub`);
 //! * `gelu_cum_derivata` / `gelu_backward_derivata` (the GELU split a companion's
-//!   forward sweep uses) against `gelu` and against the scalar correctly rounded
-//!   `tanh_cr` with GELU's formulas written out here.
-//!
-//! Their shape errors are errors, not panics.
+//!   forward sweep saves, and the VJP `g ⊙ d` that reads it) against `gelu` and
+//!   against the scalar correctly rounded `tanh_cr` with GELU's formulas written out
+//!   here;
+//! * `softmax_causal` and `softmax_causal_backward` (the op `softmax_causalis`) against
+//!   the unfused chain (`scale`, `causal_mask`, `softmax`) and its VJPs written out;
+//! * `linear` against `matmul` then `add_bias`;
+//! * `matmul_vjp_2d` and `matmul_vjp_2d_post` against the two `matmul_t` products (then
+//!   `⊙ d` or `r +`);
+//! * the attention ops (`attention_weights`, `attention_apply`, `attention`,
+//!   `attention_with_weights` and their backward kernels) against the unfused per-head
+//!   chain, and the masked terms the fused ops leave out.
 
 use faber::tensor::{self, AdamCoef, SplitMix64, Tensor, TensorErrorKind as K};
 

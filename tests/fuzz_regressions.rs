@@ -3,14 +3,12 @@
 //! whose fix has not landed is `#[ignore]`d with the reason, per issue 8: the
 //! regression test comes before the fix. Inputs live in `tests/fuzz_regressions/`.
 
-use std::process::Command;
+mod common;
+
+use common::Faber;
 
 fn faber(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(args);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -56,12 +54,10 @@ fn label_after_multibyte_text_in_another_file_is_rendered() {
 /// 'ulimit -v'`), so an unbounded allocation fails fast instead of exhausting the
 /// machine. Returns the exit code (`None` on a signal) and stderr.
 fn run_capped(file: &str, limit_mb: u64) -> (Option<i32>, String) {
-    let script = format!("ulimit -v {}; exec \"$0\" run \"$1\"", limit_mb * 1024);
-    let out = Command::new("sh")
-        .args(["-c", &script, env!("CARGO_BIN_EXE_faber"), file])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("sh runs");
+    let out = Faber::new()
+        .args(["run", file])
+        .memory_cap_mib(limit_mb)
+        .output();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -5,9 +5,11 @@
 //! record. The flags and defaults are read from config.fab's source here, so a flag
 //! added to the parser without a help entry fails this test.
 
+mod common;
+
+use common::Faber;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 fn example_dir() -> String {
     format!("{}/examples/gpt-shakespeare", env!("CARGO_MANIFEST_DIR"))
@@ -19,14 +21,12 @@ fn config_source() -> String {
 
 /// (exit code, stdout, stderr) of `faber run examples/gpt-shakespeare -- args…`.
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let out = Faber::new()
         .arg("run")
         .arg(example_dir())
         .arg("--")
         .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+        .output();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

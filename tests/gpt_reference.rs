@@ -10,7 +10,9 @@
 //! * the batch losses of 50 training steps (AdamW, clipping, warm-up + cosine schedule)
 //!   match to 1e-8 relative.
 
-use std::process::Command;
+mod common;
+
+use common::Faber;
 
 use faber::serialize::safetensors;
 
@@ -22,7 +24,7 @@ fn reference_dir() -> String {
 fn gpt_matches_the_pytorch_reference() {
     let tmp = std::env::temp_dir().join(format!("faber-gpt-ref-{}", std::process::id()));
     let grads = tmp.join("grads0.safetensors");
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let out = Faber::new()
         .arg("run")
         .arg(format!(
             "{}/examples/gpt-shakespeare",
@@ -37,9 +39,7 @@ fn gpt_matches_the_pytorch_reference() {
         .arg(&grads)
         .arg("--out")
         .arg(&tmp)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+        .output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

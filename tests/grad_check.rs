@@ -1,13 +1,9 @@
 //! `faber grad-check`: every annotated function's companion against finite differences.
 
-use std::process::Command;
+mod common;
 
 fn faber(args: &[&str]) -> (String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(args);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         out.status.code().unwrap_or(-1),
@@ -68,11 +64,7 @@ fn non_differentiable_constructs_are_located() {
         "@ radix backward \"g\"\nfunctio f(tf32[2] x) → f32 {\n    nota \"hic\"\n    redde x.summa()\n}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(["check", file.to_str().unwrap()])
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = common::faber(&["check", file.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(
@@ -295,11 +287,7 @@ fn a_run_that_fails_before_the_call_leaves_the_function_unchecked() {
         KINK.replace("    nota plica", "    mori \"ante\"\n    nota plica"),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(["grad-check", file.to_str().unwrap(), "--function", "plica"])
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = common::faber(&["grad-check", file.to_str().unwrap(), "--function", "plica"]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

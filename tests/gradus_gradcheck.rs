@@ -2,16 +2,16 @@
 //! gradus function (math, nn, loss, train, attention, transformer, …), called at declared
 //! shapes, has a generated companion that agrees with central finite differences.
 
-use std::process::Command;
+mod common;
+
+use common::Faber;
 
 fn grad_check(file: &str) -> Result<(), String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let out = Faber::new()
         // Every element: these declared shapes are small (the default samples 16).
         .args(["grad-check", file, "--samples", "0"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+        .current_dir(common::ROOT)
+        .output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let checked = stdout.lines().filter(|l| l.ends_with(" yes")).count();
     if out.status.code() != Some(0)

@@ -7,8 +7,10 @@
 //! the cap (or an exit without RUN012) within seconds instead of exhausting the
 //! machine, and no test allocates more than the cap.
 
+mod common;
+
+use common::Faber;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Address-space cap of every child: room for the binary, its 256 MiB worker stack
 /// and the allocator's reservations, far below what an unbounded program would take.
@@ -40,16 +42,11 @@ fn faber_capped(name: &str, source: &str, args: &[&str]) -> Outcome {
             }
         })
         .collect();
-    let script = format!("ulimit -v {}; exec \"$0\" \"$@\"", CAP_MIB * 1024);
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_faber"))
+    let out = Faber::new()
         .args(&args)
-        .env("NO_COLOR", "1")
         .env_remove("FABER_THREADS")
-        .output()
-        .expect("sh runs");
+        .memory_cap_mib(CAP_MIB)
+        .output();
     Outcome {
         code: out.status.code(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -315,11 +312,10 @@ fn global_numeric_flags_refuse_meaningless_values() {
 
 #[test]
 fn faber_threads_from_the_environment_is_validated_too() {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let out = Faber::new()
         .args(["explain", "RUN012"])
         .env("FABER_THREADS", "0")
-        .output()
-        .expect("faber runs");
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threads"));
 }

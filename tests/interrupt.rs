@@ -5,13 +5,14 @@
 //! not happened). Writes are slowed with the writer's `FABER_WRITE_FAULT` hook.
 #![cfg(unix)]
 
+mod common;
+
+use common::Faber;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_faber");
 
 fn tmp(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("faber-int-{tag}-{}", std::process::id()));
@@ -22,17 +23,12 @@ fn tmp(tag: &str) -> PathBuf {
 
 fn spawn(dir: &Path, src: &str, fault: Option<&str>) -> Child {
     std::fs::write(dir.join("prog.fab"), src).unwrap();
-    let mut cmd = Command::new(BIN);
-    cmd.arg("run")
-        .arg("prog.fab")
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("FABER_WRITE_FAULT")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut run = Faber::new().arg("run").arg("prog.fab").current_dir(dir);
     if let Some(f) = fault {
-        cmd.env("FABER_WRITE_FAULT", f);
+        run = run.env("FABER_WRITE_FAULT", f);
     }
+    let mut cmd = run.command();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     // faber keeps a SIGINT that was ignored when it started (a background job of a
     // script runs so); the child gets the default disposition, however the tests run.
     // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
@@ -171,11 +167,11 @@ fn a_second_sigint_exits_at_once_and_the_old_file_survives() {
 fn a_sigint_ignored_at_start_stays_ignored() {
     let dir = tmp("ignored");
     std::fs::write(dir.join("prog.fab"), LOOP).unwrap();
-    let mut cmd = Command::new(BIN);
-    cmd.args(["run", "prog.fab"])
+    let mut cmd = Faber::new()
+        .args(["run", "prog.fab"])
         .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .command();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     // As `nohup` or a script's background job starts it.
     // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
     unsafe {

@@ -1,6 +1,6 @@
 //! Resource limits are configurable and end in diagnostics, not aborts.
 
-use std::process::Command;
+mod common;
 
 #[test]
 fn tensor_allocation_limit_is_configurable() {
@@ -15,11 +15,7 @@ fn tensor_allocation_limit_is_configurable() {
     let run = |extra: &[&str]| {
         let mut args: Vec<&str> = extra.to_vec();
         args.extend(["run", file.to_str().unwrap()]);
-        Command::new(env!("CARGO_BIN_EXE_faber"))
-            .args(args)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        common::faber(&args)
     };
     let ok = run(&[]);
     assert_eq!(ok.status.code(), Some(0));
@@ -54,11 +50,7 @@ fn text_and_list_growth_limits_end_in_diagnostics() {
         let mut v: Vec<&str> = vec!["run"];
         v.extend(args);
         v.push(file.to_str().unwrap());
-        Command::new(env!("CARGO_BIN_EXE_faber"))
-            .args(v)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        common::faber(&v)
     };
     let ok = run(&["--max-text-bytes", "2048"], &text);
     assert_eq!(String::from_utf8_lossy(&ok.stdout), "2048\n");

@@ -1,7 +1,10 @@
 //! Parser golden tests. Every program under `tests/parse/ok/` must parse; its AST
-//! dump is snapshotted. Every program under `tests/parse/err/` must fail; its
-//! rendered diagnostics (colour off) are snapshotted, and the first diagnostic must
-//! point at the `L:C` that the file's header comment names (written by hand).
+//! dump is snapshotted. Every program under `tests/parse/err/` is a failing program
+//! (tests/README.md): `faber check` must exit 1 with the code and `L:C` that its `.err`
+//! file names (taken from the hand-written header comment that describes the case),
+//! and its rendered diagnostics (colour off) are snapshotted.
+
+mod common;
 
 use faber::diag::render;
 use faber::source::SourceMap;
@@ -30,33 +33,9 @@ fn ok_programs_parse() {
     });
 }
 
-/// The first `L:C` after the word `at` in the file's first comment line.
-fn expected_position(text: &str) -> Option<(usize, usize)> {
-    let header = text.lines().find(|l| l.trim_start().starts_with('#'))?;
-    let at = header.find(" at ")?;
-    let rest = &header[at + 4..];
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == ':'))
-        .unwrap_or(rest.len());
-    let (l, c) = rest[..end].split_once(':')?;
-    Some((l.parse().ok()?, c.parse().ok()?))
-}
-
 #[test]
 fn err_programs_fail_at_the_named_position() {
-    insta::glob!("parse/err/*.fab", |path| {
-        let (sources, id) = load(path);
-        let diags = match parse(&sources, id) {
-            Ok(_) => panic!("{} should not parse", path.display()),
-            Err(d) => d,
-        };
-        assert!(!diags.is_empty());
-        if let Some(want) = expected_position(sources.text(id)) {
-            let got = sources.line_col(diags[0].span);
-            assert_eq!(got, want, "{}: first diagnostic position", path.display());
-        }
-        insta::assert_snapshot!(render(&diags, &sources, false));
-    });
+    common::failing::check_suite("tests/parse/err", 60);
 }
 
 /// Two independent bad statements in one block are both reported.

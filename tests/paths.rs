@@ -9,13 +9,13 @@
 
 #![cfg(unix)]
 
-use std::io::{Read, Write};
+mod common;
+
+use common::Faber;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_faber");
+use std::process::Command;
+use std::time::Duration;
 
 /// How long one run may take before the test kills it and fails.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -41,57 +41,15 @@ fn write(path: &Path, text: &str) {
 /// Runs faber in `cwd` with `args` (and `stdin` piped in when given), killing it
 /// when it runs past [`DEADLINE`].
 fn faber_in(cwd: &Path, args: &[&str], stdin: Option<&str>) -> Out {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env_remove("FABER_LIBRARY_HOME")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the faber binary starts");
+    let mut run = Faber::new().args(args).current_dir(cwd).deadline(DEADLINE);
     if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(text.as_bytes()).unwrap();
+        run = run.stdin(text);
     }
-    // Drain both pipes on threads so a chatty child cannot block on a full pipe.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "`faber {}` in {} ran past {DEADLINE:?}",
-                args.join(" "),
-                cwd.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let out = run.output();
     Out {
-        code: status.code(),
-        stdout: out_t.join().unwrap(),
-        stderr: err_t.join().unwrap(),
+        code: out.status.code(),
+        stdout: common::text(&out.stdout),
+        stderr: common::text(&out.stderr),
     }
 }
 

@@ -9,19 +9,14 @@
 //! The programs are the error-matrix cases under tests/errors/; every expected line is
 //! written by hand from their source (line and column of the call, the shapes).
 
-use std::process::Command;
+mod common;
 
 fn run(file: &str) -> String {
     faber("run", file)
 }
 
 fn faber(verb: &str, file: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args([verb, &format!("tests/errors/{file}")])
-        .env("NO_COLOR", "1")
-        .env_remove("FABER_LIBRARY_HOME")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(&[verb, &format!("tests/errors/{file}")]);
     assert_eq!(out.status.code(), Some(1), "{file} must fail");
     String::from_utf8(out.stderr).expect("UTF-8 diagnostics")
 }
@@ -116,16 +111,12 @@ fn a_broadcast_error_names_the_axes() {
 
 #[test]
 fn deep_library_recursion_still_reaches_the_users_call() {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args([
-            "run",
-            "--lib-root",
-            "tests/fixtures/libroot",
-            "tests/errors/28_deep_library_recursion.fab",
-        ])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(&[
+        "run",
+        "--lib-root",
+        "tests/fixtures/libroot",
+        "tests/errors/28_deep_library_recursion.fab",
+    ]);
     let err = String::from_utf8(out.stderr).unwrap();
     // descende(30, …) … descende(0, …): 31 calls, 30 of them from the recursive site.
     check(

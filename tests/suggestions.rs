@@ -4,6 +4,8 @@
 //! modules), and the rendered diagnostic must carry the expected `help:` line. The
 //! expected spellings were written by hand from the misspelling, not by running faber.
 
+mod common;
+
 use faber::diag::{render, Diagnostic};
 use faber::resolve::MemoryLoader;
 use faber::source::SourceMap;
@@ -365,12 +367,10 @@ fn cli_loader_suggests_bundled_and_sibling_modules() {
     .unwrap();
     let main = "importa ex \"gradus:optimise\" privata optimize\nimporta ex \"./sub/utli\" privata u\nincipit { nota 1 }\n";
     std::fs::write(dir.join("main.fab"), main).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_faber"))
+    let out = common::Faber::new()
         .args(["check", "main.fab"])
         .current_dir(&dir)
-        .env_remove("FABER_LIBRARY_HOME")
-        .output()
-        .unwrap();
+        .output();
     let _ = std::fs::remove_dir_all(&dir);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

@@ -1,13 +1,9 @@
 //! `faber test`: the report format, filters and exit codes, and the library suites.
 
-use std::process::Command;
+mod common;
 
 fn faber(args: &[&str]) -> (String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_faber"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+    let out = common::faber(args);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         out.status.code().unwrap_or(-1),

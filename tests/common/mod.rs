@@ -1,0 +1,233 @@
+//! What the integration tests share (`mod common;` at the top of a test file):
+//!
+//! * [`Faber`], the one way a test runs the built `faber` binary (arguments, working
+//!   directory, environment, standard input, an address-space cap, a deadline) and
+//!   captures its exit code, stdout and stderr;
+//! * [`failing`], the format and the checker of failing programs (tests/README.md);
+//! * [`entries`], the reader of the `faber explain` entries under `docs/explain/`.
+//!
+//! Each test binary compiles this whole module and uses a part of it.
+
+#![allow(dead_code)]
+
+pub mod entries;
+pub mod failing;
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_faber");
+
+/// The repository root (where `cargo test` runs the tests).
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Variables of the host environment that change what faber prints or loads and that
+/// no test means to inherit; [`Faber::new`] removes them (a test sets one explicitly
+/// with [`Faber::env`]). `FABER_THREADS` is not among them: results never depend on
+/// it, and the suite may be run under it.
+const CLEARED: [&str; 4] = [
+    "CLICOLOR_FORCE",
+    "FORCE_COLOR",
+    "FABER_LIBRARY_HOME",
+    "FABER_WRITE_FAULT",
+];
+
+/// One run of `faber`, built up and then started by [`Faber::output`] (or turned into a
+/// [`Command`] by [`Faber::command`] for a test that drives the child itself).
+#[derive(Clone, Debug)]
+pub struct Faber {
+    args: Vec<OsString>,
+    /// In order; `None` removes the variable. A later entry for a name wins.
+    env: Vec<(OsString, Option<OsString>)>,
+    dir: Option<PathBuf>,
+    stdin: Option<Vec<u8>>,
+    cap_mib: Option<u64>,
+    deadline: Option<Duration>,
+}
+
+impl Default for Faber {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Faber {
+    /// `faber` with colour off (`NO_COLOR=1`) and the variables of [`CLEARED`] removed,
+    /// in the test's working directory (the repository root), standard input empty.
+    pub fn new() -> Faber {
+        let mut env = vec![("NO_COLOR".into(), Some("1".into()))];
+        env.extend(CLEARED.iter().map(|k| (OsString::from(k), None)));
+        Faber {
+            args: Vec::new(),
+            env,
+            dir: None,
+            stdin: None,
+            cap_mib: None,
+            deadline: None,
+        }
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Faber {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Faber
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Faber {
+        self.env
+            .push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self
+    }
+
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Faber {
+        self.env.push((key.as_ref().to_owned(), None));
+        self
+    }
+
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Faber {
+        self.dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Bytes piped into faber's standard input (otherwise it reads an empty stream).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Faber {
+        self.stdin = Some(bytes.as_ref().to_vec());
+        self
+    }
+
+    /// Caps faber's address space at `mib` MiB (`ulimit -v` in a `sh` that then
+    /// `exec`s faber), so that an unbounded allocation fails fast instead of
+    /// exhausting the machine.
+    pub fn memory_cap_mib(mut self, mib: u64) -> Faber {
+        self.cap_mib = Some(mib);
+        self
+    }
+
+    /// Kills faber and fails the test when it runs longer than `limit`.
+    pub fn deadline(mut self, limit: Duration) -> Faber {
+        self.deadline = Some(limit);
+        self
+    }
+
+    /// The command line, for messages: `faber run x.fab`.
+    pub fn describe(&self) -> String {
+        describe_args(&self.args)
+    }
+
+    /// The configured [`Command`], not started (standard streams not yet chosen).
+    pub fn command(&self) -> Command {
+        let mut cmd = match self.cap_mib {
+            None => Command::new(BIN),
+            Some(mib) => {
+                let mut sh = Command::new("sh");
+                sh.arg("-c")
+                    .arg(format!("ulimit -v {}; exec \"$0\" \"$@\"", mib * 1024))
+                    .arg(BIN);
+                sh
+            }
+        };
+        cmd.args(&self.args);
+        for (key, value) in &self.env {
+            match value {
+                Some(v) => cmd.env(key, v),
+                None => cmd.env_remove(key),
+            };
+        }
+        if let Some(dir) = &self.dir {
+            cmd.current_dir(dir);
+        }
+        cmd
+    }
+
+    /// Runs faber to the end; its exit status and everything it wrote.
+    pub fn output(self) -> Output {
+        let mut cmd = self.command();
+        cmd.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("the faber binary starts");
+        // Feed and drain on threads, so that a child that writes much before it reads
+        // (or reads much before it writes) cannot block on a full pipe. A child that
+        // exits without reading its input is not an error of the runner's.
+        let feeder = self.stdin.map(|bytes| {
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            })
+        });
+        let drain = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut v = Vec::new();
+                let _ = r.read_to_end(&mut v);
+                v
+            })
+        };
+        let out = drain(Box::new(child.stdout.take().expect("stdout is piped")));
+        let err = drain(Box::new(child.stderr.take().expect("stderr is piped")));
+        let status = match self.deadline {
+            None => child.wait().expect("faber ends"),
+            Some(limit) => {
+                let start = Instant::now();
+                loop {
+                    if let Some(status) = child.try_wait().expect("faber's status") {
+                        break status;
+                    }
+                    if start.elapsed() > limit {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        let dir = self.dir.as_deref().unwrap_or(Path::new(ROOT));
+                        panic!(
+                            "`{}` in {} ran past {limit:?}",
+                            describe_args(&self.args),
+                            dir.display()
+                        );
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        };
+        if let Some(f) = feeder {
+            let _ = f.join();
+        }
+        Output {
+            status,
+            stdout: out.join().expect("stdout drained"),
+            stderr: err.join().expect("stderr drained"),
+        }
+    }
+}
+
+fn describe_args(args: &[OsString]) -> String {
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!("faber {}", words.join(" "))
+}
+
+/// `faber ARGS` from the repository root with the defaults of [`Faber::new`].
+pub fn faber(args: &[&str]) -> Output {
+    Faber::new().args(args).output()
+}
+
+/// Bytes as text, invalid UTF-8 replaced.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
