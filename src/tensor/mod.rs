@@ -33,8 +33,10 @@ mod nn;
 mod optim;
 mod pool;
 mod reduce;
+mod rms_norm;
 mod rng;
 mod shape;
+mod silu;
 mod tanh;
 mod tanh_fast;
 
@@ -55,6 +57,8 @@ pub use error::{
 };
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
+pub use rms_norm::{rms_norm, rms_norm_backward};
+pub use silu::{silu, silu_backward};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub use matmul_vjp::{matmul_vjp_2d, matmul_vjp_2d_post, VjpPost};
 pub use nn::{
