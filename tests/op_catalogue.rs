@@ -6,7 +6,8 @@
 
 use faber::ir::ops::{Op, OpResult};
 
-const BEGIN: &str = "<!-- op-catalogue:begin (tests/op_catalogue.rs writes this table from src/ir/ops.rs) -->";
+const BEGIN: &str =
+    "<!-- op-catalogue:begin (tests/op_catalogue.rs writes this table from src/ir/ops.rs) -->";
 const END: &str = "<!-- op-catalogue:end -->";
 
 fn result_text(r: OpResult) -> &'static str {
@@ -27,8 +28,9 @@ fn cell(s: &str) -> String {
 }
 
 fn catalogue() -> String {
-    let mut out =
-        String::from("| op | operands | kind | result | what it computes |\n|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| op | operands | kind | result | what it computes |\n|---|---|---|---|---|\n",
+    );
     for &op in Op::ALL {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",

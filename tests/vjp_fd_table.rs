@@ -126,7 +126,9 @@ fn probe_inst(op: Op, args: &[Arg], r: &mut Rng) -> Inst {
     for (k, a) in args.iter().enumerate() {
         let name = format!("a{k}");
         let last = || -> usize {
-            let s = first.as_ref().expect("a `Row`/`LastAxis` operand after a tensor");
+            let s = first
+                .as_ref()
+                .expect("a `Row`/`LastAxis` operand after a tensor");
             s.len() - 1
         };
         let (text, shape) = match *a {
@@ -191,7 +193,9 @@ fn unlisted_helpers() -> Vec<(Op, String)> {
             matches!(op.kind(), Kind::Helper | Kind::Epilogue { .. })
                 && op.probe() == Probe::Cases
                 && !REJECTED.iter().any(|(o, ..)| *o == op.name())
-                && !CASES.iter().any(|c| c.covers.iter().any(|(o, _)| *o == op.name()))
+                && !CASES
+                    .iter()
+                    .any(|c| c.covers.iter().any(|(o, _)| *o == op.name()))
                 && !NO_GRADIENT.iter().any(|(o, ..)| *o == op.name())
         })
         .map(|&op| {
@@ -309,7 +313,13 @@ fn scalar_operators_match_finite_differences() {
                     failures.push(format!("{prim:?}: no case `{name}`"));
                     continue;
                 };
-                run_case(1000 + ci, &case.into(), Some(prim), &mut failures, &mut worst);
+                run_case(
+                    1000 + ci,
+                    &case.into(),
+                    Some(prim),
+                    &mut failures,
+                    &mut worst,
+                );
             }
             ScalarEntry::Rejected(body) => {
                 let text = format!(
@@ -520,7 +530,11 @@ fn table() -> Result<BTreeMap<(usize, usize), Entry>, Vec<String>> {
             }
             for (k, a) in args.iter().enumerate() {
                 if *a == Arg::LastAxis {
-                    add((index(o.name()), k), Entry::NoGradient("an axis (integer)"), &mut problems);
+                    add(
+                        (index(o.name()), k),
+                        Entry::NoGradient("an axis (integer)"),
+                        &mut problems,
+                    );
                 }
             }
         }

@@ -361,7 +361,10 @@ fn op_rule(
                 Op::RetroSoftmaxCausalis,
                 vec![g.clone(), y.clone(), a[1].clone()],
             );
-            let gz = gen.op(Op::RetroSoftmaxCausalis, vec![g.clone(), y.clone(), fl(1.0)]);
+            let gz = gen.op(
+                Op::RetroSoftmaxCausalis,
+                vec![g.clone(), y.clone(), fl(1.0)],
+            );
             let prod = gen.op(Op::Multiplica, vec![gz, x()]);
             let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
             let mut c = vec![(x(), gx), (a[1].clone(), gs)];

@@ -622,6 +622,20 @@ mod tests {
     }
 
     #[test]
+    fn probes_name_every_operand() {
+        for &op in Op::ALL {
+            if let Probe::Args(args) = op.probe() {
+                assert_eq!(args.len(), op.arity(), "`{}`", op.name());
+                assert!(
+                    matches!(args.first(), Some(Arg::T(_) | Arg::Rows(_))),
+                    "`{}`: a probe starts with its tensor receiver",
+                    op.name()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn no_op_takes_more_than_max_arity() {
         for &op in Op::ALL {
             assert!(

@@ -57,8 +57,6 @@ pub use error::{
 };
 pub use exp_cr::exp_cr;
 pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
-pub use rms_norm::{rms_norm, rms_norm_backward};
-pub use silu::{silu, silu_backward};
 pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
 pub use matmul_vjp::{matmul_vjp_2d, matmul_vjp_2d_post, VjpPost};
 pub use nn::{
@@ -70,8 +68,10 @@ pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,
 };
+pub use rms_norm::{rms_norm, rms_norm_backward};
 pub use rng::SplitMix64;
 pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
+pub use silu::{silu, silu_backward};
 pub(crate) use tanh::{map_tanh_cr, TanhMap};
 pub use tanh::{tanh_cr, tanh_exp};
 

@@ -46,7 +46,12 @@ mod tests {
         let y = silu(&t(&[0.0, 1.0, -1.0, 2.0])).unwrap();
         assert_eq!(
             y.data(),
-            &[0.0, 0.7310585786300049, -0.2689414213699951, 1.7615941559557646]
+            &[
+                0.0,
+                0.7310585786300049,
+                -0.2689414213699951,
+                1.7615941559557646
+            ]
         );
         // far left the limit −0, far right x itself
         let y = silu(&t(&[-1000.0, 1000.0])).unwrap();
@@ -66,7 +71,11 @@ mod tests {
         for (i, &v) in xs.iter().enumerate() {
             let f = |v: f64| silu(&t(&[v])).unwrap().data()[0];
             let fd = (f(v + h) - f(v - h)) / (2.0 * h);
-            assert!((fd - g.data()[i]).abs() < 1e-9, "{v}: {fd} vs {}", g.data()[i]);
+            assert!(
+                (fd - g.data()[i]).abs() < 1e-9,
+                "{v}: {fd} vs {}",
+                g.data()[i]
+            );
         }
     }
 
