@@ -166,36 +166,42 @@ fn inline_let(
         // A save-split (fusions.rs): the result with its residual in one pass, then the
         // pair's first part; the pair is a kept helper, never active, and the backward
         // reads its residual instead of recomputing it (same bits as the op).
-        Rhs::Op(op, args) if split_of(op).is_some() => {
-            let split = split_of(op).expect("checked by the guard");
-            let pair_ty = match split.pair_ty {
-                PairTy::ResultTwice => {
-                    let ty = g.slots[d.0 as usize].ty.clone();
-                    Ty::Tuple(vec![ty.clone(), ty])
-                }
-                PairTy::Tensors => {
-                    let tensor = Ty::Tensor {
-                        shape: None,
-                        int: false,
-                    };
-                    Ty::Tuple(vec![tensor.clone(), tensor])
-                }
-            };
-            let p = g.slot("", pair_ty);
-            g.fwd.push(Stmt::Let {
-                dst: p,
-                rhs: Rhs::Op(split.pair, args.clone()),
-                span,
-            });
-            g.tangents.insert(p, args.clone());
-            let mut ex = args;
-            ex.push(Operand::Slot(p));
-            g.fwd.push(Stmt::Let {
+        Rhs::Op(op, args) => match split_of(op) {
+            None => g.fwd.push(Stmt::Let {
                 dst: d,
-                rhs: Rhs::Op(split.reads, ex),
+                rhs: Rhs::Op(op, args),
                 span,
-            });
-        }
+            }),
+            Some(split) => {
+                let pair_ty = match split.pair_ty {
+                    PairTy::ResultTwice => {
+                        let ty = g.slots[d.0 as usize].ty.clone();
+                        Ty::Tuple(vec![ty.clone(), ty])
+                    }
+                    PairTy::Tensors => {
+                        let tensor = Ty::Tensor {
+                            shape: None,
+                            int: false,
+                        };
+                        Ty::Tuple(vec![tensor.clone(), tensor])
+                    }
+                };
+                let p = g.slot("", pair_ty);
+                g.fwd.push(Stmt::Let {
+                    dst: p,
+                    rhs: Rhs::Op(split.pair, args.clone()),
+                    span,
+                });
+                g.tangents.insert(p, args.clone());
+                let mut ex = args;
+                ex.push(Operand::Slot(p));
+                g.fwd.push(Stmt::Let {
+                    dst: d,
+                    rhs: Rhs::Op(split.reads, ex),
+                    span,
+                });
+            }
+        },
         rhs => g.fwd.push(Stmt::Let { dst: d, rhs, span }),
     }
     Ok(())
