@@ -5,6 +5,9 @@
 //! inside each op's domain and away from its kinks, several seeds — or listed with the
 //! reason it has no gradient, or rejected by the transform (SEM024, shown by a program).
 //! An op added to the IR without an entry makes `every_operand_is_accounted_for` fail.
+//! An op whose registry row (src/ir/ops.rs) has a `Probe::Args` column needs no entry
+//! here: its case is drawn from that column; a helper of generated companions that no
+//! list names is shown rejected by a program built from its operand count.
 //! docs/autodiff.md holds the same table; `the_docs_table_is_current` keeps it so
 //! (`FD_TABLE_WRITE=1 cargo test --test vjp_fd_table` rewrites it).
 
@@ -18,7 +21,7 @@ use std::rc::Rc;
 
 use faber::autodiff::check::check;
 use faber::eval::Value;
-use faber::ir::ops::Op;
+use faber::ir::ops::{infer_shape, Arg, Domain, Kind, Op, OpResult, Probe, StaticShape};
 use faber::ir::{BinOp, UnOp};
 use faber::ir::{Block, Operand, Prim, Program, Rhs, Stmt};
 use faber::resolve::MemoryLoader;
@@ -26,7 +29,7 @@ use faber::source::SourceMap;
 use faber::tensor::Tensor;
 
 use cases::{Case, CASES, NO_GRADIENT, REJECTED, SCALAR_CASES};
-use gen::{Inst, Rng};
+use gen::{Dom, Inst, Rng};
 
 const SEEDS: u64 = 8;
 const STEP: f64 = 1e-6;
@@ -86,10 +89,130 @@ fn inputs(inst: &Inst, r: &mut Rng) -> Vec<Value> {
         .collect()
 }
 
+/// A case to run: a hand-written one (tests/vjp_fd/cases.rs) or one drawn from an op's
+/// registry row.
+struct Run<'c> {
+    name: &'static str,
+    covers: Vec<(&'static str, Vec<usize>)>,
+    build: Box<dyn Fn(&mut Rng) -> Inst + 'c>,
+}
+
+impl<'c> From<&'c Case> for Run<'c> {
+    fn from(c: &'c Case) -> Run<'c> {
+        Run {
+            name: c.name,
+            covers: c.covers.iter().map(|(o, ks)| (*o, ks.to_vec())).collect(),
+            build: Box::new(c.build),
+        }
+    }
+}
+
+fn dom(d: Domain) -> Dom {
+    match d {
+        Domain::Any => Dom::Any,
+        Domain::Pos => Dom::Pos,
+        Domain::Away => Dom::Away,
+    }
+}
+
+/// The program of an op with a `Probe::Args` row: `(a0.op(a1, …) ⊙ w).summa()` (or
+/// `… * c` for a number result) with the operands the row names, the result's shape
+/// from the op's own static shape rule.
+fn probe_inst(op: Op, args: &[Arg], r: &mut Rng) -> Inst {
+    let mut i = Inst::new();
+    let mut first: Option<Vec<usize>> = None;
+    let mut texts = Vec::new();
+    let mut shapes: Vec<StaticShape> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        let name = format!("a{k}");
+        let last = || -> usize {
+            let s = first
+                .as_ref()
+                .expect("a `Row`/`LastAxis` operand after a tensor");
+            s.len() - 1
+        };
+        let (text, shape) = match *a {
+            Arg::T(d) | Arg::Rows(d) => {
+                let s = r.shape(if matches!(a, Arg::T(_)) { 0 } else { 1 }, 3);
+                (i.p(&name, Some(s.clone()), dom(d)), Some(s))
+            }
+            Arg::Row(d) => {
+                let n = first.as_ref().expect("a `Row` operand after a tensor")[last()];
+                (i.p(&name, Some(vec![n]), dom(d)), Some(vec![n]))
+            }
+            Arg::Num(d) => (i.p(&name, None, dom(d)), None),
+            Arg::LastAxis => (last().to_string(), None),
+        };
+        if first.is_none() {
+            first = shape.clone();
+        }
+        shapes.push(shape.map(|s| s.iter().map(|&d| Some(d as u64)).collect()));
+        texts.push(text);
+    }
+    let expr = format!("{}.{}({})", texts[0], op.name(), texts[1..].join(", "));
+    if op.result() == OpResult::Float {
+        return i.scaled(expr);
+    }
+    let out = infer_shape(op, &shapes, None)
+        .unwrap_or_else(|e| panic!("`{}`: {e}", op.name()))
+        .unwrap_or_else(|| panic!("`{}`: a probe needs a static result shape", op.name()));
+    let out: Vec<usize> = out
+        .iter()
+        .map(|d| d.expect("known extents") as usize)
+        .collect();
+    i.weighted(expr, &out)
+}
+
+/// The cases drawn from the registry's `Probe::Args` rows.
+fn probe_runs() -> Vec<Run<'static>> {
+    Op::ALL
+        .iter()
+        .filter_map(|&op| match op.probe() {
+            Probe::Args(args) => Some(Run {
+                name: op.name(),
+                covers: vec![(
+                    op.name(),
+                    (0..args.len())
+                        .filter(|&k| args[k] != Arg::LastAxis)
+                        .collect(),
+                )],
+                build: Box::new(move |r: &mut Rng| probe_inst(op, args, r)),
+            }),
+            Probe::Cases => None,
+        })
+        .collect()
+}
+
+/// Helpers of generated companions (and epilogues) that no list names: each is shown
+/// rejected by `x.op(x, …)` on a `tf32[2, 3]` x (the rule rejects it before any
+/// operand is looked at), its first part when it returns a tuple.
+fn unlisted_helpers() -> Vec<(Op, String)> {
+    Op::ALL
+        .iter()
+        .filter(|&&op| {
+            matches!(op.kind(), Kind::Helper | Kind::Epilogue { .. })
+                && op.probe() == Probe::Cases
+                && !REJECTED.iter().any(|(o, ..)| *o == op.name())
+                && !CASES
+                    .iter()
+                    .any(|c| c.covers.iter().any(|(o, _)| *o == op.name()))
+                && !NO_GRADIENT.iter().any(|(o, ..)| *o == op.name())
+        })
+        .map(|&op| {
+            let rest = vec!["x"; op.arity() - 1].join(", ");
+            let part = match op.result() {
+                OpResult::Pair | OpResult::Triple => "[0]",
+                _ => "",
+            };
+            (op, format!("x.{}({rest}){part}.summa()", op.name()))
+        })
+        .collect()
+}
+
 /// Runs one case on every seed; records failures and the largest passing error.
 fn run_case(
     ci: usize,
-    case: &Case,
+    case: &Run,
     prim: Option<Prim>,
     failures: &mut Vec<String>,
     worst: &mut (f64, String),
@@ -117,8 +240,8 @@ fn run_case(
         let req = program.backward[0].clone();
         let mut found = Vec::new();
         ops_in(&program.func(req.primal).body, &mut found);
-        for (o, ks) in case.covers {
-            for &k in *ks {
+        for (o, ks) in &case.covers {
+            for &k in ks {
                 let reached = found.iter().any(|(f, a)| {
                     *f == Rhs::Op(op(o), vec![]) && matches!(a.get(k), Some(Operand::Slot(_)))
                 });
@@ -159,7 +282,8 @@ fn run_case(
 fn companions_match_finite_differences_for_every_op_and_operand() {
     let mut failures = Vec::new();
     let mut worst = (0.0f64, String::new());
-    for (ci, case) in CASES.iter().enumerate() {
+    let runs: Vec<Run> = CASES.iter().map(Run::from).chain(probe_runs()).collect();
+    for (ci, case) in runs.iter().enumerate() {
         run_case(ci, case, None, &mut failures, &mut worst);
     }
     eprintln!(
@@ -189,7 +313,13 @@ fn scalar_operators_match_finite_differences() {
                     failures.push(format!("{prim:?}: no case `{name}`"));
                     continue;
                 };
-                run_case(1000 + ci, case, Some(prim), &mut failures, &mut worst);
+                run_case(
+                    1000 + ci,
+                    &case.into(),
+                    Some(prim),
+                    &mut failures,
+                    &mut worst,
+                );
             }
             ScalarEntry::Rejected(body) => {
                 let text = format!(
@@ -378,8 +508,41 @@ fn table() -> Result<BTreeMap<(usize, usize), Entry>, Vec<String>> {
             }
         }
     }
+    for run in probe_runs() {
+        for (o, ks) in &run.covers {
+            for &k in ks {
+                add((index(o), k), Entry::Fd(vec![run.name]), &mut problems);
+            }
+        }
+    }
     for (o, k, why) in NO_GRADIENT {
         add((index(o), *k), Entry::NoGradient(why), &mut problems);
+    }
+    for &o in Op::ALL {
+        if let Probe::Args(args) = o.probe() {
+            if args.len() != o.arity() {
+                problems.push(format!(
+                    "`{}`: its probe has {} operands, the op {}",
+                    o.name(),
+                    args.len(),
+                    o.arity()
+                ));
+            }
+            for (k, a) in args.iter().enumerate() {
+                if *a == Arg::LastAxis {
+                    add(
+                        (index(o.name()), k),
+                        Entry::NoGradient("an axis (integer)"),
+                        &mut problems,
+                    );
+                }
+            }
+        }
+    }
+    for (o, _) in unlisted_helpers() {
+        for k in 0..o.arity() {
+            add((index(o.name()), k), Entry::Rejected, &mut problems);
+        }
     }
     for (o, ks, _, _) in REJECTED {
         let all: Vec<usize> = (0..op(o).arity()).collect();
@@ -415,7 +578,14 @@ fn every_operand_is_accounted_for() {
 #[test]
 fn rejected_operands_are_diagnosed() {
     let mut failures = Vec::new();
-    for (o, _, params, body) in REJECTED {
+    let unlisted: Vec<(String, &str, String)> = unlisted_helpers()
+        .into_iter()
+        .map(|(o, body)| (o.name().to_string(), "tf32[2, 3] x", body))
+        .collect();
+    let listed = REJECTED
+        .iter()
+        .map(|(o, _, params, body)| (o.to_string(), *params, body.to_string()));
+    for (o, params, body) in listed.chain(unlisted) {
         let text = format!(
             "@ radix backward \"g\"\nfunctio f({params}) → f32 {{\n    fixum tf32[] semen ← vacua\n    redde {body}\n}}\n"
         );

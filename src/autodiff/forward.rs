@@ -7,6 +7,7 @@
 //!   the pinned variables' values at the start of each pass are appended to per-slot
 //!   lists (tapes) so the reverse loop can restore each pass.
 
+use super::fusions::{split_of, PairTy};
 use super::{not_differentiable, Gen, LoopTapes};
 use crate::diag::Diagnostic;
 use crate::ir::*;
@@ -162,48 +163,45 @@ fn inline_let(
                 &format!("I/O or a host function (`hospes.{}`)", h.name()),
             ));
         }
-        Rhs::Op(crate::ir::ops::Op::Gelu, args) => {
-            // GELU with its derivative in one pass, so the backward only multiplies the
-            // cotangent by the kept derivative instead of evaluating tanh again (same
-            // bits as `gelu` / `retro_gelu`).
-            use crate::ir::ops::Op;
-            let ty = g.slots[d.0 as usize].ty.clone();
-            let p = g.slot("", Ty::Tuple(vec![ty.clone(), ty]));
-            g.fwd.push(Stmt::Let {
-                dst: p,
-                rhs: Rhs::Op(Op::GeluCumDerivata, vec![args[0].clone()]),
-                span,
-            });
-            g.tangents.insert(p, vec![args[0].clone()]);
-            g.fwd.push(Stmt::Let {
+        // A save-split (fusions.rs): the result with its residual in one pass, then the
+        // pair's first part; the pair is a kept helper, never active, and the backward
+        // reads its residual instead of recomputing it (same bits as the op).
+        Rhs::Op(op, args) => match split_of(op) {
+            None => g.fwd.push(Stmt::Let {
                 dst: d,
-                rhs: Rhs::Op(Op::GeluExPari, vec![args[0].clone(), Operand::Slot(p)]),
+                rhs: Rhs::Op(op, args),
                 span,
-            });
-        }
-        Rhs::Op(crate::ir::ops::Op::Attentio, args) => {
-            // Attention with its weights in one pass, so the backward reads the weights
-            // instead of recomputing them (same bits as `attentio`).
-            use crate::ir::ops::Op;
-            let tensor = Ty::Tensor {
-                shape: None,
-                int: false,
-            };
-            let w = g.slot("", Ty::Tuple(vec![tensor.clone(), tensor]));
-            g.fwd.push(Stmt::Let {
-                dst: w,
-                rhs: Rhs::Op(Op::AttentioCumPonderibus, args.clone()),
-                span,
-            });
-            g.tangents.insert(w, args.clone());
-            let mut ex = args;
-            ex.push(Operand::Slot(w));
-            g.fwd.push(Stmt::Let {
-                dst: d,
-                rhs: Rhs::Op(Op::AttentioExPari, ex),
-                span,
-            });
-        }
+            }),
+            Some(split) => {
+                let pair_ty = match split.pair_ty {
+                    PairTy::ResultTwice => {
+                        let ty = g.slots[d.0 as usize].ty.clone();
+                        Ty::Tuple(vec![ty.clone(), ty])
+                    }
+                    PairTy::Tensors => {
+                        let tensor = Ty::Tensor {
+                            shape: None,
+                            int: false,
+                        };
+                        Ty::Tuple(vec![tensor.clone(), tensor])
+                    }
+                };
+                let p = g.slot("", pair_ty);
+                g.fwd.push(Stmt::Let {
+                    dst: p,
+                    rhs: Rhs::Op(split.pair, args.clone()),
+                    span,
+                });
+                g.tangents.insert(p, args.clone());
+                let mut ex = args;
+                ex.push(Operand::Slot(p));
+                g.fwd.push(Stmt::Let {
+                    dst: d,
+                    rhs: Rhs::Op(split.reads, ex),
+                    span,
+                });
+            }
+        },
         rhs => g.fwd.push(Stmt::Let { dst: d, rhs, span }),
     }
     Ok(())

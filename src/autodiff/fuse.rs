@@ -1,8 +1,8 @@
 //! Fusion in a generated companion (docs/autodiff.md § Fusion): an op that consumes
 //! the first part of a linear layer's (or a layernorm's) VJP folds into it, which then
 //! applies it to each block of `∂a` while the block is in cache instead of a pass of its
-//! own over whole matrices. Two consumers, each with the bits of the fused op
-//! defined as the product followed by it:
+//! own over whole matrices. The consumers are the rows of `EPILOGUES` in fusions.rs,
+//! each with the bits of the fused op defined as the product followed by it:
 //!
 //! ```text
 //! %t = op retro_matmul(%h, %w, %g)        (∂h, ∂w)
@@ -29,6 +29,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::fusions::{Epilogue, EPILOGUES};
 use super::simplify::definitions;
 use crate::ir::ops::Op;
 use crate::ir::visit::{child_blocks, child_blocks_mut, rhs_operands, stmt_operands};
@@ -117,20 +118,6 @@ struct Plan {
     extra: Operand,
 }
 
-/// A consumer of a VJP's first part that folds into it: the consumer op, the position
-/// of the part among its two operands (the other is the extra operand), the VJP op, the
-/// fused op.
-const CONSUMERS: [(Op, usize, Op, Op); 3] = [
-    (
-        Op::RetroGeluDerivata,
-        0,
-        Op::RetroMatMul,
-        Op::RetroMatMulDerivata,
-    ),
-    (Op::Addita, 1, Op::RetroMatMul, Op::RetroMatMulAdde),
-    (Op::Addita, 1, Op::RetroLaminatio, Op::RetroLaminatioAdde),
-];
-
 fn fuse_block(b: &mut Block, f: &Facts) {
     while let Some(plan) = find(b, f) {
         apply(b, plan);
@@ -151,12 +138,17 @@ fn find(b: &Block, f: &Facts) -> Option<Plan> {
     b.stmts
         .iter()
         .enumerate()
-        .find_map(|(i, st)| CONSUMERS.iter().find_map(|&c| plan(b, f, i, st, c)))
+        .find_map(|(i, st)| EPILOGUES.iter().find_map(|&e| plan(b, f, i, st, e)))
 }
 
-/// The rewrite of consumer `c` at statement `consumer`, if it applies.
-fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, c: (Op, usize, Op, Op)) -> Option<Plan> {
-    let (op, at, producer, fused) = c;
+/// The rewrite of epilogue `e` at statement `consumer`, if it applies.
+fn plan(b: &Block, f: &Facts, consumer: usize, st: &Stmt, e: Epilogue) -> Option<Plan> {
+    let Epilogue {
+        product: producer,
+        consumer: op,
+        part_at: at,
+        fused,
+    } = e;
     let stmts = &b.stmts;
     let Stmt::Let {
         dst: o,

@@ -14,6 +14,7 @@ pub mod check_captured;
 mod demand;
 mod forward;
 mod fuse;
+mod fusions;
 mod rules;
 mod simplify;
 

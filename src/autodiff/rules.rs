@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashSet;
 
+use super::fusions::{split_with, SplitBackward};
 use super::{not_differentiable, Gen};
 use crate::diag::Diagnostic;
 use crate::ir::ops::Op;
@@ -328,28 +329,18 @@ fn op_rule(
         }
         Op::Gelu => vec![(x(), gen.op(Op::RetroGelu, vec![g, x()]))],
         Op::GeluPerExp => vec![(x(), gen.op(Op::RetroGeluPerExp, vec![g, x()]))],
-        // The split the forward copy makes of a `gelu` (forward.rs): x gets g times
-        // the kept derivative; the pair itself is not active.
-        Op::GeluExPari => match &a[1] {
-            Operand::Slot(p) if gen.tangents.get(p).map(Vec::as_slice) == Some(&a[..1]) => {
-                let d = s(gen.emit(
-                    Rhs::Index(a[1].clone(), Operand::Const(Const::Int(1))),
-                    tensor(),
-                ));
-                vec![(x(), gen.op(Op::RetroGeluDerivata, vec![g, d]))]
-            }
-            _ => {
-                return Err(not_differentiable(
-                    span,
-                    "`gelu_ex_pari` of a pair other than the receiver's own `gelu_cum_derivata()` (write `x.gelu()`)",
-                ))
-            }
-        },
-        Op::GeluCumDerivata => {
+        // A save-split's pair and reader (fusions.rs, `SPLITS`): the reader's operands
+        // get their cotangents from the kept residual; the pair itself is not active.
+        Op::GeluExPari | Op::AttentioExPari => split_reader(gen, op, a, g, span)?,
+        Op::GeluCumDerivata | Op::AttentioCumPonderibus => {
+            let write = split_with(op).map_or("", |s| s.write);
             return Err(not_differentiable(
                 span,
-                "`gelu_cum_derivata` (a helper of generated companions; write `x.gelu()`)",
-            ))
+                &format!(
+                    "`{}` (a helper of generated companions; write `{write}`)",
+                    op.name()
+                ),
+            ));
         }
         Op::Relu => {
             let mask = gen.op(Op::Positiva, vec![x()]);
@@ -370,7 +361,10 @@ fn op_rule(
                 Op::RetroSoftmaxCausalis,
                 vec![g.clone(), y.clone(), a[1].clone()],
             );
-            let gz = gen.op(Op::RetroSoftmaxCausalis, vec![g.clone(), y.clone(), fl(1.0)]);
+            let gz = gen.op(
+                Op::RetroSoftmaxCausalis,
+                vec![g.clone(), y.clone(), fl(1.0)],
+            );
             let prod = gen.op(Op::Multiplica, vec![gz, x()]);
             let gs = s(gen.emit(Rhs::Op(Op::Summa, vec![prod]), Ty::Float));
             let mut c = vec![(x(), gx), (a[1].clone(), gs)];
@@ -402,32 +396,9 @@ fn op_rule(
             let p = gen.op(Op::AttentioPondera, vec![x(), a[1].clone(), a[3].clone()]);
             attention_vjp(gen, g, p, a)
         }
-        // The split `attentio` (forward.rs): q, k and v get their cotangents from the
-        // kept weights (the pair's second part); the pair itself is not active.
-        Op::AttentioExPari => match &a[4] {
-            Operand::Slot(w) if gen.tangents.get(w).map(Vec::as_slice) == Some(&a[..4]) => {
-                let p = s(gen.emit(
-                    Rhs::Index(a[4].clone(), Operand::Const(Const::Int(1))),
-                    tensor(),
-                ));
-                attention_vjp(gen, g, p, &a[..4])
-            }
-            _ => {
-                return Err(not_differentiable(
-                    span,
-                    "`attentio_ex_pari` of a pair other than `q.attentio_cum_ponderibus(k, v, capita)` of its own operands (write `q.attentio(k, v, capita)`)",
-                ))
-            }
-        },
-        Op::AttentioCumPonderibus => {
-            return Err(not_differentiable(
-                span,
-                "`attentio_cum_ponderibus` (a helper of generated companions; write `q.attentio(k, v, capita)`)",
-            ))
-        }
         Op::LogSoftmax => vec![(x(), gen.op(Op::RetroLogSoftmax, vec![g, x()]))],
         Op::Laminatio => {
-            let ge = active[2].then(|| laminatio_eps(gen, g.clone(), a));
+            let ge = active[2].then(|| norm_eps(gen, g.clone(), a, true));
             let args = vec![g, x(), a[2].clone(), a[3].clone()];
             let g = gen.tensor_parts(Op::RetroLaminatio, args, 3);
             let mut c = vec![
@@ -440,6 +411,19 @@ fn op_rule(
             }
             c
         }
+        // Like `laminatio` without the mean and the offset: x and γ from one helper, ε
+        // (when it depends on a parameter) from ordinary ops; the axis gets none.
+        Op::RmsNorm => {
+            let ge = active[2].then(|| norm_eps(gen, g.clone(), a, false));
+            let args = vec![g, x(), a[2].clone(), a[3].clone()];
+            let g = gen.tensor_parts(Op::RetroRmsNorm, args, 2);
+            let mut c = vec![(x(), g[0].clone()), (a[3].clone(), g[1].clone())];
+            if let Some(ge) = ge {
+                c.push((a[2].clone(), ge));
+            }
+            c
+        }
+        Op::Silu => vec![(x(), gen.op(Op::RetroSilu, vec![g, x()]))],
         // The loss is linear in the targets: ∂t = −ln(softmax(x) + 1e-7)·g / C.
         Op::CruxEntropia => {
             let gx = gen.op(Op::RetroCruxEntropia, vec![g.clone(), x(), a[1].clone()]);
@@ -497,7 +481,7 @@ fn op_rule(
         // ---- no gradient flows: integer or piecewise-constant results, seeds ----
         Op::Crea | Op::Strue | Op::Argmax | Op::Magnitudines | Op::Numerus | Op::Positiva => vec![],
         Op::Normalis | Op::Uniformis | Op::Multinomialis | Op::RetroNihil => vec![],
-        // ---- not differentiable (yet) ----
+        // ---- permutations and joins ----
         Op::Permute => vec![(x(), gen.op(Op::RetroPermute, vec![g, a[1].clone()]))],
         Op::Concatena => {
             let part = |gen: &mut Gen, which: i64| {
@@ -549,7 +533,9 @@ fn op_rule(
         | Op::RetroMatMulAdde
         | Op::RetroAttentioPondera
         | Op::RetroAttentioApplica
-        | Op::RetroAttentio => {
+        | Op::RetroAttentio
+        | Op::RetroRmsNorm
+        | Op::RetroSilu => {
             return Err(not_differentiable(
                 span,
                 &format!("the backward helper `{}` (second derivatives)", op.name()),
@@ -558,17 +544,22 @@ fn op_rule(
     })
 }
 
-/// `x.laminatio(axis, ε, γ, β)`'s cotangent for ε, when ε depends on a parameter: with
-/// `c = x − mean`, `v = mean(c²)` per row, `y = γ ⊙ c / √(v + ε) + β`, so
-/// `∂ε = −½ Σ g ⊙ γ ⊙ c / √(v + ε) / (v + ε)`. Built from ordinary ops (rare: ε is
-/// almost always a constant, and then this is not emitted).
-fn laminatio_eps(gen: &mut Gen, g: Operand, a: &[Operand]) -> Operand {
+/// The cotangent for ε of `x.laminatio(axis, ε, γ, β)` (`centred`) or of
+/// `x.rms_norm(axis, ε, γ)`, when ε depends on a parameter: with `c = x − mean`
+/// (`laminatio`) or `c = x` (`rms_norm`), `v = mean(c²)` per row and
+/// `y = γ ⊙ c / √(v + ε) (+ β)`, `∂ε = −½ Σ g ⊙ γ ⊙ c / √(v + ε) / (v + ε)`. Built from
+/// ordinary ops (rare: ε is almost always a constant, and then this is not emitted).
+fn norm_eps(gen: &mut Gen, g: Operand, a: &[Operand], centred: bool) -> Operand {
     let keep = Operand::Const(Const::Bool(true));
-    let m = gen.op(
-        Op::MediaAxis,
-        vec![a[0].clone(), a[1].clone(), keep.clone()],
-    );
-    let c = gen.op(Op::Subtrahe, vec![a[0].clone(), m]);
+    let c = if centred {
+        let m = gen.op(
+            Op::MediaAxis,
+            vec![a[0].clone(), a[1].clone(), keep.clone()],
+        );
+        gen.op(Op::Subtrahe, vec![a[0].clone(), m])
+    } else {
+        a[0].clone()
+    };
     let cc = gen.op(Op::Multiplica, vec![c.clone(), c.clone()]);
     let v = gen.op(Op::MediaAxis, vec![cc, a[1].clone(), keep]);
     let ve = gen.op(Op::Addita, vec![v, a[2].clone()]);
@@ -579,6 +570,50 @@ fn laminatio_eps(gen: &mut Gen, g: Operand, a: &[Operand]) -> Operand {
     let q = gen.op(Op::Divide, vec![t, ve]);
     let total = s(gen.emit(Rhs::Op(Op::Summa, vec![q]), Ty::Float));
     gen.prim(BinOp::Mul, total, fl(-0.5))
+}
+
+/// The VJP of a save-split's reader `op` (fusions.rs): its last operand is the pair,
+/// which must be the pair op of the reader's own other operands (`gen.tangents`
+/// records what each pair was made from); the residual is the pair's second part.
+fn split_reader(
+    gen: &mut Gen,
+    op: Op,
+    a: &[Operand],
+    g: Operand,
+    span: crate::source::Span,
+) -> Result<Contribs, Diagnostic> {
+    let Some(split) = split_with(op) else {
+        return Err(not_differentiable(span, &format!("`{}`", op.name())));
+    };
+    let n = a.len() - 1;
+    let own = match &a[n] {
+        Operand::Slot(p) => gen.tangents.get(p).map(Vec::as_slice) == Some(&a[..n]),
+        _ => false,
+    };
+    if !own {
+        return Err(not_differentiable(
+            span,
+            &format!(
+                "`{}` of a pair other than {} (write `{}`)",
+                op.name(),
+                split.own_pair,
+                split.write
+            ),
+        ));
+    }
+    let r = s(gen.emit(
+        Rhs::Index(a[n].clone(), Operand::Const(Const::Int(1))),
+        tensor(),
+    ));
+    Ok(match split.backward {
+        SplitBackward::Receiver(h) => vec![(a[0].clone(), gen.op(h, vec![g, r]))],
+        SplitBackward::Parts(h, k) => {
+            let mut args = vec![g, r];
+            args.extend(a[..n].iter().cloned());
+            let parts = gen.tensor_parts(h, args, k);
+            a[..k].iter().cloned().zip(parts).collect()
+        }
+    })
 }
 
 /// `Σ all − Σ kept`: the total cotangent of the entries a mask replaced (`kept` is

@@ -379,6 +379,13 @@ fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             t(3)?,
             t(4)?,
         ))?,
+        Op::RmsNorm => kr(k::rms_norm(t(0)?, axis(op, a[1])?, num(op, a[2])?, t(3)?))?,
+        Op::RetroRmsNorm => {
+            let (gx, gg) = kr(k::rms_norm_backward(t(0)?, t(1)?, num(op, a[2])?, t(3)?))?;
+            return Ok(tensor_tuple([gx, gg]));
+        }
+        Op::Silu => kr(k::silu(t(0)?))?,
+        Op::RetroSilu => kr(k::silu_backward(t(0)?, t(1)?))?,
         Op::CruxEntropia => return scalar_of(kr(k::cross_entropy(t(0)?, t(1)?))?),
         Op::CruxEntropiaIndices => return scalar_of(kr(k::cross_entropy_indices(t(0)?, t(1)?))?),
         Op::Collige => kr(k::embedding(t(0)?, t(1)?))?,

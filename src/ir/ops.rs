@@ -1,7 +1,19 @@
-//! Tensor operations of the IR (`Rhs::Op`). Lowering maps the Latin method
-//! spellings (`x.addita(y)`, `a · b`, `x.activatio_softmax()`) to these; the
+//! Tensor operations of the IR (`Rhs::Op`): the op registry. Lowering maps the Latin
+//! method spellings (`x.addita(y)`, `a · b`, `x.activatio_softmax()`) to these; the
 //! evaluator runs them with the kernels in `src/tensor/`; the autodiff pass has one
-//! VJP rule per variant. Operand 0 is always the receiver.
+//! VJP rule per variant (src/autodiff/rules.rs) and reads the compiler's fusions from
+//! one table (src/autodiff/fusions.rs). Operand 0 is always the receiver.
+//!
+//! Every row of [`ops!`] names all of its columns — there is no default to fall back
+//! on, so a row that forgets one does not compile:
+//! - the method name and the operand count (receiver included);
+//! - its [`Kind`]: primal, fused (naming the chain it computes in one op), save-split
+//!   (naming its residual pair and the op that reads the pair), helper of generated
+//!   companions, or backward epilogue (naming the product and the consumer it folds);
+//! - its result ([`OpResult`]) and its static shape rule ([`ShapeRule`]);
+//! - its finite-difference [`Probe`] (how tests/vjp_fd_table.rs draws its inputs);
+//! - a one-line doc (`///`), which docs/tensors.md's op catalogue shows
+//!   (tests/op_catalogue.rs keeps the two equal).
 //!
 //! Static shapes: [`infer_shape`] computes the result shape from operand shapes where
 //! they are known (`None` = unknown rank, `Some(dims)` with `None` entries = unknown
@@ -14,161 +26,46 @@ pub type StaticShape = Option<Vec<Option<u64>>>;
 /// this many.
 pub const MAX_ARITY: usize = 6;
 
-macro_rules! ops {
-    ($($variant:ident = $name:literal, $arity:expr;)*) => {
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Op { $($variant),* }
-
-        impl Op {
-            /// The Latin method name (`·` is `matmul`'s glyph, `⊙` `multiplica`'s).
-            pub fn name(self) -> &'static str {
-                match self { $(Op::$variant => $name),* }
-            }
-
-            /// Operands including the receiver.
-            pub fn arity(self) -> usize {
-                match self { $(Op::$variant => $arity),* }
-            }
-
-            pub fn from_method(name: &str) -> Option<Op> {
-                match name { $($name => Some(Op::$variant),)* _ => None }
-            }
-
-            pub const ALL: &'static [Op] = &[$(Op::$variant),*];
-        }
-    };
+/// What an op is, for the compiler and for a reader of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An operation with its own VJP rule.
+    Primal,
+    /// A chain of other ops computed in one op with the chain's bits (gradus and
+    /// hand-written code choose it); its VJP is the chain's.
+    Fused(&'static str),
+    /// A primal op that a companion's forward sweep computes as `pair` (the result with
+    /// the residual its backward needs, in one pass) and `reads` (the pair's first
+    /// part, naming the pair), so the backward reads the residual instead of
+    /// recomputing it (src/autodiff/fusions.rs, `SPLITS`).
+    SaveSplit { pair: Op, reads: Op },
+    /// A helper of generated companions (a backward kernel, a split's pair or
+    /// reader); callable by hand, never differentiated.
+    Helper,
+    /// A backward helper `of` with the `consumer` that follows it in a companion
+    /// folded in (src/autodiff/fusions.rs, `EPILOGUES`).
+    Epilogue { of: Op, consumer: Op },
 }
 
-ops! {
-    // construction (receiver: a seed that only gives the element kind)
-    Crea = "crea", 3;
-    Strue = "strue", 3;
-    // shape
-    Forma = "forma", 2;
-    Transpone = "transpone", 1;
-    Permute = "permute", 2;
-    Sectio = "sectio", 3;
-    Angusta = "angusta", 4;
-    Concatena = "concatena", 3;
-    // elementwise with broadcasting
-    Addita = "addita", 2;
-    Subtrahe = "subtrahe", 2;
-    Multiplica = "multiplica", 2;
-    Divide = "divide", 2;
-    AdditaBias = "addita_bias", 2;
-    MatMul = "matmul", 2;
-    // `x.lineare(w, b)`: `(x · w).addita_bias(b)` in one op (same bits)
-    Lineare = "lineare", 3;
-    // unary
-    Neg = "neg", 1;
-    Exp = "exp", 1;
-    Log = "log", 1;
-    Sqrt = "sqrt", 1;
-    Tanh = "tanh", 1;
-    TanhPerExp = "tanh_per_exp", 1;
-    Gelu = "gelu", 1;
-    GeluPerExp = "gelu_per_exp", 1;
-    Relu = "relu", 1;
-    Reciproca = "reciproca", 1;
-    Scala = "scala", 2;
-    // reductions
-    Summa = "summa", 1;
-    Media = "media", 1;
-    SummaAxis = "summa_axis", 3;
-    MediaAxis = "media_axis", 3;
-    MaximumAxis = "maximum_axis", 3;
-    Argmax = "argmax", 1;
-    // neural-network building blocks
-    Softmax = "activatio_softmax", 1;
-    LogSoftmax = "log_softmax", 1;
-    Laminatio = "laminatio", 5;
-    CruxEntropia = "crux_entropia", 2;
-    CruxEntropiaIndices = "crux_entropia_indices", 2;
-    Collige = "collige", 2;
-    LarvaCausalis = "larva_causalis", 2;
-    // `x.softmax_causalis(s, v)`: `x.scala(s).larva_causalis(v).activatio_softmax()` in
-    // one pass (same bits)
-    SoftmaxCausalis = "softmax_causalis", 3;
-    // causal multi-head self-attention on [B, T, D] activations, heads read in place:
-    // `q.attentio_pondera(k, capita)` → weights [B, H, T, T] (what `forma`, `permute`,
-    // `matmul_nt` and `softmax_causalis(dh^−½, −1e9)` give per head, same bits) and
-    // `p.attentio_applica(v)` → [B, T, D] (the product per head, heads joined)
-    AttentioPondera = "attentio_pondera", 3;
-    AttentioApplica = "attentio_applica", 2;
-    // `q.attentio(k, v, capita)`: `q.attentio_pondera(k, capita).attentio_applica(v)`
-    // without the weights tensor (same bits); a companion's forward sweep splits it into
-    // `w ← q.attentio_cum_ponderibus(k, v, capita)` (the pair (y, weights), one pass) and
-    // `q.attentio_ex_pari(k, v, capita, w)` (w's first part, naming where w came from)
-    // and keeps the weights for the backward
-    Attentio = "attentio", 4;
-    AttentioCumPonderibus = "attentio_cum_ponderibus", 4;
-    AttentioExPari = "attentio_ex_pari", 5;
-    // seeded random tensors, pure functions of an integer seed (JAX-style keys):
-    // `semen.normalis(seed, shape, mean, std)`, `semen.uniformis(seed, shape)`,
-    // `p.multinomialis(seed)` (one class index per probability row)
-    Normalis = "normalis", 5;
-    Uniformis = "uniformis", 3;
-    Multinomialis = "multinomialis", 2;
-    // inspection
-    Magnitudines = "magnitudines", 1;
-    Planata = "planata", 1;
-    Numerus = "numerus_elementorum", 1;
-    // helpers the generated backward companions use (src/autodiff/rules.rs)
-    TransponeUltimas = "transpone_ultimas", 1;
-    Positiva = "positiva", 1;
-    RetroNihil = "retro_nihil", 1;
-    RetroAdde = "retro_adde", 2;
-    RetroImple = "retro_imple", 2;
-    RetroAdFormam = "retro_ad_formam", 2;
-    RetroDilata = "retro_dilata", 4;
-    RetroMaximum = "retro_maximum", 4;
-    RetroInpone = "retro_inpone", 4;
-    RetroSoftmax = "retro_softmax", 2;
-    RetroSoftmaxCausalis = "retro_softmax_causalis", 3;
-    RetroLogSoftmax = "retro_log_softmax", 2;
-    RetroLaminatio = "retro_laminatio", 4;
-    // `g.retro_laminatio_adde(x, eps, γ, r)` = (r + ∂x, ∂γ, ∂β): the cotangent sum
-    // `addita(r, ∂x)` after it folded in (src/autodiff/fuse.rs)
-    RetroLaminatioAdde = "retro_laminatio_adde", 5;
-    RetroGelu = "retro_gelu", 2;
-    // GELU for a companion's forward sweep, which keeps the derivative for the
-    // backward: `p = x.gelu_cum_derivata()` (the pair (gelu(x), gelu'(x)), one pass),
-    // `y = x.gelu_ex_pari(p)` (p's first part: the bits of `x.gelu()`), and
-    // `g.retro_gelu_derivata(d)` = g ⊙ d (the bits of `g.retro_gelu(x)`)
-    GeluCumDerivata = "gelu_cum_derivata", 1;
-    GeluExPari = "gelu_ex_pari", 2;
-    RetroGeluDerivata = "retro_gelu_derivata", 2;
-    RetroGeluPerExp = "retro_gelu_per_exp", 2;
-    RetroCruxEntropia = "retro_crux_entropia", 3;
-    // `g.retro_crux_scopi(x)` = −ln(softmax(x) + 1e-7)·g / C: `crux_entropia`'s
-    // cotangent for its targets
-    RetroCruxScopi = "retro_crux_scopi", 2;
-    RetroCruxIndices = "retro_crux_indices", 3;
-    RetroCollige = "retro_collige", 3;
-    RetroPermute = "retro_permute", 2;
-    RetroPars = "retro_pars", 5;
-    RetroMatMul = "retro_matmul", 3;
-    // `a.retro_matmul_derivata(b, g, d)` = (∂a ⊙ d, ∂b): `retro_matmul` with the GELU
-    // backward `retro_gelu_derivata(∂a, d)` that follows it in a companion folded in
-    // (src/autodiff/fuse.rs)
-    RetroMatMulDerivata = "retro_matmul_derivata", 4;
-    // `a.retro_matmul_adde(b, g, r)` = (r + ∂a, ∂b): `retro_matmul` with the cotangent sum
-    // `addita(r, ∂a)` that follows it folded in (src/autodiff/fuse.rs)
-    RetroMatMulAdde = "retro_matmul_adde", 4;
-    // `g.retro_attentio_pondera(p, q, k, capita)` → (∂q, ∂k);
-    // `g.retro_attentio_applica(p, v)` → (∂p, ∂v)
-    RetroAttentioPondera = "retro_attentio_pondera", 5;
-    RetroAttentioApplica = "retro_attentio_applica", 3;
-    // `g.retro_attentio(p, q, k, v, capita)` → (∂q, ∂k, ∂v): both VJPs above per head,
-    // the weights' cotangent never stored
-    RetroAttentio = "retro_attentio", 6;
-    // products with an operand read transposed (last two axes, ranks ≥ 2): the
-    // matmul VJP's `g · bᵀ` and `aᵀ · g` without a transposed copy
-    MatMulNT = "matmul_nt", 2;
-    MatMulTN = "matmul_tn", 2;
-    // optimizer update fused over a leaf: `p.adamw_passus(g, m, v, [β₁, 1 − β₁, β₂,
-    // 1 − β₂, 1/√(1 − β₂ᵗ), ε, 1 − lr·wd, lr/(1 − β₁ᵗ)])` → (p', m', v')
-    AdamwPassus = "adamw_passus", 5;
+impl Kind {
+    /// The catalogue's text for the kind.
+    pub fn describe(self) -> String {
+        match self {
+            Kind::Primal => "primal".into(),
+            Kind::Fused(chain) => format!("fused: {chain}"),
+            Kind::SaveSplit { pair, reads } => format!(
+                "save-split: pair `{}`, read by `{}`",
+                pair.name(),
+                reads.name()
+            ),
+            Kind::Helper => "helper".into(),
+            Kind::Epilogue { of, consumer } => format!(
+                "epilogue: `{}` with the `{}` after it",
+                of.name(),
+                consumer.name()
+            ),
+        }
+    }
 }
 
 /// How an op's result relates to a tensor: most return a tensor; a few return a
@@ -184,35 +81,324 @@ pub enum OpResult {
     FloatList,
     /// `numerus_elementorum`: a `numerus`.
     Int,
-    /// `retro_laminatio`: `iuncta` of three tensors (∂x, ∂γ, ∂β); `adamw_passus`:
-    /// (p', m', v').
+    /// `iuncta` of three tensors: `retro_laminatio` (∂x, ∂γ, ∂β), `adamw_passus`
+    /// (p', m', v'), `retro_attentio` (∂q, ∂k, ∂v).
     Triple,
-    /// `retro_matmul`: `iuncta` of two tensors (∂a, ∂b); likewise the attention VJPs
-    /// and the helpers `gelu_cum_derivata` (y, y') and `attentio_cum_ponderibus` (y, p).
+    /// `iuncta` of two tensors: `retro_matmul` (∂a, ∂b), the attention VJPs, and the
+    /// split pairs `gelu_cum_derivata` (y, y') and `attentio_cum_ponderibus` (y, p).
     Pair,
 }
 
-impl Op {
-    pub fn result(self) -> OpResult {
-        match self {
-            Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => OpResult::Float,
-            Op::Magnitudines => OpResult::IntList,
-            Op::Planata => OpResult::FloatList,
-            Op::Numerus => OpResult::Int,
-            Op::RetroLaminatio | Op::RetroLaminatioAdde | Op::AdamwPassus | Op::RetroAttentio => {
-                OpResult::Triple
-            }
-            Op::RetroMatMul
-            | Op::RetroMatMulDerivata
-            | Op::RetroMatMulAdde
-            | Op::RetroAttentioPondera
-            | Op::RetroAttentioApplica
-            | Op::GeluCumDerivata
-            | Op::AttentioCumPonderibus => OpResult::Pair,
-            _ => OpResult::Tensor,
-        }
-    }
+/// How [`infer_shape`] computes an op's static result shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeRule {
+    /// The literal shape operand (`crea`, `strue`, `normalis`, `uniformis`).
+    Given,
+    /// `forma`: the literal shape, element counts checked when both are known.
+    Reshape,
+    /// `transpone`: rank 2, axes swapped.
+    Transpose,
+    /// NumPy broadcasting of operands 0 and 1.
+    Broadcast,
+    /// `addita_bias`: the receiver's, the bias checked against its last axis.
+    Bias,
+    /// `·` of operands 0 and 1.
+    MatMul,
+    /// `·` with operand 1's last two axes swapped (`matmul_nt`).
+    MatMulNt,
+    /// `·` with operand 0's last two axes swapped (`matmul_tn`).
+    MatMulTn,
+    /// The receiver's shape.
+    Same,
+    /// Rank 0.
+    Scalar,
+    /// Not inferred (known at run time only).
+    Unknown,
+}
 
+/// Where a finite-difference test draws an operand's values from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// [-1, 1)
+    Any,
+    /// [0.5, 2): inside the domain of `log`, `sqrt`, a divisor, an ε.
+    Pos,
+    /// |x| in [0.2, 1), random sign: away from a kink or a pole.
+    Away,
+}
+
+/// One operand of an automatic finite-difference case (tests/vjp_fd_table.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A tensor parameter of random shape, rank 0–3 (extents 1–3).
+    T(Domain),
+    /// A tensor parameter of random shape, rank 1–3 (an op over the last axis).
+    Rows(Domain),
+    /// A rank-1 tensor parameter as long as the first operand's last axis.
+    Row(Domain),
+    /// A `fractus` parameter.
+    Num(Domain),
+    /// The literal index of the first operand's last axis (no gradient: an integer).
+    LastAxis,
+}
+
+/// How the finite-difference audit covers an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// By the hand-written cases and lists of tests/vjp_fd/cases.rs.
+    Cases,
+    /// By the program `(x.op(args…) ⊙ w).summa()` with these operands (receiver
+    /// first) and a weight `w` of the result's static shape: every operand but
+    /// `LastAxis` is checked against finite differences.
+    Args(&'static [Arg]),
+}
+
+macro_rules! ops {
+    ($(#[doc = $doc:literal] $variant:ident = $name:literal, $arity:expr, $kind:expr,
+       $result:ident, $shape:ident, $probe:expr;)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Op { $(#[doc = $doc] $variant),* }
+
+        impl Op {
+            /// The Latin method name (`·` is `matmul`'s glyph, `⊙` `multiplica`'s).
+            pub fn name(self) -> &'static str {
+                match self { $(Op::$variant => $name),* }
+            }
+
+            /// Operands including the receiver.
+            pub fn arity(self) -> usize {
+                match self { $(Op::$variant => $arity),* }
+            }
+
+            pub fn kind(self) -> Kind {
+                #[allow(unused_imports)]
+                use Kind::*;
+                match self { $(Op::$variant => $kind),* }
+            }
+
+            pub fn result(self) -> OpResult {
+                match self { $(Op::$variant => OpResult::$result),* }
+            }
+
+            pub fn shape_rule(self) -> ShapeRule {
+                match self { $(Op::$variant => ShapeRule::$shape),* }
+            }
+
+            pub fn probe(self) -> Probe {
+                #[allow(unused_imports)]
+                use {Arg::*, Domain::*, Probe::*};
+                match self { $(Op::$variant => $probe),* }
+            }
+
+            /// The row's one-line doc (docs/tensors.md's catalogue shows it).
+            pub fn doc(self) -> &'static str {
+                match self { $(Op::$variant => $doc.trim_start()),* }
+            }
+
+            pub fn from_method(name: &str) -> Option<Op> {
+                match name { $($name => Some(Op::$variant),)* _ => None }
+            }
+
+            pub const ALL: &'static [Op] = &[$(Op::$variant),*];
+        }
+    };
+}
+
+// Columns: variant = name, operands, kind, result, shape rule, finite-difference probe.
+ops! {
+    // ---- construction (receiver: a seed that only gives the element kind) ----
+    /// `seed.crea(fill, shape)`: a tensor of `shape` with every element `fill`.
+    Crea = "crea", 3, Primal, Tensor, Given, Cases;
+    /// `seed.strue(flat, shape)`: a flat list of numbers laid out in row-major order.
+    Strue = "strue", 3, Primal, Tensor, Given, Cases;
+    // ---- shape ----
+    /// `x.forma(shape)`: the same elements in another shape (shares the buffer).
+    Forma = "forma", 2, Primal, Tensor, Reshape, Cases;
+    /// `x.transpone()`: a rank-2 transpose.
+    Transpone = "transpone", 1, Primal, Tensor, Transpose, Cases;
+    /// `x.permute(axes)`: output axis i is input axis `axes[i]`.
+    Permute = "permute", 2, Primal, Tensor, Unknown, Cases;
+    /// `x.sectio(a, b)`: rows `[a, b)` of axis 0.
+    Sectio = "sectio", 3, Primal, Tensor, Unknown, Cases;
+    /// `x.angusta(axis, a, b)`: `[a, b)` along `axis`.
+    Angusta = "angusta", 4, Primal, Tensor, Unknown, Cases;
+    /// `x.concatena(y, axis)`: x and y joined along `axis`.
+    Concatena = "concatena", 3, Primal, Tensor, Unknown, Cases;
+    // ---- elementwise with broadcasting ----
+    /// `a.addita(b)`: a + b, broadcast.
+    Addita = "addita", 2, Primal, Tensor, Broadcast, Cases;
+    /// `a.subtrahe(b)`: a − b, broadcast.
+    Subtrahe = "subtrahe", 2, Primal, Tensor, Broadcast, Cases;
+    /// `a.multiplica(b)`, `a ⊙ b`: a · b elementwise, broadcast.
+    Multiplica = "multiplica", 2, Primal, Tensor, Broadcast, Cases;
+    /// `a.divide(b)`: a / b, broadcast; a zero or non-finite divisor is an error.
+    Divide = "divide", 2, Primal, Tensor, Broadcast, Cases;
+    /// `x.addita_bias(b)`: b added to every last-axis row of x.
+    AdditaBias = "addita_bias", 2, Primal, Tensor, Bias, Cases;
+    /// `a · b`, `a.matmul(b)`: the matrix product (dot, mat-vec, batched).
+    MatMul = "matmul", 2, Primal, Tensor, MatMul, Cases;
+    /// `x.lineare(w, b)`: a linear layer in one op, the bias added in place (same bits).
+    Lineare = "lineare", 3, Fused("`(x · w).addita_bias(b)`"), Tensor, MatMul, Cases;
+    // ---- unary ----
+    /// `x.neg()`: −x.
+    Neg = "neg", 1, Primal, Tensor, Same, Cases;
+    /// `x.exp()`: eˣ, correctly rounded.
+    Exp = "exp", 1, Primal, Tensor, Same, Cases;
+    /// `x.log()`: ln x (libm); x ≤ 0 or NaN is an error.
+    Log = "log", 1, Primal, Tensor, Same, Cases;
+    /// `x.sqrt()`: √x (IEEE); x < 0 or NaN is an error.
+    Sqrt = "sqrt", 1, Primal, Tensor, Same, Cases;
+    /// `x.tanh()`: tanh x, correctly rounded.
+    Tanh = "tanh", 1, Primal, Tensor, Same, Cases;
+    /// `x.tanh_per_exp()`: tanh x by the identity `1 − 2/(e^{2x} + 1)`.
+    TanhPerExp = "tanh_per_exp", 1, Primal, Tensor, Same, Cases;
+    /// `x.gelu()`: GELU, tanh form, with the correctly rounded tanh.
+    Gelu = "gelu", 1, SaveSplit { pair: Op::GeluCumDerivata, reads: Op::GeluExPari }, Tensor, Same, Cases;
+    /// `x.gelu_per_exp()`: GELU with tanh by the exp identity (the bert shim's recipe).
+    GeluPerExp = "gelu_per_exp", 1, Primal, Tensor, Same, Cases;
+    /// `x.relu()`: x where x > 0 (NaN stays NaN), else 0.
+    Relu = "relu", 1, Primal, Tensor, Same, Cases;
+    /// `x.reciproca()`: 1 / x; 0 or non-finite is an error.
+    Reciproca = "reciproca", 1, Primal, Tensor, Same, Cases;
+    /// `x.scala(f)`: x · f for a number f.
+    Scala = "scala", 2, Primal, Tensor, Same, Cases;
+    // ---- reductions ----
+    /// `x.summa()`: the in-order sum of every element, a number.
+    Summa = "summa", 1, Primal, Float, Scalar, Cases;
+    /// `x.media()`: the sum divided by the count, a number.
+    Media = "media", 1, Primal, Float, Scalar, Cases;
+    /// `x.summa_axis(axis, keep)`: sums along one axis.
+    SummaAxis = "summa_axis", 3, Primal, Tensor, Unknown, Cases;
+    /// `x.media_axis(axis, keep)`: means along one axis.
+    MediaAxis = "media_axis", 3, Primal, Tensor, Unknown, Cases;
+    /// `x.maximum_axis(axis, keep)`: maxima along one axis (NaN propagates).
+    MaximumAxis = "maximum_axis", 3, Primal, Tensor, Unknown, Cases;
+    /// `x.argmax()`: the index of the first maximum along the last axis.
+    Argmax = "argmax", 1, Primal, Tensor, Unknown, Cases;
+    // ---- neural-network building blocks ----
+    /// `x.activatio_softmax()`: softmax of every last-axis row.
+    Softmax = "activatio_softmax", 1, Primal, Tensor, Same, Cases;
+    /// `x.log_softmax()`: log-softmax of every last-axis row.
+    LogSoftmax = "log_softmax", 1, Primal, Tensor, Same, Cases;
+    /// `x.laminatio(axis, ε, γ, β)`: layer normalisation over the last axis.
+    Laminatio = "laminatio", 5, Primal, Tensor, Same, Cases;
+    /// `x.crux_entropia(t)`: cross-entropy of softmax(x) against targets t, a number.
+    CruxEntropia = "crux_entropia", 2, Primal, Float, Scalar, Cases;
+    /// `z.crux_entropia_indices(y)`: mean cross-entropy against class ids, a number.
+    CruxEntropiaIndices = "crux_entropia_indices", 2, Primal, Float, Scalar, Cases;
+    /// `E.collige(ids)`: the rows of E at ids (an embedding lookup).
+    Collige = "collige", 2, Primal, Tensor, Unknown, Cases;
+    /// `x.larva_causalis(v)`: x with every entry above the diagonal (last two axes) set to v.
+    LarvaCausalis = "larva_causalis", 2, Primal, Tensor, Same, Cases;
+    /// `x.softmax_causalis(s, v)`: scaled, causally masked softmax in one pass (same bits).
+    SoftmaxCausalis = "softmax_causalis", 3, Fused("`x.scala(s).larva_causalis(v).activatio_softmax()`"), Tensor, Same, Cases;
+    /// `q.attentio_pondera(k, H)`: causal attention weights [B, H, T, T] of [B, T, D] activations, heads read in place.
+    AttentioPondera = "attentio_pondera", 3, Fused("per head `forma`, `permute`, `matmul_nt`, `softmax_causalis((D/H)^−½, −1e9)`"), Tensor, Unknown, Cases;
+    /// `p.attentio_applica(v)`: attention weights times values, heads joined to [B, T, D].
+    AttentioApplica = "attentio_applica", 2, Fused("per head `p · v`, heads joined (`permute`, `forma`)"), Tensor, Unknown, Cases;
+    /// `q.attentio(k, v, H)`: causal multi-head self-attention without the weights tensor (the chain `q.attentio_pondera(k, H).attentio_applica(v)`, same bits).
+    Attentio = "attentio", 4, SaveSplit { pair: Op::AttentioCumPonderibus, reads: Op::AttentioExPari }, Tensor, Unknown, Cases;
+    /// `q.attentio_cum_ponderibus(k, v, H)`: the pair (attention, weights) in one pass (`attentio`'s split).
+    AttentioCumPonderibus = "attentio_cum_ponderibus", 4, Helper, Pair, Unknown, Cases;
+    /// `q.attentio_ex_pari(k, v, H, w)`: the first part of w, naming the operands it came from (`attentio`'s split).
+    AttentioExPari = "attentio_ex_pari", 5, Helper, Tensor, Unknown, Cases;
+    // ---- seeded random tensors: pure functions of an integer seed (JAX-style keys) ----
+    /// `semen.normalis(seed, shape, μ, σ)`: normal draws μ + σ·z.
+    Normalis = "normalis", 5, Primal, Tensor, Given, Cases;
+    /// `semen.uniformis(seed, shape)`: uniform draws in [0, 1).
+    Uniformis = "uniformis", 3, Primal, Tensor, Given, Cases;
+    /// `p.multinomialis(seed)`: one class index drawn per probability row.
+    Multinomialis = "multinomialis", 2, Primal, Tensor, Unknown, Cases;
+    // ---- inspection ----
+    /// `x.magnitudines()`: the shape, a `lista<numerus>`.
+    Magnitudines = "magnitudines", 1, Primal, IntList, Unknown, Cases;
+    /// `x.planata()`: the elements in row-major order, a `lista<fractus>`.
+    Planata = "planata", 1, Primal, FloatList, Unknown, Cases;
+    /// `x.numerus_elementorum()`: the element count, a `numerus`.
+    Numerus = "numerus_elementorum", 1, Primal, Int, Unknown, Cases;
+    // ---- helpers the generated backward companions use (src/autodiff/rules.rs) ----
+    /// `x.transpone_ultimas()`: the last two axes swapped (ranks ≥ 2).
+    TransponeUltimas = "transpone_ultimas", 1, Helper, Tensor, Unknown, Cases;
+    /// `x.positiva()`: 1 where x > 0, else 0 (`relu`'s mask).
+    Positiva = "positiva", 1, Helper, Tensor, Unknown, Cases;
+    /// `x.retro_nihil()`: zeros of x's structure (a cotangent's start).
+    RetroNihil = "retro_nihil", 1, Helper, Tensor, Unknown, Cases;
+    /// `a.retro_adde(b)`: a + b over values of any structure (cotangent accumulation).
+    RetroAdde = "retro_adde", 2, Helper, Tensor, Unknown, Cases;
+    /// `x.retro_imple(s)`: x's shape filled with s (`summa`'s VJP).
+    RetroImple = "retro_imple", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_ad_formam(x)`: g summed down to x's shape (the broadcast VJP).
+    RetroAdFormam = "retro_ad_formam", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_dilata(x, axis, mean)`: g spread back along a reduced axis (÷ n for a mean).
+    RetroDilata = "retro_dilata", 4, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_maximum(x, axis, keep)`: g sent to the first arg-max of each reduced run.
+    RetroMaximum = "retro_maximum", 4, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_inpone(axis, start, x)`: g placed at `start` along `axis` in zeros of x's shape.
+    RetroInpone = "retro_inpone", 4, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_softmax(y)`: softmax's VJP, `y ⊙ (g − rowsum(g ⊙ y))`.
+    RetroSoftmax = "retro_softmax", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_softmax_causalis(y, s)`: `softmax_causalis`'s VJP for x in one pass.
+    RetroSoftmaxCausalis = "retro_softmax_causalis", 3, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_log_softmax(x)`: log-softmax's VJP, `g − softmax(x) ⊙ rowsum(g)`.
+    RetroLogSoftmax = "retro_log_softmax", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_laminatio(x, ε, γ)`: layernorm's VJP, the triple (∂x, ∂γ, ∂β).
+    RetroLaminatio = "retro_laminatio", 4, Helper, Triple, Unknown, Cases;
+    /// `g.retro_laminatio_adde(x, ε, γ, r)`: (r + ∂x, ∂γ, ∂β), r added to each group of rows as it is written.
+    RetroLaminatioAdde = "retro_laminatio_adde", 5, Epilogue { of: Op::RetroLaminatio, consumer: Op::Addita }, Triple, Unknown, Cases;
+    /// `g.retro_gelu(x)`: GELU's VJP, g ⊙ gelu′(x).
+    RetroGelu = "retro_gelu", 2, Helper, Tensor, Unknown, Cases;
+    /// `x.gelu_cum_derivata()`: the pair (gelu(x), gelu′(x)) in one pass (`gelu`'s split).
+    GeluCumDerivata = "gelu_cum_derivata", 1, Helper, Pair, Unknown, Cases;
+    /// `x.gelu_ex_pari(p)`: p's first part, the bits of `x.gelu()` (`gelu`'s split).
+    GeluExPari = "gelu_ex_pari", 2, Helper, Tensor, Same, Cases;
+    /// `g.retro_gelu_derivata(d)`: g ⊙ d with GELU's kept derivative d (the bits of `retro_gelu`).
+    RetroGeluDerivata = "retro_gelu_derivata", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_gelu_per_exp(x)`: `gelu_per_exp`'s VJP.
+    RetroGeluPerExp = "retro_gelu_per_exp", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_crux_entropia(x, t)`: `crux_entropia`'s cotangent for x.
+    RetroCruxEntropia = "retro_crux_entropia", 3, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_crux_scopi(x)`: `crux_entropia`'s cotangent for its targets, −ln(softmax(x) + 1e-7)·g / C.
+    RetroCruxScopi = "retro_crux_scopi", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_crux_indices(z, y)`: `crux_entropia_indices`' VJP, (softmax(z) − onehot(y))·g / T.
+    RetroCruxIndices = "retro_crux_indices", 3, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_collige(ids, E)`: `collige`'s VJP, g's rows scatter-added into zeros of E's shape.
+    RetroCollige = "retro_collige", 3, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_permute(axes)`: g permuted back by the inverse of `axes`.
+    RetroPermute = "retro_permute", 2, Helper, Tensor, Unknown, Cases;
+    /// `g.retro_pars(x, y, axis, which)`: the part of g that came from x (0) or y (1) of a `concatena`.
+    RetroPars = "retro_pars", 5, Helper, Tensor, Unknown, Cases;
+    /// `a.retro_matmul(b, g)`: `·`'s VJP (∂a, ∂b) for ranks known only at run time.
+    RetroMatMul = "retro_matmul", 3, Helper, Pair, Unknown, Cases;
+    /// `a.retro_matmul_derivata(b, g, d)`: (∂a ⊙ d, ∂b), GELU's backward applied to each finished strip of ∂a.
+    RetroMatMulDerivata = "retro_matmul_derivata", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::RetroGeluDerivata }, Pair, Unknown, Cases;
+    /// `a.retro_matmul_adde(b, g, r)`: (r + ∂a, ∂b), r added to each finished strip of ∂a.
+    RetroMatMulAdde = "retro_matmul_adde", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::Addita }, Pair, Unknown, Cases;
+    /// `g.retro_attentio_pondera(p, q, k, H)`: `attentio_pondera`'s VJP (∂q, ∂k).
+    RetroAttentioPondera = "retro_attentio_pondera", 5, Helper, Pair, Unknown, Cases;
+    /// `g.retro_attentio_applica(p, v)`: `attentio_applica`'s VJP (∂p, ∂v).
+    RetroAttentioApplica = "retro_attentio_applica", 3, Helper, Pair, Unknown, Cases;
+    /// `g.retro_attentio(p, q, k, v, H)`: `attentio`'s VJP (∂q, ∂k, ∂v), the weights' cotangent never stored.
+    RetroAttentio = "retro_attentio", 6, Helper, Triple, Unknown, Cases;
+    // ---- products with an operand read transposed (last two axes, ranks ≥ 2) ----
+    /// `a.matmul_nt(b)`: a · bᵀ without a transposed copy.
+    MatMulNT = "matmul_nt", 2, Fused("`a · b.transpone_ultimas()`"), Tensor, MatMulNt, Cases;
+    /// `a.matmul_tn(b)`: aᵀ · b without a transposed copy.
+    MatMulTN = "matmul_tn", 2, Fused("`a.transpone_ultimas() · b`"), Tensor, MatMulTn, Cases;
+    // ---- optimizer ----
+    /// `p.adamw_passus(g, m, v, c)`: one AdamW update of a leaf, the triple (p′, m′, v′).
+    AdamwPassus = "adamw_passus", 5, Fused("AdamW's update in gradus' order of `scala`, `addita`, `⊙`, `sqrt`, `divide`"), Triple, Unknown, Cases;
+    // ---- Llama-style building blocks ----
+    /// `x.rms_norm(axis, ε, γ)`: RMS normalisation over the last axis, x / √(mean(x²) + ε) ⊙ γ.
+    RmsNorm = "rms_norm", 4, Primal, Tensor, Same, Args(&[Rows(Any), LastAxis, Num(Pos), Row(Any)]);
+    /// `g.retro_rms_norm(x, ε, γ)`: `rms_norm`'s VJP, the pair (∂x, ∂γ).
+    RetroRmsNorm = "retro_rms_norm", 4, Helper, Pair, Unknown, Cases;
+    /// `x.silu()`: SiLU (swish), x / (1 + e^{−x}).
+    Silu = "silu", 1, Primal, Tensor, Same, Args(&[T(Any)]);
+    /// `g.retro_silu(x)`: SiLU's VJP, g ⊙ σ(x)·(1 + x·(1 − σ(x))).
+    RetroSilu = "retro_silu", 2, Helper, Tensor, Unknown, Cases;
+}
+
+impl Op {
     /// Method names that lists or texts also have: with a receiver of unknown static
     /// type these stay built-in methods and dispatch on the value at run time.
     pub fn shared_with_lists(name: &str) -> bool {
@@ -291,10 +477,9 @@ pub fn infer_shape(
     let s0 = shapes.first().cloned().flatten();
     let s1 = shapes.get(1).cloned().flatten();
     let known = |v: &[u64]| Some(v.iter().map(|&d| Some(d)).collect::<Vec<_>>());
-    Ok(match op {
-        Op::Crea | Op::Strue => shape_arg.and_then(known),
-        Op::Normalis | Op::Uniformis => shapes_arg_or_none(shape_arg),
-        Op::Forma => {
+    Ok(match op.shape_rule() {
+        ShapeRule::Given => shape_arg.and_then(known),
+        ShapeRule::Reshape => {
             if let (Some(target), Some(src)) = (shape_arg, &s0) {
                 if src.iter().all(|d| d.is_some()) {
                     let a: u64 = src.iter().map(|d| d.unwrap_or(1)).product();
@@ -310,7 +495,7 @@ pub fn infer_shape(
             }
             shape_arg.and_then(known)
         }
-        Op::Transpone => match s0 {
+        ShapeRule::Transpose => match s0 {
             Some(d) if d.len() == 2 => Some(vec![d[1], d[0]]),
             Some(d) => {
                 return Err(format!(
@@ -320,8 +505,8 @@ pub fn infer_shape(
             }
             None => None,
         },
-        Op::Addita | Op::Subtrahe | Op::Multiplica | Op::Divide => broadcast(&s0, &s1)?,
-        Op::AdditaBias => match (&s0, &s1) {
+        ShapeRule::Broadcast => broadcast(&s0, &s1)?,
+        ShapeRule::Bias => match (&s0, &s1) {
             (Some(x), Some(b)) if x.len() == 2 && b.len() == 1 => {
                 if !dim_eq(x[1], b[0]) {
                     return Err(format!(
@@ -335,11 +520,11 @@ pub fn infer_shape(
             }
             _ => s0.clone(),
         },
-        Op::MatMul | Op::Lineare => match (&s0, &s1) {
+        ShapeRule::MatMul => match (&s0, &s1) {
             (Some(a), Some(b)) => matmul_shape(a, b)?,
             _ => None,
         },
-        Op::MatMulNT | Op::MatMulTN => {
+        rule @ (ShapeRule::MatMulNt | ShapeRule::MatMulTn) => {
             // The same as `·` on the operand with its last two axes swapped.
             let swap = |s: &StaticShape| -> Result<StaticShape, String> {
                 match s {
@@ -357,7 +542,7 @@ pub fn infer_shape(
                     None => Ok(None),
                 }
             };
-            let (a, b) = if op == Op::MatMulTN {
+            let (a, b) = if rule == ShapeRule::MatMulTn {
                 (swap(&s0)?, s1.clone())
             } else {
                 (s0.clone(), swap(&s1)?)
@@ -367,30 +552,10 @@ pub fn infer_shape(
                 _ => None,
             }
         }
-        Op::Neg
-        | Op::Exp
-        | Op::Log
-        | Op::Sqrt
-        | Op::Tanh
-        | Op::TanhPerExp
-        | Op::Gelu
-        | Op::GeluPerExp
-        | Op::GeluExPari
-        | Op::Relu
-        | Op::Reciproca
-        | Op::Scala
-        | Op::Softmax
-        | Op::LogSoftmax
-        | Op::Laminatio
-        | Op::SoftmaxCausalis
-        | Op::LarvaCausalis => s0,
-        Op::Summa | Op::Media | Op::CruxEntropia | Op::CruxEntropiaIndices => Some(vec![]),
-        _ => None,
+        ShapeRule::Same => s0,
+        ShapeRule::Scalar => Some(vec![]),
+        ShapeRule::Unknown => None,
     })
-}
-
-fn shapes_arg_or_none(shape_arg: Option<&[u64]>) -> StaticShape {
-    shape_arg.map(|v| v.iter().map(|&d| Some(d)).collect())
 }
 
 fn matmul_shape(a: &[Option<u64>], b: &[Option<u64>]) -> Result<StaticShape, String> {
@@ -453,6 +618,20 @@ mod tests {
     fn names_round_trip() {
         for &op in Op::ALL {
             assert_eq!(Op::from_method(op.name()), Some(op));
+        }
+    }
+
+    #[test]
+    fn probes_name_every_operand() {
+        for &op in Op::ALL {
+            if let Probe::Args(args) = op.probe() {
+                assert_eq!(args.len(), op.arity(), "`{}`", op.name());
+                assert!(
+                    matches!(args.first(), Some(Arg::T(_) | Arg::Rows(_))),
+                    "`{}`: a probe starts with its tensor receiver",
+                    op.name()
+                );
+            }
         }
     }
 

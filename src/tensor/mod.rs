@@ -33,8 +33,10 @@ mod nn;
 mod optim;
 mod pool;
 mod reduce;
+mod rms_norm;
 mod rng;
 mod shape;
+mod silu;
 mod tanh;
 mod tanh_fast;
 
@@ -66,8 +68,10 @@ pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,
 };
+pub use rms_norm::{rms_norm, rms_norm_backward};
 pub use rng::SplitMix64;
 pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
+pub use silu::{silu, silu_backward};
 pub(crate) use tanh::{map_tanh_cr, TanhMap};
 pub use tanh::{tanh_cr, tanh_exp};
 
