@@ -85,14 +85,14 @@ fn check_header(file: &RawFile<'_>, what: &str, forma: &str, versio: i64) -> FRe
     let Some(text) = text else {
         let held = file.tensors.len();
         let kind = if by_faber(file) {
-            "a file of parameters or another tree written without a training header (as `serialize.scribe_safetensors` writes model.safetensors)"
+            "a tree written by `serialize.scribe_safetensors`, such as the parameters-only model.safetensors"
         } else {
-            "a file from another tool or an older format"
+            "a file from another tool"
         };
         return fault(
             codes::RUN_CHECKPOINT_FORMAT,
             format!(
-                "{what} is not a training checkpoint: it has no `forma` entry naming its kind ({held} entries; {kind}); a training checkpoint is written by `serialize.scribe_cursum`"
+                "{what} is not a training checkpoint: it has no `forma` entry naming its kind; its {held} entries are {kind}, while a training checkpoint is written by `serialize.scribe_cursum`"
             ),
         );
     };
