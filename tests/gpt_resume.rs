@@ -97,7 +97,15 @@ fn forty_steps_straight_equal_twenty_resumed_for_twenty_more() {
     let ck20_s = ck20.to_str().unwrap();
     let (code, out_b, err) = gpt(
         &b,
-        &["--steps", "40", "--save-every", "20", "--trace", "--resume", ck20_s],
+        &[
+            "--steps",
+            "40",
+            "--save-every",
+            "20",
+            "--trace",
+            "--resume",
+            ck20_s,
+        ],
     );
     assert_eq!(code, Some(0), "{out_b}\n{err}");
     assert!(out_b.contains("resumed at step 20 of 40"), "{out_b}");
@@ -108,7 +116,10 @@ fn forty_steps_straight_equal_twenty_resumed_for_twenty_more() {
     }
     // … and the run did move between the two checkpoints.
     assert!(read(&ck20) != read(&a.join("checkpoint-40.safetensors")));
-    assert!(!b.join("checkpoint-20.safetensors").exists(), "the resumed run starts after 20");
+    assert!(
+        !b.join("checkpoint-20.safetensors").exists(),
+        "the resumed run starts after 20"
+    );
 
     let (trace_a, evals_a, sample_a) = losses(&out_a, 20);
     let (trace_b, evals_b, sample_b) = losses(&out_b, 0);
@@ -124,8 +135,14 @@ fn forty_steps_straight_equal_twenty_resumed_for_twenty_more() {
     let file = safetensors::read_raw(&bytes).unwrap();
     let entry = |n: &str| file.tensors.iter().find(|t| t.name == n);
     assert_eq!(entry("passus").unwrap().integers().unwrap(), vec![20]);
-    assert_eq!(entry("status.passus").unwrap().integers().unwrap(), vec![20]);
-    assert_eq!(entry("semen_ordinis").unwrap().integers().unwrap(), vec![1337 * 1000003]);
+    assert_eq!(
+        entry("status.passus").unwrap().integers().unwrap(),
+        vec![20]
+    );
+    assert_eq!(
+        entry("semen_ordinis").unwrap().integers().unwrap(),
+        vec![1337 * 1000003]
+    );
     assert_eq!(entry("versio").unwrap().integers().unwrap(), vec![1]);
     assert!(entry("parametri.strata.0.wq").is_some());
     assert!(entry("status.m.0").is_some() && entry("status.v.0").is_some());
@@ -142,7 +159,10 @@ fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
         assert!(stderr.contains(n), "{args:?}: `{n}` not in\n{stderr}");
     }
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(!stdout.contains("passus ") && !stdout.contains("step "), "{stdout}");
+    assert!(
+        !stdout.contains("passus ") && !stdout.contains("step "),
+        "{stdout}"
+    );
 }
 
 /// `src` rewritten with its `versio` entry set to `versio` (a checkpoint of another
@@ -167,7 +187,11 @@ fn with_version(src: &Path, dst: &Path, versio: i64) {
             name: &t.name,
             dtype: t.dtype,
             shape: &t.shape,
-            data: if t.dtype == Dtype::F64 { Data::Floats(f) } else { Data::Integers(i) },
+            data: if t.dtype == Dtype::F64 {
+                Data::Floats(f)
+            } else {
+                Data::Integers(i)
+            },
         })
         .collect();
     let meta: Vec<(&str, &str)> = file
@@ -189,12 +213,20 @@ fn a_wrong_resume_file_is_a_diagnostic_naming_it() {
 
     let missing = a.join("no-such-checkpoint.safetensors");
     let missing = missing.to_str().unwrap();
-    refused(&dir, &["--steps", "4", "--resume", missing], &["error[RUN017]", missing, "does not exist"]);
+    refused(
+        &dir,
+        &["--steps", "4", "--resume", missing],
+        &["error[RUN017]", missing, "does not exist"],
+    );
 
     // the parameters-only model.safetensors (what --init reads) is not a training checkpoint
     let params = a.join("model.safetensors");
     let params = params.to_str().unwrap();
-    refused(&dir, &["--steps", "4", "--resume", params], &["error[RUN022]", params, "`forma`", "scribe_cursum"]);
+    refused(
+        &dir,
+        &["--steps", "4", "--resume", params],
+        &["error[RUN022]", params, "`forma`", "scribe_cursum"],
+    );
 
     // another layout version, older or newer
     for (v, age) in [(0, "older"), (2, "newer")] {
@@ -204,23 +236,67 @@ fn a_wrong_resume_file_is_a_diagnostic_naming_it() {
         refused(
             &dir,
             &["--steps", "4", "--resume", other],
-            &["error[RUN022]", other, &format!("layout version {v}, {age}")],
+            &[
+                "error[RUN022]",
+                other,
+                &format!("layout version {v}, {age}"),
+            ],
         );
     }
 
     // another model: a block more, a block less, another width
-    refused(&dir, &["--steps", "4", "--layers", "2", "--resume", ck], &["error[RUN021]", "`parametri.strata.1.", "another model"]);
-    let (code, _, stderr) = gpt(&dir, &["--steps", "4", "--layers", "2", "--save-every", "2", "--sample", "0"]);
+    refused(
+        &dir,
+        &["--steps", "4", "--layers", "2", "--resume", ck],
+        &["error[RUN021]", "`parametri.strata.1.", "another model"],
+    );
+    let (code, _, stderr) = gpt(
+        &dir,
+        &[
+            "--steps",
+            "4",
+            "--layers",
+            "2",
+            "--save-every",
+            "2",
+            "--sample",
+            "0",
+        ],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     let two = dir.join("checkpoint-2.safetensors");
     let two_s = two.to_str().unwrap().to_string();
     let dir2 = tmp("refused2");
-    refused(&dir2, &["--steps", "4", "--resume", &two_s], &["error[RUN021]", "holds `parametri.strata.1.", "another model"]);
-    refused(&dir2, &["--steps", "4", "--embd", "16", "--resume", ck], &["error[RUN021]", "`parametri.wte` has shape [69, 8]", "[69, 16]"]);
+    refused(
+        &dir2,
+        &["--steps", "4", "--resume", &two_s],
+        &[
+            "error[RUN021]",
+            "holds `parametri.strata.1.",
+            "another model",
+        ],
+    );
+    refused(
+        &dir2,
+        &["--steps", "4", "--embd", "16", "--resume", ck],
+        &[
+            "error[RUN021]",
+            "`parametri.wte` has shape [69, 8]",
+            "[69, 16]",
+        ],
+    );
 
     // flags that contradict the checkpoint
-    refused(&dir2, &["--steps", "1", "--resume", ck], &["`--steps` is the total", "1 is less than the 2 steps"]);
-    refused(&dir2, &["--steps", "4", "--resume", ck, "--init", params], &["`--resume` and `--init`"]);
+    refused(
+        &dir2,
+        &["--steps", "1", "--resume", ck],
+        &["`--steps` is the total", "1 is less than the 2 steps"],
+    );
+    refused(
+        &dir2,
+        &["--steps", "4", "--resume", ck, "--init", params],
+        &["`--resume` and `--init`"],
+    );
     for d in [a, dir, dir2] {
         let _ = std::fs::remove_dir_all(d);
     }

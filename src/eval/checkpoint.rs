@@ -277,7 +277,10 @@ fn restore(raw: &RawTensor<'_>, old: &Value, what: &str, misfit: Misfit) -> FRes
             } else {
                 fault(
                     misfit.entry,
-                    format!("{what}: entry `{name}` is {x:?}, not a numerus (an integer){}", misfit.hint),
+                    format!(
+                        "{what}: entry `{name}` is {x:?}, not a numerus (an integer){}",
+                        misfit.hint
+                    ),
                 )
             }
         }
