@@ -239,7 +239,8 @@ fn a_wrong_resume_file_is_a_diagnostic_naming_it() {
             &[
                 "error[RUN022]",
                 other,
-                &format!("layout version {v}, {age}"),
+                &format!("layout version {v}, "),
+                &format!("{age} layout than the version 1"),
             ],
         );
     }
