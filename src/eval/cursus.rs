@@ -83,7 +83,10 @@ fn check_header(file: &RawFile<'_>, what: &str, forma: &str, versio: i64) -> FRe
         .filter(|t| t.dtype == Dtype::U8 && t.shape.len() == 1)
         .and_then(|t| std::str::from_utf8(t.data).ok());
     let Some(text) = text else {
-        let held = file.tensors.len();
+        let held = match file.tensors.len() {
+            1 => "entry is".to_string(),
+            n => format!("{n} entries are"),
+        };
         let kind = if by_faber(file) {
             "a tree written by `serialize.scribe_safetensors`, such as the parameters-only model.safetensors"
         } else {
@@ -92,7 +95,7 @@ fn check_header(file: &RawFile<'_>, what: &str, forma: &str, versio: i64) -> FRe
         return fault(
             codes::RUN_CHECKPOINT_FORMAT,
             format!(
-                "{what} is not a training checkpoint: it has no `forma` entry naming its kind; its {held} entries are {kind}, while a training checkpoint is written by `serialize.scribe_cursum`"
+                "{what} is not a training checkpoint: it has no `forma` entry naming its kind; its {held} {kind}, while a training checkpoint is written by `serialize.scribe_cursum`"
             ),
         );
     };
