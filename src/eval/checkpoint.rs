@@ -30,7 +30,7 @@ use std::rc::Rc;
 use super::tree::{too_deep, walk_paths, MAX_DEPTH};
 use super::value::{Record, Value};
 use super::{fault, FResult};
-use crate::diag::codes;
+use crate::diag::codes::{self, Code};
 use crate::ir::host::Host;
 use crate::ir::Program;
 use crate::serialize::safetensors::{self, Data, Dtype, Item, RawTensor};
@@ -41,12 +41,12 @@ pub(crate) const VERSION: u32 = 2;
 /// Envelope versions this faber reads.
 const READABLE: [u32; 2] = [1, VERSION];
 /// The metadata entry faber writes into every checkpoint.
-const FORMAT: (&str, &str) = ("format", "faber");
+pub(crate) const FORMAT: (&str, &str) = ("format", "faber");
 
 /// The stored leaves of a tree with their dotted paths, depth first: record fields in
 /// declaration order, list and tuple items in order (the order of `hospes.folia`, with
 /// the non-tensor leaves in their places).
-fn stored<'a>(
+pub(crate) fn stored<'a>(
     prog: &Program,
     v: &'a Value,
     path: &mut String,
@@ -130,6 +130,23 @@ pub(crate) fn to_safetensors(prog: &Program, tree: &Value) -> FResult<Vec<u8>> {
     }
 }
 
+/// The codes a read reports a file that does not fit the tree with: a tensor of
+/// another shape, and an entry missing or of another kind.
+#[derive(Clone, Copy)]
+pub(crate) struct Misfit {
+    pub shape: Code,
+    pub entry: Code,
+    /// Appended to each misfit message ("" for none).
+    pub hint: &'static str,
+}
+
+/// `hospes.carga_tensores` and `tensores_ex_octetis`: RUN013 for a shape, RUN017 else.
+pub(crate) const PLAIN: Misfit = Misfit {
+    shape: codes::RUN_SHAPE,
+    entry: codes::RUN_HOST,
+    hint: "",
+};
+
 /// A tree shaped like `like` whose leaves are read by name from safetensors bytes;
 /// `what` names the source in messages.
 pub(crate) fn from_safetensors(
@@ -139,19 +156,38 @@ pub(crate) fn from_safetensors(
     like: &Value,
     what: &str,
 ) -> FResult<Value> {
-    let file = match safetensors::read_raw(bytes) {
-        Ok(f) => f,
-        Err(e) => {
-            return fault(
-                codes::RUN_HOST,
-                format!("{what} is not a valid safetensors file: {e}"),
-            )
-        }
-    };
-    let by_faber = file
-        .metadata
+    let file = parse(bytes, what)?;
+    from_file(prog, h, &file, like, what, PLAIN)
+}
+
+/// The safetensors file in `bytes` (RUN017 when it is malformed).
+pub(crate) fn parse<'a>(bytes: &'a [u8], what: &str) -> FResult<safetensors::RawFile<'a>> {
+    match safetensors::read_raw(bytes) {
+        Ok(f) => Ok(f),
+        Err(e) => fault(
+            codes::RUN_HOST,
+            format!("{what} is not a valid safetensors file: {e}"),
+        ),
+    }
+}
+
+/// Whether faber wrote the file (its metadata holds `{"format": "faber"}`).
+pub(crate) fn by_faber(file: &safetensors::RawFile<'_>) -> bool {
+    file.metadata
         .iter()
-        .any(|(k, v)| (k.as_str(), v.as_str()) == FORMAT);
+        .any(|(k, v)| (k.as_str(), v.as_str()) == FORMAT)
+}
+
+/// `from_safetensors` over a parsed file, reporting misfits with `misfit`'s codes.
+pub(crate) fn from_file(
+    prog: &Program,
+    h: Host,
+    file: &safetensors::RawFile<'_>,
+    like: &Value,
+    what: &str,
+    misfit: Misfit,
+) -> FResult<Value> {
+    let by_faber = by_faber(file);
     let by_name: HashMap<&str, &RawTensor<'_>> =
         file.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut leaves = Vec::new();
@@ -159,20 +195,21 @@ pub(crate) fn from_safetensors(
     let mut items = Vec::with_capacity(leaves.len());
     for (label, old) in &leaves {
         match by_name.get(label.as_str()) {
-            Some(raw) => items.push(restore(raw, old, what)?),
+            Some(raw) => items.push(restore(raw, old, what, misfit)?),
             None if !by_faber && !matches!(old, Value::Tensor(_)) => items.push((*old).clone()),
             None if matches!(old, Value::Tensor(_)) => {
                 return fault(
-                    codes::RUN_HOST,
-                    format!("{what} has no tensor named `{label}`"),
+                    misfit.entry,
+                    format!("{what} has no tensor named `{label}`{}", misfit.hint),
                 )
             }
             None => {
                 return fault(
-                    codes::RUN_HOST,
+                    misfit.entry,
                     format!(
-                        "{what} has no entry `{label}` (a {} of the tree): faber writes every number, flag and text of a tree into its checkpoints, so the file is incomplete or was written by a faber that stored only tensors",
-                        old.type_name()
+                        "{what} has no entry `{label}` (a {} of the tree): faber writes every number, flag and text of a tree into its checkpoints, so the file is incomplete or was written by a faber that stored only tensors{}",
+                        old.type_name(),
+                        misfit.hint
                     ),
                 )
             }
@@ -184,18 +221,19 @@ pub(crate) fn from_safetensors(
 
 /// The value of file entry `raw` for the tree's leaf `old` (which gives the kind and,
 /// for a tensor, the shape).
-fn restore(raw: &RawTensor<'_>, old: &Value, what: &str) -> FResult<Value> {
+fn restore(raw: &RawTensor<'_>, old: &Value, what: &str, misfit: Misfit) -> FResult<Value> {
     let name = &raw.name;
     let invalid = |e: safetensors::SafetensorsError| -> FResult<Value> {
         fault(codes::RUN_HOST, format!("{what}: {e}"))
     };
     let not = |want: &str| -> FResult<Value> {
         fault(
-            codes::RUN_HOST,
+            misfit.entry,
             format!(
-                "{what}: entry `{name}` is {} of shape {}, which does not hold a {want}",
+                "{what}: entry `{name}` is {} of shape {}, which does not hold a {want}{}",
                 raw.dtype,
-                fmt_shape(&raw.shape)
+                fmt_shape(&raw.shape),
+                misfit.hint
             ),
         )
     };
@@ -208,11 +246,12 @@ fn restore(raw: &RawTensor<'_>, old: &Value, what: &str) -> FResult<Value> {
         Value::Tensor(t) => {
             if raw.shape != t.shape() {
                 return fault(
-                    codes::RUN_SHAPE,
+                    misfit.shape,
                     format!(
-                        "{what}: tensor `{name}` has shape {} but the tree's tensor has {}",
+                        "{what}: tensor `{name}` has shape {} but the tree's tensor has {}{}",
                         fmt_shape(&raw.shape),
-                        fmt_shape(t.shape())
+                        fmt_shape(t.shape()),
+                        misfit.hint
                     ),
                 );
             }
@@ -237,8 +276,11 @@ fn restore(raw: &RawTensor<'_>, old: &Value, what: &str) -> FResult<Value> {
                 Ok(Value::Int(x as i64))
             } else {
                 fault(
-                    codes::RUN_HOST,
-                    format!("{what}: entry `{name}` is {x:?}, not a numerus (an integer)"),
+                    misfit.entry,
+                    format!(
+                        "{what}: entry `{name}` is {x:?}, not a numerus (an integer){}",
+                        misfit.hint
+                    ),
                 )
             }
         }

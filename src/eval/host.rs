@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::tree::{leaves, names, too_deep, MAX_DEPTH};
 use super::value::{Record, Value};
-use super::{checkpoint, fault, FResult, Io};
+use super::{checkpoint, cursus, fault, FResult, Io};
 use crate::diag::codes;
 use crate::ir::host::Host;
 use crate::ir::Program;
@@ -87,6 +87,14 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 Err(e) => return fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
             };
             checkpoint::from_safetensors(prog, h, &bytes, &args[1], &format!("`{path}`"))
+        }
+        Host::CargaCursum => {
+            let path = text(h, &args[0])?;
+            let bytes = match io.read_bytes(path) {
+                Ok(b) => b,
+                Err(e) => return fault(codes::RUN_HOST, format!("cannot read `{path}`: {e}")),
+            };
+            cursus::from_training_checkpoint(prog, h, &bytes, &args[1], &format!("`{path}`"))
         }
         Host::TensoresAdOctetos => Ok(Value::Bytes(Rc::new(checkpoint::to_versioned(
             prog, &args[0],

@@ -30,6 +30,7 @@ mod capture;
 mod checkpoint;
 mod compile;
 mod convert;
+mod cursus;
 pub mod display;
 mod exec;
 mod finite;

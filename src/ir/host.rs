@@ -52,6 +52,8 @@ hosts! {
     // safetensors checkpoints of a parameter tree (leaf names from nomina_foliorum)
     ServaTensores = "serva_tensores", 2;
     CargaTensores = "carga_tensores", 2;
+    // a training checkpoint: its `forma`/`versio` checked, every entry read (checkpoint.rs)
+    CargaCursum = "carga_cursum", 2;
     // the same checkpoint as bytes in faber's versioned envelope (src/eval/checkpoint.rs)
     TensoresAdOctetos = "tensores_ad_octetos", 1;
     TensoresExOctetis = "tensores_ex_octetis", 2;
@@ -72,7 +74,9 @@ impl Host {
             | Host::TensoresAdOctetos => vec![Ty::Any],
             Host::TensoresExOctetis => vec![Ty::Bytes, Ty::Any],
             Host::ExFoliis => vec![Ty::Any, Ty::List(Box::new(tensor()))],
-            Host::ServaTensores | Host::CargaTensores => vec![Ty::Text, Ty::Any],
+            Host::ServaTensores | Host::CargaTensores | Host::CargaCursum => {
+                vec![Ty::Text, Ty::Any]
+            }
         }
     }
 
@@ -90,7 +94,7 @@ impl Host {
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),
             Host::ExFoliis => args.first().cloned().unwrap_or(Ty::Any),
-            Host::CargaTensores => args.get(1).cloned().unwrap_or(Ty::Any),
+            Host::CargaTensores | Host::CargaCursum => args.get(1).cloned().unwrap_or(Ty::Any),
         }
     }
 }
