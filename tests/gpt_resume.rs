@@ -9,8 +9,11 @@
 //!   step and `--resume` with `--init` each stop with exit 1 and a message naming the
 //!   thing at fault, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::Faber;
 
 use faber::serialize::safetensors::{self, Data, Dtype, Item};
 
@@ -40,20 +43,15 @@ fn tmp(tag: &str) -> PathBuf {
 
 /// (exit code, stdout, stderr) of the example with the small model, `args` and `--out`.
 fn gpt(out: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let o = Faber::new()
         .arg("run")
-        .arg(format!(
-            "{}/examples/gpt-shakespeare",
-            env!("CARGO_MANIFEST_DIR")
-        ))
+        .arg(format!("{}/examples/gpt-shakespeare", common::ROOT))
         .arg("--")
         .args(SMALL)
         .args(args)
         .arg("--out")
         .arg(out)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+        .output();
     (
         o.status.code(),
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -307,12 +305,10 @@ fn a_wrong_resume_file_is_a_diagnostic_naming_it() {
 fn the_example_suites_pass() {
     // examples/gpt-shakespeare/src/*.proba: the KV-cache sampler against the
     // whole-context one, and the checkpoint in PyTorch (interop.proba).
-    let o = Command::new(env!("CARGO_BIN_EXE_faber"))
+    let o = Faber::new()
         .args(["test", "examples/gpt-shakespeare"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the faber binary runs");
+        .current_dir(common::ROOT)
+        .output();
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("4 passed, 0 failed, 0 blocked"), "{out}");
