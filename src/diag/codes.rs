@@ -92,6 +92,7 @@ codes! {
     RUN_HOST = "RUN017", "a host function failed (a file that cannot be read or written, …)";
     RUN_NON_FINITE = "RUN018", "an operation produced NaN or an infinity under `faber run --check-finite`";
     RUN_INTERRUPTED = "RUN019", "the run was interrupted (SIGINT, Ctrl-C)";
+    RUN_DATA = "RUN020", "a data file whose contents do not fit (a ragged CSV row, a field that is not a number, …)";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";
