@@ -142,10 +142,16 @@ fn csv_request(h: Host, args: &[Value]) -> FResult<super::host_csv::CsvRequest<'
         );
     };
     let Value::Bool(header) = args[2] else {
-        return fault(codes::RUN_TYPE, "`hospes.lege_csv` needs a bivalens header flag".to_string());
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.lege_csv` needs a bivalens header flag".to_string(),
+        );
     };
     let Value::List(items) = &args[3] else {
-        return fault(codes::RUN_TYPE, "`hospes.lege_csv` needs a lista of column names".to_string());
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.lege_csv` needs a lista of column names".to_string(),
+        );
     };
     let columns = items
         .iter()

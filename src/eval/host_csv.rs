@@ -128,7 +128,11 @@ pub(crate) fn parse(text: &str, req: &CsvRequest) -> Result<(Vec<f64>, usize, us
             } else {
                 line.chars().count() + 1
             };
-            let against = if req.header { "the header" } else { "the first row" };
+            let against = if req.header {
+                "the header"
+            } else {
+                "the first row"
+            };
             return Err(format!(
                 "{path}:{at}:{col}: this row has {} field{} but {against} has {}",
                 fs.len(),
@@ -188,7 +192,14 @@ mod tests {
 
     #[test]
     fn no_header_names_columns_by_number() {
-        let (d, r, c) = parse("1;x;2\n3;y;4", &CsvRequest { separator: ';', ..req(false, &["2", "0"]) }).unwrap();
+        let (d, r, c) = parse(
+            "1;x;2\n3;y;4",
+            &CsvRequest {
+                separator: ';',
+                ..req(false, &["2", "0"])
+            },
+        )
+        .unwrap();
         assert_eq!((d, r, c), (vec![2.0, 1.0, 4.0, 3.0], 2, 2));
     }
 
@@ -202,13 +213,19 @@ mod tests {
     fn malformed_rows_name_line_and_column() {
         // line 3 has two fields; the missing one would start after the last character
         let e = parse("a,b,c\n1,2,3\n4,5\n", &req(true, &[])).unwrap_err();
-        assert!(e.starts_with("d.csv:3:4: this row has 2 fields but the header has 3"), "{e}");
+        assert!(
+            e.starts_with("d.csv:3:4: this row has 2 fields but the header has 3"),
+            "{e}"
+        );
         // an extra field: its first character is column 7 of "1,2,3,9"
         let e = parse("a,b,c\n1,2,3,9\n", &req(true, &[])).unwrap_err();
         assert!(e.starts_with("d.csv:2:7:"), "{e}");
         // "x1" starts at column 3 of line 2
         let e = parse("a,b\n1,x1\n", &req(true, &[])).unwrap_err();
-        assert!(e.starts_with("d.csv:2:3: `x1` in column `b` is not a number"), "{e}");
+        assert!(
+            e.starts_with("d.csv:2:3: `x1` in column `b` is not a number"),
+            "{e}"
+        );
         let e = parse("a,b\n1,\n", &req(true, &[])).unwrap_err();
         assert!(e.starts_with("d.csv:2:3: column `b` is empty"), "{e}");
         let e = parse("a\ninf\n", &req(true, &[])).unwrap_err();
@@ -222,7 +239,9 @@ mod tests {
     fn unknown_columns_and_empty_files() {
         let e = parse("alpha,beta\n1,2", &req(true, &["bet"])).unwrap_err();
         assert!(e.contains("no column `bet`") && e.contains("`beta`"), "{e}");
-        assert!(parse("\n\n", &req(true, &[])).unwrap_err().contains("is empty"));
+        assert!(parse("\n\n", &req(true, &[]))
+            .unwrap_err()
+            .contains("is empty"));
         // a header and no rows: a [0, C] tensor
         assert_eq!(parse("a,b\n", &req(true, &[])).unwrap(), (vec![], 0, 2));
     }

@@ -76,7 +76,12 @@ mod tests {
             .collect();
         assert_eq!(&drawn[..2], &[0, 100]);
         // every gap is 100 ms, or 101 where the decimal times round below 0.1 apart
-        assert!(drawn.windows(2).all(|w| (100..=101).contains(&(w[1] - w[0]))), "{drawn:?}");
+        assert!(
+            drawn
+                .windows(2)
+                .all(|w| (100..=101).contains(&(w[1] - w[0]))),
+            "{drawn:?}"
+        );
         assert!((19..=20).contains(&drawn.len()), "{drawn:?}");
     }
 
