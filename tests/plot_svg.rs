@@ -52,7 +52,10 @@ fn parse(xml: &str) -> Vec<Element> {
         let body = tag.trim_end_matches('/');
         let name_end = body.find(char::is_whitespace).unwrap_or(body.len());
         let name = body[..name_end].to_string();
-        assert!(!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()), "bad tag name {name:?}");
+        assert!(
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()),
+            "bad tag name {name:?}"
+        );
         let mut attrs = HashMap::new();
         let mut a = body[name_end..].trim_start();
         while !a.is_empty() {
@@ -61,10 +64,19 @@ fn parse(xml: &str) -> Vec<Element> {
             let after = &a[eq + 1..];
             assert!(after.starts_with('"'), "an unquoted attribute {key}");
             let close = after[1..].find('"').expect("an unclosed attribute") + 1;
-            assert!(attrs.insert(key.clone(), unescape(&after[1..close])).is_none(), "attribute {key} twice");
+            assert!(
+                attrs
+                    .insert(key.clone(), unescape(&after[1..close]))
+                    .is_none(),
+                "attribute {key} twice"
+            );
             a = after[close + 1..].trim_start();
         }
-        out.push(Element { name: name.clone(), attrs, text: String::new() });
+        out.push(Element {
+            name: name.clone(),
+            attrs,
+            text: String::new(),
+        });
         if !self_closing {
             open.push((name, out.len() - 1));
         }
@@ -76,11 +88,15 @@ fn parse(xml: &str) -> Vec<Element> {
 }
 
 fn class<'a>(els: &'a [Element], c: &str) -> Vec<&'a Element> {
-    els.iter().filter(|e| e.attrs.get("class").is_some_and(|v| v == c)).collect()
+    els.iter()
+        .filter(|e| e.attrs.get("class").is_some_and(|v| v == c))
+        .collect()
 }
 
 fn num(e: &Element, a: &str) -> f64 {
-    e.attrs[a].parse().unwrap_or_else(|_| panic!("{a} of {e:?}"))
+    e.attrs[a]
+        .parse()
+        .unwrap_or_else(|_| panic!("{a} of {e:?}"))
 }
 
 /// Runs a program that writes `one.svg`, `many.svg` and `odd.svg` into a fresh directory.
@@ -108,7 +124,12 @@ incipit {
         .current_dir(&dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut m = HashMap::new();
     for f in ["one.svg", "many.svg", "odd.svg"] {
         m.insert(f, parse(&std::fs::read_to_string(dir.join(f)).unwrap()));
@@ -121,7 +142,11 @@ incipit {
 fn ticks(els: &[Element], axis: &str) -> Vec<f64> {
     let labels: Vec<f64> = class(els, &format!("tick-label-{axis}"))
         .iter()
-        .map(|e| e.text.parse().unwrap_or_else(|_| panic!("tick label {:?}", e.text)))
+        .map(|e| {
+            e.text
+                .parse()
+                .unwrap_or_else(|_| panic!("tick label {:?}", e.text))
+        })
         .collect();
     assert!(labels.len() >= 2, "{axis}: {labels:?}");
     assert!(labels.windows(2).all(|w| w[0] < w[1]), "{axis}: {labels:?}");
@@ -132,7 +157,16 @@ fn common(els: &[Element], names: &[&str], titles: (&str, &str)) {
     assert_eq!(class(els, "axis").len(), 2);
     assert_eq!(class(els, "title-x")[0].text, titles.0);
     assert_eq!(class(els, "title-y")[0].text, titles.1);
-    let legend: Vec<&str> = els.iter().filter(|e| e.name == "text" && e.attrs.is_empty() == false && e.attrs.contains_key("x") && e.attrs["x"] == "590").map(|e| e.text.as_str()).collect();
+    let legend: Vec<&str> = els
+        .iter()
+        .filter(|e| {
+            e.name == "text"
+                && e.attrs.is_empty() == false
+                && e.attrs.contains_key("x")
+                && e.attrs["x"] == "590"
+        })
+        .map(|e| e.text.as_str())
+        .collect();
     assert_eq!(legend, names);
 }
 
@@ -168,10 +202,15 @@ fn charts_parse_and_carry_axes_ticks_titles_and_legend() {
             .collect();
         assert_eq!(pts.len(), 10_000);
         assert_eq!(pts[0].0, 80.0, "the step-0 point is on the y axis");
-        assert!(pts.iter().all(|&(x, y)| (80.0..=700.0).contains(&x) && (20.0..=380.0).contains(&y)));
+        assert!(pts
+            .iter()
+            .all(|&(x, y)| (80.0..=700.0).contains(&x) && (20.0..=380.0).contains(&y)));
         assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0));
     }
-    assert!(many.iter().all(|e| e.name != "circle"), "no dots on dense series");
+    assert!(
+        many.iter().all(|e| e.name != "circle"),
+        "no dots on dense series"
+    );
     let xt = ticks(many, "x");
     assert_eq!((xt[0], *xt.last().unwrap()), (0.0, 10000.0));
     assert!(xt.len() <= 11, "{xt:?}");
