@@ -160,10 +160,8 @@ fn common(els: &[Element], names: &[&str], titles: (&str, &str)) {
     let legend: Vec<&str> = els
         .iter()
         .filter(|e| {
-            e.name == "text"
-                && e.attrs.is_empty() == false
-                && e.attrs.contains_key("x")
-                && e.attrs["x"] == "590"
+            // the legend's labels stand at x = 590, right of their colour swatches
+            e.name == "text" && e.attrs.get("x").is_some_and(|x| x == "590")
         })
         .map(|e| e.text.as_str())
         .collect();
