@@ -92,6 +92,7 @@ codes! {
     RUN_HOST = "RUN017", "a host function failed (a file that cannot be read or written, …)";
     RUN_NON_FINITE = "RUN018", "an operation produced NaN or an infinity under `faber run --check-finite`";
     RUN_INTERRUPTED = "RUN019", "the run was interrupted (SIGINT, Ctrl-C)";
+    RUN_DATA = "RUN020", "a data file whose contents do not fit (a ragged CSV row, a field that is not a number, …)";
     RUN_CHECKPOINT_MISFIT = "RUN021", "a training checkpoint of another model or optimizer (a name missing or extra, a shape that differs)";
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
     // ---- command line and packages ----

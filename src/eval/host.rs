@@ -58,8 +58,16 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         )),
         Host::Directorium => Ok(Value::text(io.program_dir())),
         Host::Progressus => {
-            io.progress(text(h, &args[0])?);
+            super::host_progress::progress(io, text(h, &args[0])?);
             Ok(Value::Vacuum)
+        }
+        Host::ProgressusFinis => {
+            super::host_progress::final_report(io, text(h, &args[0])?);
+            Ok(Value::Vacuum)
+        }
+        Host::LegeCsv => super::host_csv::read(&csv_request(h, args)?, io),
+        Host::LegeTensorem => {
+            super::host_tensor_file::read(text(h, &args[0])?, text(h, &args[1])?, io)
         }
         Host::Folia => {
             let mut out = Vec::new();
@@ -129,6 +137,40 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             Ok(tree)
         }
     }
+}
+
+/// `hospes.lege_csv`'s arguments: path, a one-character separator, header flag, names.
+fn csv_request(h: Host, args: &[Value]) -> FResult<super::host_csv::CsvRequest<'_>> {
+    let sep = text(h, &args[1])?;
+    let mut chars = sep.chars();
+    let (Some(separator), None) = (chars.next(), chars.next()) else {
+        return fault(
+            codes::RUN_DATA,
+            format!("`hospes.lege_csv`: the separator must be one character, not `{sep}`"),
+        );
+    };
+    let Value::Bool(header) = args[2] else {
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.lege_csv` needs a bivalens header flag".to_string(),
+        );
+    };
+    let Value::List(items) = &args[3] else {
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.lege_csv` needs a lista of column names".to_string(),
+        );
+    };
+    let columns = items
+        .iter()
+        .map(|v| text(h, v).map(str::to_string))
+        .collect::<FResult<Vec<_>>>()?;
+    Ok(super::host_csv::CsvRequest {
+        path: text(h, &args[0])?,
+        separator,
+        header,
+        columns,
+    })
 }
 
 fn text(h: Host, v: &Value) -> FResult<&str> {

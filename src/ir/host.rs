@@ -43,6 +43,10 @@ hosts! {
     Argumenta = "argumenta", 0;
     Directorium = "directorium", 0;
     Progressus = "progressus", 1;
+    ProgressusFinis = "progressus_finis", 1;
+    // datasets: a numeric CSV file, one tensor of a safetensors file by name
+    LegeCsv = "lege_csv", 4;
+    LegeTensorem = "lege_tensorem", 2;
     // parameter trees: tensors of a genus / lista / iuncta tree, depth first
     Folia = "folia", 1;
     ExFoliis = "ex_foliis", 2;
@@ -63,10 +67,13 @@ impl Host {
     /// Declared parameter types (`Any` = any value; checked at run time).
     pub fn params(self) -> Vec<Ty> {
         match self {
-            Host::LegeTextum | Host::LegeOctetos | Host::Progressus | Host::ParaDirectorium => {
-                vec![Ty::Text]
-            }
-            Host::ScribeTextum => vec![Ty::Text, Ty::Text],
+            Host::LegeTextum
+            | Host::LegeOctetos
+            | Host::Progressus
+            | Host::ProgressusFinis
+            | Host::ParaDirectorium => vec![Ty::Text],
+            Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
+            Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
             Host::Hora | Host::Argumenta | Host::Directorium => vec![],
             Host::Folia
             | Host::NominaFoliorum
@@ -87,9 +94,12 @@ impl Host {
             Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum => Ty::Text,
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
-            Host::ScribeTextum | Host::Progressus | Host::ServaTensores | Host::ParaDirectorium => {
-                Ty::Vacuum
-            }
+            Host::ScribeTextum
+            | Host::Progressus
+            | Host::ProgressusFinis
+            | Host::ServaTensores
+            | Host::ParaDirectorium => Ty::Vacuum,
+            Host::LegeCsv | Host::LegeTensorem => tensor(),
             Host::Hora => Ty::Float,
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),
