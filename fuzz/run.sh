@@ -172,19 +172,46 @@ lock_before=$(cksum <"$FUZZ_DIR/Cargo.lock")
 # time (the `__sanitizer_cov_trace_switch` hook walks all of a switch's cases, and
 # LALRPOP's `__reduce` is one switch over every production), while the comparisons it
 # reports are mostly the grammar's keywords and glyphs, which the dictionary supplies.
-# Reproduce with the same flag: `cargo fuzz run --no-trace-compares TARGET FILE`.
+# Reproduce with the binary the run used, e.g. `fuzz/target/sanitizer-none/<host>/release/parser FILE`
+# (or `cargo fuzz run --no-trace-compares -s none --target-dir target/sanitizer-none parser FILE`).
 BUILD_FLAGS=(--no-trace-compares)
-echo "== building ${TARGETS[*]} (cargo fuzz build ${BUILD_FLAGS[*]}: release + debug assertions, ASan)"
+
+# Two builds. `lexer`, `parser` and `check` run faber's own safe Rust (a panic, a failed
+# assertion, an overflow or a stack overflow aborts and is a crash either way), and
+# AddressSanitizer's allocator and checks cost them more than half of their time: they
+# are built with `--sanitizer none` into fuzz/target/sanitizer-none/. `run` (the tensor
+# kernels' `unsafe` code), `safetensors` (the byte converters') and `manifest` (the TOML
+# parser's dependencies) keep ASan, in fuzz/target/ as before. FUZZ_SANITIZER=address
+# (or none) builds and runs every target with that one, e.g. for long runs that should
+# also catch memory errors in the lexer's and parser's dependencies.
+sanitizer() {
+    if [ -n "${FUZZ_SANITIZER:-}" ]; then
+        echo "$FUZZ_SANITIZER"
+        return
+    fi
+    case "$1" in
+    lexer | parser | check) echo none ;;
+    *) echo address ;;
+    esac
+}
+target_dir() {
+    case "$(sanitizer "$1")" in
+    address) echo "$FUZZ_DIR/target" ;;
+    *) echo "$FUZZ_DIR/target/sanitizer-$(sanitizer "$1")" ;;
+    esac
+}
+HOST="$(rustc -vV | sed -n 's/^host: //p')"
 build_start=$(date +%s)
 for t in "${TARGETS[@]}"; do
-    cargo fuzz build "${BUILD_FLAGS[@]}" "$t" || exit 2
+    echo "== building $t (cargo fuzz build ${BUILD_FLAGS[*]} -s $(sanitizer "$t"): release + debug assertions)"
+    cargo fuzz build "${BUILD_FLAGS[@]}" -s "$(sanitizer "$t")" --target-dir "$(target_dir "$t")" "$t" ||
+        exit 2
 done
 echo "== build took $(( $(date +%s) - build_start )) s"
 if [ "$(cksum <"$FUZZ_DIR/Cargo.lock")" != "$lock_before" ]; then
     echo "the build rewrote fuzz/Cargo.lock: commit the new one (see check_lock above)"
     exit 2
 fi
-BIN_DIR="$FUZZ_DIR/target/$(rustc -vV | sed -n 's/^host: //p')/release"
 
 mkdir -p "$FUZZ_DIR/artifacts/logs"
 status=0
@@ -203,7 +230,7 @@ for t in "${TARGETS[@]}"; do
     # The binary built above, run directly: `cargo fuzz run` would rebuild first and
     # could pick up a half-edited tree or fail to compile mid-session.
     mkdir -p "$FUZZ_DIR/artifacts/$t"
-    "$BIN_DIR/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
+    "$(target_dir "$t")/$HOST/release/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
         -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
         -dict="$(dict "$t")" -max_len="$(max_len "$t")" -print_final_stats=1 "${extra[@]}" "corpus/$t" >"$log" 2>&1
     rc=$?
