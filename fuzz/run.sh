@@ -177,8 +177,9 @@ lock_before=$(cksum <"$FUZZ_DIR/Cargo.lock")
 BUILD_FLAGS=(--no-trace-compares)
 
 # Two builds. `lexer`, `parser` and `check` run faber's own safe Rust (a panic, a failed
-# assertion, an overflow or a stack overflow aborts and is a crash either way), and
-# AddressSanitizer's allocator and checks cost them more than half of their time: they
+# assertion, an overflow or a stack overflow aborts and is a crash either way; the
+# signal stack of fuzz_targets/altstack.rs lets libFuzzer report and save a stack
+# overflow without ASan), and AddressSanitizer cost them about 80 % of their time: they
 # are built with `--sanitizer none` into fuzz/target/sanitizer-none/. `run` (the tensor
 # kernels' `unsafe` code), `safetensors` (the byte converters') and `manifest` (the TOML
 # parser's dependencies) keep ASan, in fuzz/target/ as before. FUZZ_SANITIZER=address
