@@ -2,6 +2,8 @@
 # CI smoke run of the fuzz targets: installs cargo-fuzz when missing (crates.io),
 # builds every target and runs each of the six for FUZZ_SMOKE_SECONDS (default 20)
 # on the seed corpus (the project's own programs, safetensors fixtures and manifests).
+# `lexer`, `parser` and `check` are built without a sanitizer (fuzz/target/sanitizer-none/),
+# `run`, `safetensors` and `manifest` with ASan (fuzz/target/); run.sh says why.
 # Exits non-zero when a target panics or trips the sanitizer, when the build fails,
 # or when fuzz/Cargo.lock is out of sync (run.sh checks it before and after the
 # build). Out-of-memory and timeout inputs of the `run` target are reported but do not
@@ -10,10 +12,11 @@
 #
 # Budget: at most 5 minutes in all. 6 × 20 s of fuzzing plus each target's start-up
 # (loading and running its seeds) is about 2.5 minutes; the build of the targets
-# after a change to src/ about 1.5-2.5 minutes with fuzz/target/ kept between CI runs.
-# A cold build (empty fuzz/target/) takes 14 minutes on 2 shared cores and an
-# install of cargo-fuzz 3 minutes, so CI must cache fuzz/target/ and ~/.cargo/bin to
-# stay within the budget. See docs/robustness.md.
+# after a change to src/ compiles faber twice (once per sanitizer configuration).
+# A cold build (empty fuzz/target/) of both configurations takes far longer than the
+# budget on 2 shared cores (see docs/robustness.md § CI smoke budget) and an install
+# of cargo-fuzz 3 minutes, so CI must cache fuzz/target/ (both configurations live
+# under it) and ~/.cargo/bin to stay within the budget.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 if ! command -v cargo-fuzz >/dev/null 2>&1; then

@@ -172,19 +172,47 @@ lock_before=$(cksum <"$FUZZ_DIR/Cargo.lock")
 # time (the `__sanitizer_cov_trace_switch` hook walks all of a switch's cases, and
 # LALRPOP's `__reduce` is one switch over every production), while the comparisons it
 # reports are mostly the grammar's keywords and glyphs, which the dictionary supplies.
-# Reproduce with the same flag: `cargo fuzz run --no-trace-compares TARGET FILE`.
+# Reproduce with the binary the run used, e.g. `fuzz/target/sanitizer-none/<host>/release/parser FILE`
+# (or `cargo fuzz run --no-trace-compares -s none --target-dir target/sanitizer-none parser FILE`).
 BUILD_FLAGS=(--no-trace-compares)
-echo "== building ${TARGETS[*]} (cargo fuzz build ${BUILD_FLAGS[*]}: release + debug assertions, ASan)"
+
+# Two builds. `lexer`, `parser` and `check` run faber's own safe Rust (a panic, a failed
+# assertion, an overflow or a stack overflow aborts and is a crash either way; the
+# signal stack of fuzz_targets/altstack.rs lets libFuzzer report and save a stack
+# overflow without ASan), and AddressSanitizer cost them about 80 % of their time: they
+# are built with `--sanitizer none` into fuzz/target/sanitizer-none/. `run` (the tensor
+# kernels' `unsafe` code), `safetensors` (the byte converters') and `manifest` (the TOML
+# parser's dependencies) keep ASan, in fuzz/target/ as before. FUZZ_SANITIZER=address
+# (or none) builds and runs every target with that one, e.g. for long runs that should
+# also catch memory errors in the lexer's and parser's dependencies.
+sanitizer() {
+    if [ -n "${FUZZ_SANITIZER:-}" ]; then
+        echo "$FUZZ_SANITIZER"
+        return
+    fi
+    case "$1" in
+    lexer | parser | check) echo none ;;
+    *) echo address ;;
+    esac
+}
+target_dir() {
+    case "$(sanitizer "$1")" in
+    address) echo "$FUZZ_DIR/target" ;;
+    *) echo "$FUZZ_DIR/target/sanitizer-$(sanitizer "$1")" ;;
+    esac
+}
+HOST="$(rustc -vV | sed -n 's/^host: //p')"
 build_start=$(date +%s)
 for t in "${TARGETS[@]}"; do
-    cargo fuzz build "${BUILD_FLAGS[@]}" "$t" || exit 2
+    echo "== building $t (cargo fuzz build ${BUILD_FLAGS[*]} -s $(sanitizer "$t"): release + debug assertions)"
+    cargo fuzz build "${BUILD_FLAGS[@]}" -s "$(sanitizer "$t")" --target-dir "$(target_dir "$t")" "$t" ||
+        exit 2
 done
 echo "== build took $(( $(date +%s) - build_start )) s"
 if [ "$(cksum <"$FUZZ_DIR/Cargo.lock")" != "$lock_before" ]; then
     echo "the build rewrote fuzz/Cargo.lock: commit the new one (see check_lock above)"
     exit 2
 fi
-BIN_DIR="$FUZZ_DIR/target/$(rustc -vV | sed -n 's/^host: //p')/release"
 
 mkdir -p "$FUZZ_DIR/artifacts/logs"
 status=0
@@ -200,10 +228,22 @@ for t in "${TARGETS[@]}"; do
         # sanitizer error still stops it.
         extra=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1 -ignore_crashes=0)
     fi
+    if [ "$t" = parser ] || [ "$t" = check ]; then
+        # Without the entropic power schedule: keeping its per-input frequencies of
+        # rare features up to date was over half of these two targets' CPU time once
+        # ASan was gone (an input runs thousands of the parser's edges); without it
+        # they ran about twice the inputs per CPU-second and reached the same or more
+        # coverage in the same time. See docs/robustness.md § Throughput.
+        extra+=(-entropic=0)
+    fi
+    # Extra libFuzzer flags for every target, after the ones above (a later flag wins),
+    # e.g. FUZZ_FLAGS=-entropic=1 for a long run.
+    read -r -a user_flags <<<"${FUZZ_FLAGS:-}"
+    extra+=("${user_flags[@]}")
     # The binary built above, run directly: `cargo fuzz run` would rebuild first and
     # could pick up a half-edited tree or fail to compile mid-session.
     mkdir -p "$FUZZ_DIR/artifacts/$t"
-    "$BIN_DIR/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
+    "$(target_dir "$t")/$HOST/release/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
         -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
         -dict="$(dict "$t")" -max_len="$(max_len "$t")" -print_final_stats=1 "${extra[@]}" "corpus/$t" >"$log" 2>&1
     rc=$?

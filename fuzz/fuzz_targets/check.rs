@@ -3,14 +3,17 @@
 //! lowering, autodiff and IR verification; on the worker stack the CLI uses.
 #![no_main]
 
+#[path = "altstack.rs"]
+mod altstack;
 #[path = "common.rs"]
 mod common;
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: altstack::init(), |data: &[u8]| {
     let data = data.to_vec();
     common::on_worker(move || {
+        altstack::on_this_thread();
         common::set_fuzz_limits();
         let _ = common::compile(&data);
     });

@@ -9,11 +9,14 @@
 //! returns them), so rendering is still fuzzed on every kind of input.
 #![no_main]
 
+#[path = "altstack.rs"]
+mod altstack;
+
 use faber::source::FileId;
 use faber::syntax::lexer::lex;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: altstack::init(), |data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let lexed = lex(FileId(0), &text);
     let mut last = 0;

@@ -2,11 +2,14 @@
 //! diagnostics whose spans lie inside the text and that render; never a panic.
 #![no_main]
 
+#[path = "altstack.rs"]
+mod altstack;
+
 use faber::source::SourceMap;
 use faber::syntax::{dump_ast, parse};
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: altstack::init(), |data: &[u8]| {
     let mut sources = SourceMap::new();
     let id = sources.add("fuzz.fab", String::from_utf8_lossy(data).into_owned());
     match parse(&sources, id) {
