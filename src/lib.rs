@@ -8,20 +8,15 @@
 pub mod autodiff;
 pub mod diag;
 pub mod eval;
-pub mod fsguard;
+pub mod gradcheck;
 pub mod ir;
 pub mod libraries;
-pub mod manifest;
 pub mod mem;
 pub mod resolve;
 pub mod serialize;
 pub mod source;
 pub mod syntax;
 pub mod tensor;
-
-// `manifest.rs` names the crate `faber::…` (it was the binary's module); this lets
-// those paths resolve inside the library too.
-extern crate self as faber;
 
 use diag::Diagnostic;
 use source::{FileId, SourceMap};

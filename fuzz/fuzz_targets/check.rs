@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let data = data.to_vec();
     common::on_worker(move || {
-        common::set_fuzz_limits();
+        let _limits = common::fuzz_limits();
         let _ = common::compile(&data);
     });
 });
