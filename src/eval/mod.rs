@@ -1,11 +1,25 @@
-//! The evaluator: walks the Radix IR (`crate::ir`) directly.
+//! The evaluator: runs a verified IR [`Program`] (docs/pipeline.md, "The evaluator").
+//! Each function is translated once per run into flat register code and run by a
+//! dispatch loop; the statements that code does not specialise run through a tree
+//! walker over the IR, so every behaviour is defined in one place.
 //!
+//! - `bytecode`: the instructions (`Code`, `Ins`, `Opnd`).
+//! - `codegen/`: IR → register code (`codegen::emit_program`); `codegen/liveness.rs`
+//!   packs slots by liveness. (Named apart from `faber::compile`, source → IR.)
+//! - `machine`: the machine's state (one contiguous value stack, a frame is a base
+//!   offset into it; the call stack; errors with their trace). The parts that run
+//!   code are `impl Machine` blocks that import only `machine`: `vm` (the dispatch
+//!   loop), `exec` (the tree walker: statements, calls, unwinding), `loops` (`itera`),
+//!   `place` (writes through place paths), `capture` (the call-capture hook).
 //! - [`value`]: 16-byte runtime values with `Rc` copy-on-write storage.
 //! - [`display`]: the exact `nota` display form (docs/language.md § 8).
-//! - `ops`, `methods`, `convert`: operators, built-in methods (§9), `↦` / `est`.
-//! - `exec`: the machine — one contiguous value stack, a frame is a base offset
-//!   into it; calls, control flow, unwinding. `loops`: `itera`; `place`: writes
-//!   through place paths.
+//! - `ops`, `methods`, `convert`, `slice`: operators, built-in methods (§9), `↦` /
+//!   `est`, text slices.
+//! - `host`, `tensors`, `retro`, `checkpoint`, `tree`, `finite`: host functions,
+//!   tensor ops and their backward helpers, checkpoints, parameter-tree walks,
+//!   `--check-finite`.
+//! - [`RunConfig`] (`config`): the limits and switches of one run, passed to every
+//!   entry point; [`Io`]: the host side (output, files), no I/O of its own.
 //!
 //! Errors raised by the program are [`RuntimeError`]s carrying a `RUN…` diagnostic
 //! at the failing statement plus a short call trace. A thrown value (`iace`, failed
