@@ -1,27 +1,27 @@
 //! faber: an interpreter for a subset of the Faber language, with the Radix
 //! reverse-mode autodiff transform and the gradus ML library.
 //!
-//! Pipeline (see docs/pipeline.md): lex → parse → resolve → check → lower → autodiff → eval.
-//! No module below `cli/` does I/O: every stage returns data or `Vec<Diagnostic>`.
-//! (`fsguard` holds the checked file reads that the CLI and the default host `Io` share.)
+//! Pipeline (docs/pipeline.md): [`compile`] takes source text to verified IR —
+//! `syntax` (lex, parse) → `resolve` (the module graph) → `ir::lower` (names, types,
+//! static checks, A-normal IR) → `autodiff` (the `@ radix backward` companions) →
+//! `ir::verify` — and `eval` runs the IR over `tensor`'s kernels. `gradcheck` runs
+//! programs to check gradients, so it sits above both `autodiff` and `eval`, which
+//! never import each other. The library does no file or stream I/O: the compiler
+//! reads imports through `resolve::Loader`, a run writes and reads through `eval::Io`,
+//! and the `faber` binary (src/main.rs, src/cli/) supplies the file-system ones.
 
 pub mod autodiff;
 pub mod diag;
 pub mod eval;
-pub mod fsguard;
+pub mod gradcheck;
 pub mod ir;
 pub mod libraries;
-pub mod manifest;
 pub mod mem;
 pub mod resolve;
 pub mod serialize;
 pub mod source;
 pub mod syntax;
 pub mod tensor;
-
-// `manifest.rs` names the crate `faber::…` (it was the binary's module); this lets
-// those paths resolve inside the library too.
-extern crate self as faber;
 
 use diag::Diagnostic;
 use source::{FileId, SourceMap};

@@ -3,8 +3,6 @@
 //! nested input recurses deeply). Verbs live in `cli/`, one file each.
 
 mod cli;
-// In the library (fuzz/ reaches it there); `crate::manifest` still works in cli/.
-use faber::manifest;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};

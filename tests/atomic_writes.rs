@@ -1,8 +1,8 @@
 //! Files a program writes (`hospes.scribe_textum`, `hospes.serva_tensores`) are
-//! replaced atomically (src/eval/atomic.rs): a write that fails, aborts or is killed
+//! replaced atomically (src/cli/atomic.rs): a write that fails, aborts or is killed
 //! halfway leaves the previous file byte for byte and no temporary (or, after a kill, a
 //! temporary that the next claim of the directory removes); a claimed output
-//! directory (`hospes.para_directorium`, src/eval/outdir.rs) is probed before the work
+//! directory (`hospes.para_directorium`, src/cli/outdir.rs) is probed before the work
 //! and locked against a second run. The failures are injected with the writer's
 //! `FABER_WRITE_FAULT` hook or with a real SIGKILL.
 

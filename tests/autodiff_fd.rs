@@ -2,7 +2,7 @@
 //! generated companion's gradient equals central finite differences of the primal
 //! (f64, step 1e-6) to a relative error ≤ 1e-9, on random inputs from several seeds.
 
-use faber::autodiff::check::{check, random_inputs};
+use faber::gradcheck::{check, random_inputs};
 use faber::resolve::MemoryLoader;
 use faber::source::SourceMap;
 
@@ -302,7 +302,7 @@ fn companions_match_finite_differences() {
         let req = program.backward[0].clone();
         for seed in [1u64, 2, 3] {
             let inputs = random_inputs(&program, &req, seed).unwrap();
-            match check(&program, &req, &inputs, 1e-6) {
+            match check(&program, &req, &inputs, 1e-6, &Default::default()) {
                 Ok(reports) => {
                     for r in reports {
                         if r.max_rel.is_nan() || r.max_rel > 1e-9 {

@@ -91,7 +91,7 @@ fn program(functions: Vec<Function>) -> Program {
 
 fn run(p: &Program) -> (Result<i64, RuntimeError>, BufferIo) {
     let mut io = BufferIo::default();
-    let r = eval::run_entry(p, &mut io);
+    let r = eval::run_entry(p, &mut io, &Default::default());
     (r, io)
 }
 
@@ -334,7 +334,14 @@ fn recursion_and_exit_code() {
     assert_eq!(io.out, "6765\n");
 
     let mut io = BufferIo::default();
-    let v = eval::run_function(&p, FuncId(1), vec![Value::Int(10)], &mut io).unwrap();
+    let v = eval::run_function(
+        &p,
+        FuncId(1),
+        vec![Value::Int(10)],
+        &mut io,
+        &Default::default(),
+    )
+    .unwrap();
     assert!(matches!(v, Value::Int(55)));
 }
 

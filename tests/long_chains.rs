@@ -64,7 +64,7 @@ fn run_small_stack(name: &'static str, text: String) -> String {
                 Err(d) => panic!("{}", faber::diag::render(&d, &sources, false)),
             };
             let mut io = BufferIo::default();
-            if let Err(e) = run_entry(&program, &mut io) {
+            if let Err(e) = run_entry(&program, &mut io, &Default::default()) {
                 panic!("{e:?}");
             }
             // The AST is gone by now; the IR is dropped here, on the small stack.

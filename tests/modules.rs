@@ -32,7 +32,8 @@ fn run(files: &[(&str, &str)]) -> Result<String, Vec<String>> {
             .collect::<Vec<_>>()
     })?;
     let mut io = BufferIo::default();
-    run_entry(&program, &mut io).map_err(|e| vec![e.diagnostic.code.id.to_string()])?;
+    run_entry(&program, &mut io, &Default::default())
+        .map_err(|e| vec![e.diagnostic.code.id.to_string()])?;
     Ok(io.out)
 }
 

@@ -19,8 +19,8 @@ mod gen;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use faber::autodiff::check::check;
 use faber::eval::Value;
+use faber::gradcheck::check;
 use faber::ir::ops::{infer_shape, Arg, Domain, Kind, Op, OpResult, Probe, StaticShape};
 use faber::ir::{BinOp, UnOp};
 use faber::ir::{Block, Operand, Prim, Program, Rhs, Stmt};
@@ -259,7 +259,7 @@ fn run_case(
             }
         }
         let args = inputs(&inst, &mut r);
-        match check(&program, &req, &args, STEP) {
+        match check(&program, &req, &args, STEP, &Default::default()) {
             Ok(reports) => {
                 for rep in reports {
                     let what = format!("{} seed {seed}: ∂{}", case.name, rep.name);

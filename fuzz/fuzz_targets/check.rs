@@ -14,7 +14,7 @@ fuzz_target!(init: altstack::init(), |data: &[u8]| {
     let data = data.to_vec();
     common::on_worker(move || {
         altstack::on_this_thread();
-        common::set_fuzz_limits();
+        let _limits = common::fuzz_limits();
         let _ = common::compile(&data);
     });
 });

@@ -146,7 +146,7 @@ fn worker() -> &'static std::sync::Mutex<Worker> {
 /// Runs `f` on the worker thread (the CLI's stack size) and waits for it. A panic
 /// there is a crash as on the main thread: libfuzzer-sys's panic hook aborts the
 /// process before unwinding, whichever thread panics. Per-thread settings
-/// (`set_fuzz_limits`, the step budget) are set again by every job, so no input sees
+/// (`fuzz_config`, the step budget) are set again by every job, so no input sees
 /// another's; the tensor kernels' per-thread scratch buffers are caches that do not
 /// change results.
 pub fn on_worker<F: FnOnce() + Send + 'static>(f: F) {
@@ -158,12 +158,22 @@ pub fn on_worker<F: FnOnce() + Send + 'static>(f: F) {
 /// Limits for fuzzing: one kernel thread, tensors of at most 2^16 elements, texts of
 /// at most 1 MiB and lists of at most 2^16 items (so an allocation stays far below
 /// libFuzzer's 2 GB malloc limit).
-pub fn set_fuzz_limits() {
-    faber::tensor::Limits::set_current(faber::tensor::Limits {
-        max_elements: 1 << 16,
-    });
-    faber::tensor::set_threads(1);
-    faber::eval::set_growth_limits(1 << 20, 1 << 16);
+pub fn fuzz_config() -> faber::eval::RunConfig {
+    faber::eval::RunConfig {
+        max_text_bytes: 1 << 20,
+        max_list_items: 1 << 16,
+        tensor: faber::tensor::Limits {
+            max_elements: 1 << 16,
+        },
+        threads: 1,
+        ..faber::eval::RunConfig::default()
+    }
+}
+
+/// [`fuzz_config`]'s limits in force on this thread while the guard lives (for the
+/// tensor constant folding of `check`, which runs no program).
+pub fn fuzz_limits() -> faber::eval::Installed {
+    fuzz_config().install()
 }
 
 /// Real files are never read or written; output is counted, not kept.

@@ -1,10 +1,10 @@
 //! `faber run` in memory: compile as the `check` target does, then run the program
 //! with a sandboxed `Io` (no file access) on the CLI's worker stack.
 //!
-//! Every program that compiles is run under a step budget (`eval::set_max_steps`, the
+//! Every program that compiles is run under a step budget (`RunConfig::max_steps`, the
 //! `faber run --max-steps` machinery: one step per loop iteration and per call), so a
 //! fuzzed `dum verum {}` or runaway recursion ends with RUN014 instead of hanging.
-//! Texts, lists and tensors are capped small (`common::set_fuzz_limits`), but a
+//! Texts, lists and tensors are capped small (`common::fuzz_config`), but a
 //! single step can still be expensive: maps are not limited and a range value may
 //! hold 10^8 elements. `fuzz/run.sh` therefore runs this target in fork mode, which
 //! records out-of-memory and timeout inputs and keeps going.
@@ -21,8 +21,11 @@ const MAX_STEPS: u64 = 100_000;
 fuzz_target!(|data: &[u8]| {
     let data = data.to_vec();
     common::on_worker(move || {
-        common::set_fuzz_limits();
-        faber::eval::set_max_steps(Some(MAX_STEPS));
+        let config = faber::eval::RunConfig {
+            max_steps: Some(MAX_STEPS),
+            ..common::fuzz_config()
+        };
+        let _limits = config.install();
         let (sources, result) = common::compile(&data);
         let Ok(program) = result else {
             if std::env::var_os("FABER_FUZZ_VERBOSE").is_some() {
@@ -31,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         };
         let mut io = common::SandboxIo::default();
-        let outcome = faber::eval::run_entry(&program, &mut io);
+        let outcome = faber::eval::run_entry(&program, &mut io, &config);
         if std::env::var_os("FABER_FUZZ_VERBOSE").is_some() {
             match &outcome {
                 Ok(code) => eprintln!("run target: exit {code}"),

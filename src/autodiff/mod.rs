@@ -9,8 +9,6 @@
 //! and `itera ab` (see `forward.rs`). Nested control flow, `dum`, mutation, I/O and
 //! calls through function values are reported as diagnostics (SEM024).
 
-pub mod check;
-pub mod check_captured;
 mod demand;
 mod forward;
 mod fuse;

@@ -18,11 +18,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::hostfs::{host_file_methods, HostFiles};
 use super::{print_stderr, print_stdout, Compiled, Context};
-use faber::autodiff::check::{random_inputs, CheckError};
-use faber::autodiff::check_captured::{check_at, LeafReport, ParamCheck, Sampling};
 use faber::diag::codes;
 use faber::eval::{CallCapture, Value};
+use faber::gradcheck::{check_at, random_inputs, CheckError, LeafReport, ParamCheck, Sampling};
 use faber::ir::{Backward, Program};
 use faber::source::SourceMap;
 
@@ -72,9 +72,12 @@ struct CaptureIo {
     args: Vec<String>,
     dir: String,
     verbose: bool,
+    files: HostFiles,
 }
 
 impl faber::eval::Io for CaptureIo {
+    host_file_methods!(files);
+
     fn stdout(&mut self, s: &str) {
         if self.verbose {
             print_stderr(s);
@@ -125,8 +128,9 @@ fn capture(
         args: args.args.clone(),
         dir: super::run::program_dir(&args.path),
         verbose: ctx.verbose,
+        files: HostFiles::new(&ctx.run),
     };
-    let (result, capture) = faber::eval::run_entry_capturing(program, &mut io, capture);
+    let (result, capture) = faber::eval::run_entry_capturing(program, &mut io, &ctx.run, capture);
     if let Err(e) = result {
         if !capture.complete() {
             let _ = ctx.report(sources, &[e.into_diagnostic_in(sources)]);
@@ -188,6 +192,8 @@ fn leaf_row(fname: &str, input: &str, r: &LeafReport, ok: bool) -> String {
 }
 
 pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
+    // Random inputs are built outside any run: the tensor limit holds for the verb.
+    let _config = ctx.run.install();
     let Compiled {
         sources,
         input: _,
@@ -271,7 +277,7 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
         let mut function_failed = false;
         let mut function_skipped = false;
         for (label, inputs) in &sets {
-            match check_at(&program, req, inputs, &sampling) {
+            match check_at(&program, req, inputs, &sampling, &ctx.run) {
                 Ok(checks) => {
                     function_failed |= rows(
                         &mut out,

@@ -9,11 +9,11 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::diag::{codes, Diagnostic};
-use faber::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::source::{FileId, SourceMap, Span};
 
-use crate::manifest::{self, Manifest};
+use super::manifest::{self, Manifest};
 
 pub const MANIFEST: &str = fsguard::MANIFEST;
 

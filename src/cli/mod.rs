@@ -6,14 +6,19 @@
 //! Streams: program output and dumps go to stdout; diagnostics and status lines go
 //! to stderr. Exit codes: 0 success, 1 diagnostics (errors) reported, 2 usage.
 
+mod atomic;
 mod check;
 mod explain;
 mod flags;
+mod fsguard;
 mod gradcheck;
+mod hostfs;
 mod interrupt;
 mod ir;
 mod load;
+pub mod manifest;
 mod modules;
+mod outdir;
 mod output;
 mod parse;
 mod run;
@@ -103,24 +108,32 @@ pub struct Context {
     pub quiet: bool,
     pub verbose: bool,
     pub lib_root: Option<std::path::PathBuf>,
+    /// The run configuration from the global flags (tensor limit, threads); `faber
+    /// run` adds its own flags to it.
+    pub run: faber::eval::RunConfig,
 }
 
 /// Runs the chosen verb. Called on the worker thread.
 pub fn run(cli: Cli, color: bool) -> ExitCode {
-    // Both values were validated by clap (finite, > 0).
-    faber::tensor::Limits::set_current(faber::tensor::Limits {
-        max_elements: flags::gib_to_bytes(cli.max_tensor_gib) / std::mem::size_of::<f64>(),
-    });
+    // Both values were validated by clap (finite, > 0). The memory limit is the
+    // process's (it bounds what the binary's allocator counts, docs/pipeline.md).
     faber::mem::set_limit(match cli.max_memory_gib {
         Some(gib) => flags::gib_to_bytes(gib),
         None => faber::mem::default_limit(),
     });
-    faber::tensor::set_threads(cli.threads.unwrap_or(0));
+    let run = faber::eval::RunConfig {
+        tensor: faber::tensor::Limits {
+            max_elements: flags::gib_to_bytes(cli.max_tensor_gib) / std::mem::size_of::<f64>(),
+        },
+        threads: cli.threads.unwrap_or(0),
+        ..faber::eval::RunConfig::default()
+    };
     let ctx = Context {
         color,
         quiet: cli.quiet,
         verbose: cli.verbose,
         lib_root: cli.lib_root.clone(),
+        run,
     };
     match &cli.command {
         Command::Check(args) => check::run(args, &ctx),

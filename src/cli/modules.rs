@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use faber::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
+use super::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::resolve::{canonical_name, LoadError, Loader};
 use rustc_hash::FxHashMap;
 

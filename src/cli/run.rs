@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::hostfs::{host_file_methods, HostFiles};
 use super::output::LineOut;
 use super::{load, modules::FsLoader, Context};
 use faber::diag::{codes, Diagnostic};
@@ -65,13 +66,16 @@ pub struct ProcessIo {
     err_tty: bool,
     /// A progress line is on screen and must be cleared before other stderr output.
     progress_shown: bool,
+    /// The `hospes` file functions.
+    files: HostFiles,
 }
 
 impl ProcessIo {
-    pub fn with_args(args: Vec<String>, dir: String) -> ProcessIo {
+    pub fn with_args(args: Vec<String>, dir: String, files: HostFiles) -> ProcessIo {
         use std::io::IsTerminal;
         ProcessIo {
             dir,
+            files,
             out: LineOut::new(),
             args,
             out_tty: std::io::stdout().is_terminal(),
@@ -93,6 +97,8 @@ impl ProcessIo {
 }
 
 impl faber::eval::Io for ProcessIo {
+    host_file_methods!(files);
+
     fn stdout(&mut self, s: &str) {
         if self.out_tty {
             self.clear_progress();
@@ -165,12 +171,20 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         return ctx.report(&sources, &[d]);
     }
     let _ = ctx.report(&sources, &input.notes);
-    let mut io = ProcessIo::with_args(args.args.clone(), program_dir(&args.path));
-    faber::eval::set_max_steps(args.max_steps);
-    faber::eval::set_growth_limits(args.max_text_bytes, args.max_list_items);
-    faber::eval::set_check_finite(args.check_finite);
+    let config = faber::eval::RunConfig {
+        max_steps: args.max_steps,
+        max_text_bytes: args.max_text_bytes,
+        max_list_items: args.max_list_items,
+        check_finite: args.check_finite,
+        ..ctx.run
+    };
+    let mut io = ProcessIo::with_args(
+        args.args.clone(),
+        program_dir(&args.path),
+        HostFiles::new(&config),
+    );
     super::interrupt::install();
-    let result = faber::eval::run_entry(&program, &mut io);
+    let result = faber::eval::run_entry(&program, &mut io, &config);
     io.clear_progress();
     io.flush();
     if faber::eval::interrupt::interrupted() {

@@ -12,6 +12,7 @@ use std::time::Instant;
 use clap::Args;
 use rustc_hash::FxHashSet;
 
+use super::hostfs::{host_file_methods, HostFiles};
 use super::{load, modules::FsLoader, print_stdout, Context};
 use faber::ir::TestCase;
 use faber::source::SourceMap;
@@ -168,8 +169,13 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
             }
             let start = Instant::now();
             for _ in 0..case.repeat {
-                let mut io = faber::eval::BufferIo::default();
-                if let Err(e) = faber::eval::run_function(program, case.func, Vec::new(), &mut io) {
+                let mut io = TestIo {
+                    out: faber::eval::BufferIo::default(),
+                    files: HostFiles::new(&ctx.run),
+                };
+                if let Err(e) =
+                    faber::eval::run_function(program, case.func, Vec::new(), &mut io, &ctx.run)
+                {
                     outcome.status = "failed";
                     outcome.reason = Some(e.diagnostic.message.clone());
                     break;
@@ -273,4 +279,21 @@ fn json_report(
         failed + blocked == 0,
         cases.join(",")
     )
+}
+
+/// A test case's host: its output is collected and dropped; the `hospes` file
+/// functions reach the file system.
+struct TestIo {
+    out: faber::eval::BufferIo,
+    files: HostFiles,
+}
+
+impl faber::eval::Io for TestIo {
+    fn stdout(&mut self, s: &str) {
+        self.out.stdout(s);
+    }
+    fn stderr(&mut self, s: &str) {
+        self.out.stderr(s);
+    }
+    host_file_methods!(files);
 }

@@ -7,9 +7,9 @@
 //! target has its calls, the run is ended with a RUN014 error at that call: the
 //! caller asks [`CallCapture::complete`] before treating the error as the program's.
 
-use super::exec::{Machine, Res};
+use super::machine::{Machine, Res};
 use super::value::Value;
-use super::{Io, RuntimeError};
+use super::{Io, RunConfig, RuntimeError};
 use crate::diag::codes;
 use crate::ir::{FuncId, Program};
 use crate::source::Span;
@@ -107,12 +107,14 @@ impl Machine<'_, '_> {
 pub fn run_entry_capturing(
     program: &Program,
     io: &mut dyn Io,
+    config: &RunConfig,
     capture: CallCapture,
 ) -> (Result<i64, RuntimeError>, CallCapture) {
     if capture.complete() {
         return (Ok(0), capture);
     }
-    let mut m = Machine::new(program, io);
+    let _run = config.install();
+    let mut m = Machine::new(program, io, config);
     m.capture = Some(Box::new(capture));
     let result = super::run_entry_in(&mut m);
     let capture = m.capture.take().map(|c| *c);

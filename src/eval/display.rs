@@ -16,7 +16,7 @@ use crate::ir::Program;
 /// (`--max-text-bytes`; [`display_into`] stops early once it is) or the heap is
 /// beyond the memory limit.
 pub(crate) fn within_text_limit(s: &str) -> FResult<()> {
-    let max = super::text_limit();
+    let max = super::config::text_limit();
     if s.len() > max {
         return fault(
             codes::RUN_LIMIT,
@@ -33,7 +33,7 @@ pub(crate) fn within_text_limit(s: &str) -> FResult<()> {
 /// that holds itself shared twice per level displays exponentially long).
 #[inline]
 fn full(out: &str) -> bool {
-    out.len() > super::text_limit()
+    out.len() > super::config::text_limit()
 }
 
 /// The display form of one value.

@@ -3,27 +3,11 @@
 //! `hospes.primum_non_finitum` that gradus' optimizers use (docs/gradus.md, "Non-finite
 //! values").
 //!
-//! The flag is read once per machine into `Machine::check_finite`; with it off, the only
+//! The flag is `RunConfig::check_finite`, copied into `Machine::check_finite`; with it off, the only
 //! cost is one well-predicted branch after each tensor op, scalar float operation and
 //! number method.
 
-use std::cell::Cell;
-
 use super::value::Value;
-
-thread_local! {
-    static CHECK_FINITE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Turns `--check-finite` on or off for programs run on this thread; returns the old
-/// setting.
-pub fn set_check_finite(on: bool) -> bool {
-    CHECK_FINITE.with(|c| c.replace(on))
-}
-
-pub(crate) fn check_finite() -> bool {
-    CHECK_FINITE.with(|c| c.get())
-}
 
 /// Whether every element is finite: one pass, eight independent lanes (`x·0` is 0 for a
 /// finite `x` and NaN for NaN or ±∞, so a lane's sum stays 0 until it meets one).

@@ -1,7 +1,7 @@
 //! `itera ab` (counted ranges) and `itera ex`/`itera de` (walking lists, maps,
 //! texts and bytes).
 
-use super::exec::{Flow, Machine, Res};
+use super::machine::{Flow, Machine, Res};
 use super::value::Value;
 use crate::diag::codes;
 use crate::ir::{Block, EachKind, Operand, Slot};

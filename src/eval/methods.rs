@@ -367,10 +367,10 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
     match (m, &mut *recv) {
         (Method::Appende, Value::List(items)) => {
             arity(m, args, 1)?;
-            if items.len() >= super::list_limit() {
+            if items.len() >= super::config::list_limit() {
                 return fault(
                     codes::RUN_LIMIT,
-                    format!("a lista longer than {} items", super::list_limit()),
+                    format!("a lista longer than {} items", super::config::list_limit()),
                 );
             }
             super::value::check_push(items.len(), items.capacity(), super::value::ITEM_BYTES)?;

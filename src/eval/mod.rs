@@ -1,11 +1,25 @@
-//! The evaluator: walks the Radix IR (`crate::ir`) directly.
+//! The evaluator: runs a verified IR [`Program`] (docs/pipeline.md, "The evaluator").
+//! Each function is translated once per run into flat register code and run by a
+//! dispatch loop; the statements that code does not specialise run through a tree
+//! walker over the IR, so every behaviour is defined in one place.
 //!
+//! - `bytecode`: the instructions (`Code`, `Ins`, `Opnd`).
+//! - `codegen/`: IR → register code (`codegen::emit_program`); `codegen/liveness.rs`
+//!   packs slots by liveness. (Named apart from `faber::compile`, source → IR.)
+//! - `machine`: the machine's state (one contiguous value stack, a frame is a base
+//!   offset into it; the call stack; errors with their trace). The parts that run
+//!   code are `impl Machine` blocks that import only `machine`: `vm` (the dispatch
+//!   loop), `exec` (the tree walker: statements, calls, unwinding), `loops` (`itera`),
+//!   `place` (writes through place paths), `capture` (the call-capture hook).
 //! - [`value`]: 16-byte runtime values with `Rc` copy-on-write storage.
 //! - [`display`]: the exact `nota` display form (docs/language.md § 8).
-//! - `ops`, `methods`, `convert`: operators, built-in methods (§9), `↦` / `est`.
-//! - `exec`: the machine — one contiguous value stack, a frame is a base offset
-//!   into it; calls, control flow, unwinding. `loops`: `itera`; `place`: writes
-//!   through place paths.
+//! - `ops`, `methods`, `convert`, `slice`: operators, built-in methods (§9), `↦` /
+//!   `est`, text slices.
+//! - `host`, `tensors`, `retro`, `checkpoint`, `tree`, `finite`: host functions,
+//!   tensor ops and their backward helpers, checkpoints, parameter-tree walks,
+//!   `--check-finite`.
+//! - [`RunConfig`] (`config`): the limits and switches of one run, passed to every
+//!   entry point; [`Io`]: the host side (output, files), no I/O of its own.
 //!
 //! Errors raised by the program are [`RuntimeError`]s carrying a `RUN…` diagnostic
 //! at the failing statement plus a short call trace. A thrown value (`iace`, failed
@@ -25,10 +39,11 @@ macro_rules! loop_body {
     };
 }
 
-pub mod atomic;
+mod bytecode;
 mod capture;
 mod checkpoint;
-mod compile;
+mod codegen;
+mod config;
 mod convert;
 mod cursus;
 pub mod display;
@@ -41,9 +56,9 @@ mod host_tensor_file;
 pub mod interrupt;
 mod location;
 mod loops;
+mod machine;
 mod methods;
 mod ops;
-pub mod outdir;
 mod place;
 mod retro;
 mod slice;
@@ -53,8 +68,8 @@ pub mod value;
 mod vm;
 
 pub use capture::{run_entry_capturing, CallCapture};
+pub use config::{Installed, RunConfig, LIST_LIMIT, TEXT_LIMIT};
 pub use display::{display, display_into};
-pub use finite::set_check_finite;
 pub use location::is_library_file;
 pub use value::{Closure, Key, Map, Record, Value};
 
@@ -68,30 +83,30 @@ pub const MAX_DEPTH: usize = 10_000;
 /// How many call-trace entries a [`RuntimeError`] keeps (innermost first).
 pub const TRACE_LIMIT: usize = 10;
 
-/// Where program output goes: `nota`/`scribe` write to `stdout`, `vide`/`mone` to
-/// `stderr`. Each call receives whole lines (display forms joined by `", "`, then `\n`).
+/// The host side of a run: where program output goes and, for the `hospes` file
+/// functions, the file system. `nota`/`scribe` write to `stdout`, `vide`/`mone` to
+/// `stderr`; each call receives whole lines (display forms joined by `", "`, then
+/// `\n`). The library does no I/O of its own: the file methods refuse by default
+/// ([`NO_FILES`]); the CLI's implementations (src/cli/hostfs.rs) reach the file system.
 pub trait Io {
     fn stdout(&mut self, s: &str);
     fn stderr(&mut self, s: &str);
 
-    /// `hospes.lege_textum`: a whole file as UTF-8 text (a regular file of at most
-    /// the text limit; see [`read_host_file`]).
-    fn read_file(&mut self, path: &str) -> Result<String, String> {
-        String::from_utf8(read_host_file(path, text_limit() as u64)?)
-            .map_err(|_| "it is not valid UTF-8".to_string())
+    /// `hospes.lege_textum`: a whole file as UTF-8 text.
+    fn read_file(&mut self, _path: &str) -> Result<String, String> {
+        Err(NO_FILES.to_string())
     }
 
     /// `hospes.scribe_textum`: creates or replaces a file (and its missing parent
-    /// directories) atomically ([`atomic::write_atomic`]).
-    fn write_file(&mut self, path: &str, contents: &str) -> Result<(), String> {
-        atomic::write_atomic(std::path::Path::new(path), contents.as_bytes())
-            .map_err(|e| e.to_string())
+    /// directories).
+    fn write_file(&mut self, _path: &str, _contents: &str) -> Result<(), String> {
+        Err(NO_FILES.to_string())
     }
 
     /// `hospes.para_directorium`: creates an output directory, checks that files
-    /// can be written in it and locks it for this run ([`outdir::claim`]).
-    fn claim_dir(&mut self, path: &str) -> Result<(), String> {
-        outdir::claim(std::path::Path::new(path))
+    /// can be written in it and locks it for this run.
+    fn claim_dir(&mut self, _path: &str) -> Result<(), String> {
+        Err(NO_FILES.to_string())
     }
 
     /// `hospes.directorium`: the directory of the program being run (the package
@@ -101,14 +116,13 @@ pub trait Io {
     }
 
     /// Checkpoints (`hospes.carga_tensores`): a whole file as bytes.
-    fn read_bytes(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        read_host_file(path, host_bytes_limit())
+    fn read_bytes(&mut self, _path: &str) -> Result<Vec<u8>, String> {
+        Err(NO_FILES.to_string())
     }
 
-    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file, atomically
-    /// ([`atomic::write_atomic`]).
-    fn write_bytes(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
-        atomic::write_atomic(std::path::Path::new(path), contents).map_err(|e| e.to_string())
+    /// Checkpoints (`hospes.serva_tensores`): creates or replaces a file.
+    fn write_bytes(&mut self, _path: &str, _contents: &[u8]) -> Result<(), String> {
+        Err(NO_FILES.to_string())
     }
 
     /// `hospes.argumenta`: the program's arguments (after `--` on the command line).
@@ -120,59 +134,8 @@ pub trait Io {
     fn progress(&mut self, _line: &str) {}
 }
 
-/// Default growth limits: a `textus` longer than this many bytes, or a `lista` with
-/// more items, is a RUN012 diagnostic instead of exhausting memory.
-pub const TEXT_LIMIT: usize = 1 << 30;
-pub const LIST_LIMIT: usize = 1 << 27;
-
-thread_local! {
-    static MAX_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
-    static GROWTH: std::cell::Cell<(usize, usize)> =
-        const { std::cell::Cell::new((TEXT_LIMIT, LIST_LIMIT)) };
-}
-
-/// Sets this thread's growth limits (text bytes, list items); returns the old ones.
-pub fn set_growth_limits(text: usize, list: usize) -> (usize, usize) {
-    GROWTH.with(|g| g.replace((text, list)))
-}
-
-pub(crate) fn text_limit() -> usize {
-    GROWTH.with(|g| g.get().0)
-}
-
-pub(crate) fn list_limit() -> usize {
-    GROWTH.with(|g| g.get().1)
-}
-
-/// Sets the step budget of programs run on this thread (`faber run --max-steps N`):
-/// every loop iteration and every function call is one step; a program that takes
-/// more ends with RUN014. `None` = unlimited (the default). Returns the old budget.
-pub fn set_max_steps(steps: Option<u64>) -> Option<u64> {
-    let old = MAX_STEPS.with(|m| m.replace(steps.unwrap_or(u64::MAX)));
-    (old != u64::MAX).then_some(old)
-}
-
-pub(crate) fn max_steps() -> u64 {
-    MAX_STEPS.with(|m| m.get())
-}
-
-/// A host read: a regular file only (a FIFO, a device or a symlink loop fails at once,
-/// before anything is opened or read), of at most `limit` bytes. `/dev/stdin` is
-/// the one exception: the program's standard input, read to its end.
-pub fn read_host_file(path: &str, limit: u64) -> Result<Vec<u8>, String> {
-    if path == "/dev/stdin" {
-        return crate::fsguard::read_capped(std::io::stdin().lock(), limit)
-            .map_err(|e| e.to_string());
-    }
-    crate::fsguard::read_regular_file(std::path::Path::new(path), limit).map_err(|e| e.to_string())
-}
-
-/// The most bytes `hospes.carga_tensores` and `hospes.lege_octetos` read: the larger
-/// of the text limit and the largest tensor (in f64 bytes).
-pub fn host_bytes_limit() -> u64 {
-    let tensor = crate::tensor::Limits::current().max_elements as u64 * 8;
-    tensor.max(text_limit() as u64)
-}
+/// Why an [`Io`] without a file system refuses a file function.
+pub const NO_FILES: &str = "this host gives the program no file system";
 
 /// An [`Io`] that collects output in memory (tests, `faber test`).
 #[derive(Default, Debug, Clone)]
@@ -229,13 +192,18 @@ impl RuntimeError {
 /// Runs the module initialisers in order, then the entry function. Returns the
 /// exit code: the entry's Int result, or 0 for `vacuum`/`nihil`.
 #[allow(clippy::result_large_err)] // returned once per run
-pub fn run_entry(program: &Program, io: &mut dyn Io) -> Result<i64, RuntimeError> {
-    run_entry_in(&mut exec::Machine::new(program, io))
+pub fn run_entry(
+    program: &Program,
+    io: &mut dyn Io,
+    config: &RunConfig,
+) -> Result<i64, RuntimeError> {
+    let _run = config.install();
+    run_entry_in(&mut machine::Machine::new(program, io, config))
 }
 
 /// [`run_entry`] on a machine already set up.
 #[allow(clippy::result_large_err)]
-fn run_entry_in(m: &mut exec::Machine) -> Result<i64, RuntimeError> {
+fn run_entry_in(m: &mut machine::Machine) -> Result<i64, RuntimeError> {
     let program = m.prog;
     let Some(entry) = program.entry else {
         return Err(RuntimeError::new(
@@ -265,8 +233,10 @@ pub fn run_function(
     func: FuncId,
     args: Vec<Value>,
     io: &mut dyn Io,
+    config: &RunConfig,
 ) -> Result<Value, RuntimeError> {
-    let mut m = exec::Machine::new(program, io);
+    let _run = config.install();
+    let mut m = machine::Machine::new(program, io, config);
     m.run_inits()?;
     m.call_top(func, args)
 }

@@ -216,12 +216,12 @@ pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> FResult<Value> {
         },
         (Value::Text(x), Value::Text(y)) => match op {
             BinOp::Add => {
-                if x.len() + y.len() > super::text_limit() {
+                if x.len() + y.len() > super::config::text_limit() {
                     return fault(
                         codes::RUN_LIMIT,
                         format!(
                             "a textus longer than {} bytes ({} + {})",
-                            super::text_limit(),
+                            super::config::text_limit(),
                             x.len(),
                             y.len()
                         ),

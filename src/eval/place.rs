@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use super::exec::Machine;
+use super::machine::Machine;
 use super::ops::{index_of, key_of, missing_key};
 use super::value::Value;
 use super::{fault, FResult};

@@ -1,4 +1,4 @@
-//! The dispatch loop over compiled [`Code`] (see `compile.rs`).
+//! The dispatch loop over the register code of `bytecode.rs` (made by `codegen/`).
 //!
 //! Direct calls between compiled functions do not recurse on the native stack: a
 //! call pushes a [`Frame`] onto `Machine::calls` (callee and call-site span for the
@@ -11,8 +11,8 @@
 
 use std::rc::Rc;
 
-use super::compile::{Code, Ins, Opnd, NO_DST, NO_LOOP};
-use super::exec::{Flow, Machine, Res};
+use super::bytecode::{Code, Ins, Opnd, NO_DST, NO_LOOP};
+use super::machine::{Flow, Frame, Machine, Res, Unwind};
 use super::ops;
 use super::value::Value;
 use super::MAX_DEPTH;
@@ -20,33 +20,6 @@ use crate::diag::codes;
 use crate::ir::BinOp;
 use crate::ir::{FuncId, Stmt};
 use crate::source::Span;
-
-/// One active call: `Machine::calls` holds one per call, for the depth limit and
-/// error traces. A call made by compiled code also records where its caller
-/// resumes (function, pc, frame base, result slot).
-pub(super) struct Frame {
-    pub(super) func: FuncId,
-    pub(super) span: Span,
-    ret_func: u32,
-    ret_pc: u32,
-    ret_base: usize,
-    dst: u32,
-}
-
-impl Frame {
-    /// A call entered from outside compiled code (`Machine::invoke`): `run` returns
-    /// when it ends.
-    pub(super) fn outer(func: FuncId, span: Span) -> Frame {
-        Frame {
-            func,
-            span,
-            ret_func: 0,
-            ret_pc: 0,
-            ret_base: 0,
-            dst: NO_DST,
-        }
-    }
-}
 
 /// Writes `v` into `slot`, skipping drop glue when the old value is a scalar.
 #[inline(always)]
@@ -157,7 +130,7 @@ impl<'p> Machine<'p, '_> {
 
     #[cold]
     #[inline(never)]
-    fn depth_error(&self, func: u32, span: Span) -> Box<super::exec::Unwind> {
+    fn depth_error(&self, func: u32, span: Span) -> Box<Unwind> {
         let name = &self.prog.functions[func as usize].name;
         self.error(
             codes::RUN_RECURSION,
@@ -168,7 +141,7 @@ impl<'p> Machine<'p, '_> {
 
     #[cold]
     #[inline(never)]
-    fn not_int(&self, v: &Value, what: &str, span: Span) -> Box<super::exec::Unwind> {
+    fn not_int(&self, v: &Value, what: &str, span: Span) -> Box<Unwind> {
         self.error(
             codes::RUN_TYPE,
             format!("{what} must be numerus, found {}", v.type_name()),

@@ -1,7 +1,7 @@
 //! A flat `Stmt::Cond` compiles to exactly the code of the nested `If`s it means
 //! (docs/robustness.md, "Compile time of long chains").
 
-use super::compile_program;
+use super::emit_program;
 use crate::ir::{Block, CondArm, Program, Stmt};
 use crate::resolve::MemoryLoader;
 use crate::source::SourceMap;
@@ -66,7 +66,7 @@ fn program(text: &str) -> Program {
 }
 
 fn listing(p: &Program) -> Vec<String> {
-    compile_program(p)
+    emit_program(p)
         .iter()
         .map(|c| format!("{:?}\n{:?}\n{:?}", c.ins, c.args, c.targets))
         .collect()

@@ -8,8 +8,8 @@
 
 use std::rc::Rc;
 
-use super::check::{scalar, CheckError};
-use crate::eval::{run_function, BufferIo, Value};
+use super::random::{scalar, CheckError};
+use crate::eval::{run_function, BufferIo, RunConfig, Value};
 use crate::ir::visit::{child_blocks, stmt_operands};
 use crate::ir::{ops::Op, Backward, Block, Operand, Program, Rhs, Stmt};
 use crate::tensor::SplitMix64;
@@ -224,24 +224,26 @@ fn sample(n: usize, k: usize, rng: &mut SplitMix64) -> Vec<usize> {
 /// Checks `req`'s companion at `inputs` (one value per parameter of the primal): one
 /// [`ParamCheck`] per parameter. The primal must return a scalar. A `nihil` gradient
 /// counts as zero, so a companion that drops a gradient shows as a disagreement.
+/// Every run is under `config`.
 pub fn check_at(
     p: &Program,
     req: &Backward,
     inputs: &[Value],
     s: &Sampling,
+    config: &RunConfig,
 ) -> Result<Vec<ParamCheck>, CheckError> {
     let f = p.func(req.primal);
     let mut io = BufferIo::default();
     let mut args = inputs.to_vec();
     args.push(Value::Vacuum);
     args.push(Value::Float(1.0));
-    let Value::Tuple(grads) = run_function(p, req.companion, args, &mut io)? else {
+    let Value::Tuple(grads) = run_function(p, req.companion, args, &mut io, config)? else {
         return Err(CheckError::Unsupported(
             "a companion that returns no iuncta".into(),
         ));
     };
     let mut primal = |args: Vec<Value>| -> Result<f64, CheckError> {
-        let v = run_function(p, req.primal, args, &mut io)?;
+        let v = run_function(p, req.primal, args, &mut io, config)?;
         scalar(&v).ok_or_else(|| CheckError::Unsupported("a result that is not a scalar".into()))
     };
     let index = index_inputs(p, req);
@@ -287,7 +289,7 @@ pub fn check_at(
                 minus[i] = with_number(input, &leaf.route, j, x - s.step);
                 let numeric = (primal(plus)? - primal(minus)?) / (2.0 * s.step);
                 (rep.max_abs, rep.max_rel) =
-                    super::check::worst(rep.max_abs, rep.max_rel, a, numeric);
+                    super::random::worst(rep.max_abs, rep.max_rel, a, numeric);
             }
             reports.push(rep);
         }

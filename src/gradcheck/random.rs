@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use crate::eval::{run_function, BufferIo, RuntimeError, Value};
+use crate::eval::{run_function, BufferIo, RunConfig, RuntimeError, Value};
 use crate::ir::{Backward, Program, Ty};
 use crate::tensor::{SplitMix64, Tensor};
 
@@ -179,23 +179,25 @@ fn set_nth(v: &mut Value, i: &mut usize, x: f64) -> bool {
 }
 
 /// Compares the companion's gradients at `inputs` with central differences of step
-/// `h`. The primal must return a scalar (a number or a one-element tensor).
+/// `h`, every run under `config`. The primal must return a scalar (a number or a
+/// one-element tensor).
 pub fn check(
     p: &Program,
     req: &Backward,
     inputs: &[Value],
     h: f64,
+    config: &RunConfig,
 ) -> Result<Vec<ParamReport>, CheckError> {
     let mut io = BufferIo::default();
     let f = p.func(req.primal);
     let primal = |io: &mut BufferIo, args: Vec<Value>| -> Result<f64, CheckError> {
-        let v = run_function(p, req.primal, args, io)?;
+        let v = run_function(p, req.primal, args, io, config)?;
         scalar(&v).ok_or_else(|| CheckError::Unsupported("a result that is not a scalar".into()))
     };
     let mut args = inputs.to_vec();
     args.push(Value::Vacuum);
     args.push(Value::Float(1.0));
-    let grads = run_function(p, req.companion, args, &mut io)?;
+    let grads = run_function(p, req.companion, args, &mut io, config)?;
     let Value::Tuple(grads) = grads else {
         return Err(CheckError::Unsupported(
             "a companion that returns no iuncta".into(),

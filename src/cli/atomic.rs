@@ -8,7 +8,7 @@
 //! The temporary file is `.NAME.faber-tmp-PID` in the target's directory. On an
 //! error it is removed before the error is returned; a process killed mid-write
 //! (SIGKILL, power loss) leaves it behind, and it is never read: the next
-//! `hospes.para_directorium` of that directory removes it (src/eval/outdir.rs).
+//! `hospes.para_directorium` of that directory removes it (src/cli/outdir.rs).
 //!
 //! Fault injection, for tests: `FABER_WRITE_FAULT` makes every write misbehave once
 //! N bytes of the temporary file are written —

@@ -10,7 +10,7 @@
 //! an exclusive advisory lock on `.faber.lock` in it (`flock` on Unix, `LockFileEx` on
 //! Windows, through `std::fs::File::try_lock`), held until the process ends — the
 //! kernel releases it however the process ends, so a killed run leaves no stale lock;
-//! (4) removes temporaries (`.NAME.faber-tmp-PID`, src/eval/atomic.rs) that a killed
+//! (4) removes temporaries (`.NAME.faber-tmp-PID`, src/cli/atomic.rs) that a killed
 //! writer left there. Claiming a directory this process already holds is a no-op.
 
 use std::fs::{self, File, OpenOptions};
