@@ -52,6 +52,7 @@ impl TanhOf for Gelu {
 pub(in crate::tensor) struct GeluTanh;
 
 impl TanhOf for GeluTanh {
+    const OUT_IS_T: bool = true;
     #[inline(always)]
     fn arg(x: f64) -> f64 {
         gelu_arg(x)

@@ -207,8 +207,10 @@ pub(super) fn fast_phase(x: f64) -> (f64, bool) {
 #[inline(always)]
 fn chunk<const L: usize, M: TanhOf>(xs: &[f64; L], out: &mut [f64; L]) {
     let mut u = *xs;
-    for v in u.iter_mut() {
-        *v = M::arg(*v);
+    if !M::ARG_IS_X {
+        for v in u.iter_mut() {
+            *v = M::arg(*v);
+        }
     }
     let mut t = [0.0; L];
     let mut ok = [false; L];
@@ -219,8 +221,12 @@ fn chunk<const L: usize, M: TanhOf>(xs: &[f64; L], out: &mut [f64; L]) {
         // SAFETY: the CPU has FMA (see above).
         unsafe { fix_up(&u, &mut t, &ok, tanh_core::<true>) };
     }
-    for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
-        *o = M::out(x, t);
+    if M::OUT_IS_T {
+        *out = t;
+    } else {
+        for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
+            *o = M::out(x, t);
+        }
     }
 }
 

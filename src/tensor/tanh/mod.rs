@@ -43,6 +43,10 @@ pub(in crate::tensor) use accurate::tanh_core as tanh_core_for_tests;
 /// tangent in `activation/gelu.rs`. Both functions are inlined into the maps' chunks,
 /// so what they compute is vectorised with the tanh.
 pub(in crate::tensor) trait TanhOf {
+    /// Whether [`TanhOf::arg`] is `x` itself (the maps then form no argument).
+    const ARG_IS_X: bool = false;
+    /// Whether [`TanhOf::out`] is `t` itself (the maps then copy the tangents).
+    const OUT_IS_T: bool = false;
     /// The tanh's argument for the input `x`.
     fn arg(x: f64) -> f64;
     /// What is written for the input `x`, given `t = tanh_cr(arg(x))`.
@@ -53,6 +57,8 @@ pub(in crate::tensor) trait TanhOf {
 pub(in crate::tensor) struct PlainTanh;
 
 impl TanhOf for PlainTanh {
+    const ARG_IS_X: bool = true;
+    const OUT_IS_T: bool = true;
     #[inline(always)]
     fn arg(x: f64) -> f64 {
         x
