@@ -13,7 +13,7 @@
 //! heads permuted back and joined — and with the same bits: every product is the
 //! GEMM kernel's 2-D product over the same values in the same order (one FMA chain per
 //! element; the gathered head blocks are what the permute wrote), and every softmax
-//! row is `causal.rs`'s row function. What is saved is the permute copies, the
+//! row is `softmax/causal.rs`'s row function. What is saved is the permute copies, the
 //! `[B, H, T, T]` score tensor between the product and the softmax (a block stays in
 //! cache), and the score gradient between the softmax VJP and its two products.
 //!
@@ -22,9 +22,10 @@
 
 use std::mem::MaybeUninit;
 
-use super::causal::{causal_row_backward, causal_rows};
-use super::elementwise::SendPtr;
-use super::matmul::{exact_strided, gemm_fast, Strides, Tri, EXACT_MATMUL_MAX_WORK};
+use super::gemm::{exact_strided, gemm_fast, Strides, Tri};
+use super::matmul::EXACT_MATMUL_MAX_WORK;
+use super::par::SendPtr;
+use super::softmax::{causal_row_backward, causal_rows};
 use super::{alloc, checked_numel, fmt_shape, pool, threads, TResult, Tensor, TensorError};
 
 /// The mask value of the masked scores (gradus's causal attention uses −1e9).
@@ -213,9 +214,7 @@ impl Kernel {
             let cp = c.as_mut_ptr();
             // SAFETY: c is an exclusive m×n slice (row stride n); the strides address
             // elements of a and b only (asserted).
-            if unsafe {
-                super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, cp, n, tri)
-            } {
+            if unsafe { super::gemm::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, cp, n, tri) } {
                 return;
             }
         }
@@ -260,9 +259,7 @@ impl Kernel {
             let ((ad, sa), (bd, sb)) = (a, b);
             // SAFETY: as required; the strides address elements of a and b only
             // (checked by the callee).
-            if unsafe {
-                super::gemm_avx512::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, out, ldc, tri)
-            } {
+            if unsafe { super::gemm::gemm_unpacked_into(m, n, k, ad, sa, bd, sb, out, ldc, tri) } {
                 return;
             }
         }

@@ -25,7 +25,7 @@ const _: () = assert!(std::mem::align_of::<usize>() <= std::mem::align_of::<f64>
 /// allocator with `Layout::array::<f64>(cap)`, `cap ≥ len + TRAILER`; slots
 /// `0..len` are initialised elements, slot `len` holds the reference count and
 /// slot `len + 1` holds `cap`.
-pub(crate) struct Buf {
+pub(in crate::tensor) struct Buf {
     ptr: NonNull<f64>,
     len: usize,
 }
@@ -45,13 +45,13 @@ impl Buf {
 
     /// Number of elements.
     #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
+    pub(in crate::tensor) fn len(&self) -> usize {
         self.len
     }
 
     /// The elements.
     #[inline(always)]
-    pub(crate) fn as_slice(&self) -> &[f64] {
+    pub(in crate::tensor) fn as_slice(&self) -> &[f64] {
         // SAFETY: slots `0..len` are initialised and only mutated through
         // `make_mut`, which needs `&mut self` and a unique buffer.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
@@ -59,18 +59,18 @@ impl Buf {
 
     /// Whether two buffers are the same block.
     #[inline(always)]
-    pub(crate) fn ptr_eq(&self, other: &Buf) -> bool {
+    pub(in crate::tensor) fn ptr_eq(&self, other: &Buf) -> bool {
         self.ptr == other.ptr
     }
 
     /// Whether this is the only handle on the block.
     #[inline(always)]
-    pub(crate) fn is_unique(&self) -> bool {
+    pub(in crate::tensor) fn is_unique(&self) -> bool {
         self.rc() == 1
     }
 
     /// Mutable elements, copying the block first if it is shared.
-    pub(crate) fn make_mut(&mut self) -> &mut [f64] {
+    pub(in crate::tensor) fn make_mut(&mut self) -> &mut [f64] {
         if !self.is_unique() {
             // The block exists at this size, so only an out-of-memory can fail here
             // (an abort, as `Rc::make_mut` would).
@@ -85,7 +85,7 @@ impl Buf {
     }
 
     /// Adopts `v`'s allocation (grown by the trailer if it has no room for it).
-    pub(crate) fn from_vec(v: Vec<f64>) -> TResult<Buf> {
+    pub(in crate::tensor) fn from_vec(v: Vec<f64>) -> TResult<Buf> {
         let mut v = v;
         let len = v.len();
         v.try_reserve_exact(TRAILER).map_err(|_| too_big(len))?;
@@ -109,7 +109,7 @@ impl Buf {
 
 /// An empty `Vec` with room for `n` elements that [`Buf::from_vec`] adopts in place
 /// (its block also has room for the trailer).
-pub(crate) fn vec_for(n: usize) -> Vec<f64> {
+pub(in crate::tensor) fn vec_for(n: usize) -> Vec<f64> {
     Vec::with_capacity(n.saturating_add(TRAILER))
 }
 
@@ -162,7 +162,7 @@ fn too_big(n: usize) -> TensorError {
 
 /// A buffer of exactly `cap` elements under construction, filled front to back
 /// with the `Vec`-like methods below; [`Out::finish`] once full.
-pub(crate) struct Out {
+pub(in crate::tensor) struct Out {
     ptr: NonNull<f64>,
     cap: usize,
     filled: usize,
@@ -178,7 +178,7 @@ impl Out {
     /// Room for exactly `cap` elements (a `Limit` error when the memory limit or the
     /// system refuses).
     #[inline]
-    pub(crate) fn with_capacity(cap: usize) -> TResult<Out> {
+    pub(in crate::tensor) fn with_capacity(cap: usize) -> TResult<Out> {
         crate::mem::check(Out::layout(cap)?.size()).map_err(TensorError::limit)?;
         Out::with_capacity_unmetered(cap)
     }
@@ -186,7 +186,7 @@ impl Out {
     /// [`Out::with_capacity`] without the memory-limit check: for a copy-on-write
     /// copy, which cannot fail softly (the evaluator's per-step check reports a heap
     /// beyond the limit right after).
-    pub(crate) fn with_capacity_unmetered(cap: usize) -> TResult<Out> {
+    pub(in crate::tensor) fn with_capacity_unmetered(cap: usize) -> TResult<Out> {
         let layout = Out::layout(cap)?;
         // SAFETY: the layout has a non-zero size (at least the trailer).
         let p = unsafe { alloc(layout) } as *mut f64;
@@ -201,7 +201,7 @@ impl Out {
     }
 
     /// `cap` zeros.
-    pub(crate) fn zeros(cap: usize) -> TResult<Out> {
+    pub(in crate::tensor) fn zeros(cap: usize) -> TResult<Out> {
         let layout = Out::layout(cap)?;
         crate::mem::check(layout.size()).map_err(TensorError::limit)?;
         // SAFETY: non-zero size as above; all-zero bits are 0.0 for f64.
@@ -223,7 +223,7 @@ impl Out {
     /// Before the buffer is read (through `Deref`) or finished, every one of its
     /// `cap` slots must have been written through the returned pointer.
     #[inline]
-    pub(crate) unsafe fn assume_filled(&mut self) -> *mut f64 {
+    pub(in crate::tensor) unsafe fn assume_filled(&mut self) -> *mut f64 {
         self.filled = self.cap;
         self.ptr.as_ptr()
     }
@@ -243,7 +243,7 @@ impl Out {
 
     /// Appends one element; more than the capacity is a bug (panic).
     #[inline(always)]
-    pub(crate) fn push(&mut self, v: f64) {
+    pub(in crate::tensor) fn push(&mut self, v: f64) {
         assert!(self.filled < self.cap, "tensor buffer overfilled");
         // SAFETY: `filled < cap` just checked.
         unsafe { self.ptr.as_ptr().add(self.filled).write(v) };
@@ -253,7 +253,7 @@ impl Out {
     /// Appends the items, at most the remaining capacity (every kernel sizes its
     /// buffer exactly; items beyond it would be a bug, caught in debug builds).
     #[inline(always)]
-    pub(crate) fn extend<I: IntoIterator<Item = f64>>(&mut self, items: I) {
+    pub(in crate::tensor) fn extend<I: IntoIterator<Item = f64>>(&mut self, items: I) {
         let mut it = items.into_iter();
         let mut k = 0;
         for (slot, v) in self.spare().iter_mut().zip(&mut it) {
@@ -269,7 +269,7 @@ impl Out {
 
     /// Appends a copy of `src`.
     #[inline(always)]
-    pub(crate) fn extend_from_slice(&mut self, src: &[f64]) {
+    pub(in crate::tensor) fn extend_from_slice(&mut self, src: &[f64]) {
         let spare = self.spare();
         assert!(src.len() <= spare.len(), "tensor buffer overfilled");
         // SAFETY: `src` fits in the spare slots (checked); `MaybeUninit<f64>` has
@@ -282,7 +282,7 @@ impl Out {
 
     /// Fills up to `n` elements with `v` (`n` at most the capacity).
     #[inline]
-    pub(crate) fn resize(&mut self, n: usize, v: f64) {
+    pub(in crate::tensor) fn resize(&mut self, n: usize, v: f64) {
         assert!(n <= self.cap, "tensor buffer overfilled");
         if n > self.filled {
             let k = n - self.filled;
@@ -295,7 +295,7 @@ impl Out {
 
     /// The shared buffer; every slot must have been filled.
     #[inline(always)]
-    pub(crate) fn finish(self) -> Buf {
+    pub(in crate::tensor) fn finish(self) -> Buf {
         assert!(self.filled == self.cap, "tensor buffer not filled");
         let this = ManuallyDrop::new(self);
         let len = this.cap;

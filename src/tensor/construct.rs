@@ -44,7 +44,7 @@ impl Tensor {
         let n = checked_numel(shape)?;
         // Filled on several threads from `PAR_MIN_MAP` elements (the zero accumulators
         // of a backward pass are activation-sized).
-        let v = super::elementwise::build(n, 1, |_, dst| {
+        let v = super::par::build(n, 1, |_, dst| {
             for d in dst {
                 d.write(fill);
             }

@@ -130,6 +130,60 @@ pub fn broadcast_message(a: &[usize], b: &[usize]) -> String {
     )
 }
 
+/// Why bias `b` does not fit the last axis of `x` (error wording).
+pub(in crate::tensor) fn bias_conflict(x: &[usize], b: &[usize]) -> String {
+    match (x.last(), b) {
+        (None, _) => "a rank-0 tensor has no last axis".to_string(),
+        (Some(&c), &[bc]) => format!(
+            "the last axis, axis {}, has {c} elements, the bias {bc}",
+            x.len() - 1
+        ),
+        (Some(&c), _) => format!(
+            "the bias must have rank 1 and {c} elements, found rank {}",
+            b.len()
+        ),
+    }
+}
+
+// ---- checks every kernel family makes --------------------------------------------
+
+/// `Ok` when `a` and `b` have the same shape, else the `Shape` error
+/// `{name}: [..] against [..] (axis …)`.
+pub(in crate::tensor) fn check_same(
+    name: &str,
+    a: &super::Tensor,
+    b: &super::Tensor,
+) -> TResult<()> {
+    if a.shape() == b.shape() {
+        Ok(())
+    } else {
+        Err(TensorError::shape(format!(
+            "{name}: {} against {} ({})",
+            super::fmt_shape(a.shape()),
+            super::fmt_shape(b.shape()),
+            shape_difference(a.shape(), b.shape())
+        )))
+    }
+}
+
+/// Size of the last axis, or a `Shape` error at rank 0.
+pub(in crate::tensor) fn last_axis(name: &str, x: &super::Tensor) -> TResult<usize> {
+    x.shape()
+        .last()
+        .copied()
+        .ok_or_else(|| TensorError::shape(format!("{name}: a rank-0 tensor has no last axis")))
+}
+
+/// Size of a non-empty last axis, or a `Shape` error (rank 0 or an empty last axis).
+pub(in crate::tensor) fn nonempty_last_axis(name: &str, x: &super::Tensor) -> TResult<usize> {
+    match x.shape().last() {
+        Some(&d) if d > 0 => Ok(d),
+        _ => Err(TensorError::shape(format!(
+            "{name}: needs a non-empty last axis"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod wording_tests {
     use super::*;

@@ -1,9 +1,12 @@
-//! Correctly rounded `exp`, the exponential of every tensor op and of the
-//! softmax family (docs/numerics.md): an accurate double-double path
-//! ([`exp_accurate`], relative error ~2⁻¹⁰⁰ before the one rounding) and, on
-//! x86-64 with FMA, the vectorised fast phase of `tanh_fast` applied to `x`
-//! itself (Ziv's strategy: its rounding test passes for all but ~2⁻¹⁰ of
-//! inputs, the rest go to the accurate path). Both give the same bits.
+//! Correctly rounded `exp`: the tensor op `exp`, the scalar `exponens`, the softmax
+//! family and the losses (docs/tensors.md § Correctly rounded exp) — all but the
+//! exp-identity tanh (`tanh_exp`, behind `tanh_per_exp` and `gelu_per_exp`: the bert
+//! shim's recipe), which keeps the platform `exp`.
+//! An accurate double-double path ([`exp_accurate`], relative error ~2⁻¹⁰⁰ before
+//! the one rounding) and, on x86-64 with FMA, the vectorised fast phase of the tanh
+//! (`tanh/fast.rs`) applied to `x` itself (Ziv's strategy: its rounding test passes
+//! for all but ~2⁻¹⁰ of inputs, the rest go to the accurate path). Both give the
+//! same bits.
 //!
 //! Like the tanh, the result is the correctly rounded value unless the exact
 //! `eˣ` lies within ~2⁻¹⁰⁰ (relative) of a rounding midpoint: the hardest
@@ -25,7 +28,7 @@
 //! 2⁻⁶⁴. The fast phase takes x in [−707, 709] (normal results, 2ᵏ
 //! representable); every other input goes to the accurate path.
 
-use super::tanh::{add, add_f64, expm1_small, mul, two_prod, two_sum, Dd, EXP2_J};
+use super::dd::{add, add_f64, expm1_small, mul, two_prod, two_sum, Dd, EXP2_J};
 
 /// ln2/64 = A + B + C to ~2⁻¹⁶⁰; A has 35 significant bits, so `n·A` is exact
 /// for |n| < 2¹⁸.
@@ -55,7 +58,7 @@ pub fn exp_cr(x: f64) -> f64 {
 /// `v[i] = exp_cr(v[i])` over a slice, the CPU feature check done once: the
 /// vectorised fast phase for AVX-512, AVX2 or plain FMA, else the accurate path
 /// element by element.
-pub(crate) fn exp_cr_in_place(v: &mut [f64]) {
+pub(in crate::tensor) fn exp_cr_in_place(v: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::is_x86_feature_detected as has;
@@ -79,7 +82,7 @@ pub(crate) fn exp_cr_in_place(v: &mut [f64]) {
 }
 
 /// `dst[i] = exp_cr(src[i])`.
-pub(crate) fn exp_cr_map(src: &[f64], dst: &mut [f64]) {
+pub(in crate::tensor) fn exp_cr_map(src: &[f64], dst: &mut [f64]) {
     dst.copy_from_slice(src);
     exp_cr_in_place(dst);
 }
@@ -132,9 +135,9 @@ pub(super) fn exp_accurate<const FMA: bool>(x: f64) -> f64 {
 
 #[cfg(target_arch = "x86_64")]
 mod fast {
-    use super::super::tanh::EXP2_J;
-    use super::super::tanh_fast::{expm1_dd, fast_two_sum, fix_up, reduce_dd, rounds_to_hi};
     use super::{exp_accurate, INV_LN2_64, LN2_64_A, LN2_64_B};
+    use crate::tensor::dd::EXP2_J;
+    use crate::tensor::tanh::fast::{expm1_dd, fast_two_sum, fix_up, reduce_dd, rounds_to_hi};
 
     /// The fast phase's input range (normal results, 2ᵏ representable).
     const LO: f64 = -707.0;

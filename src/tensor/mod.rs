@@ -13,76 +13,98 @@
 //! * Every operation allocates exactly one result buffer, checked against the
 //!   thread's [`Limits`] (a result with more than `max_elements` elements is a
 //!   `Limit` error, never an abort).
+//!
+//! Files, one family per file or folder, forward and backward together:
+//!
+//! * `mod.rs` (this file): [`Tensor`], its shape, the run limits and thread count;
+//!   buf.rs (storage), pool.rs (worker threads), par.rs (row-parallel building blocks,
+//!   the one `SendPtr`), error.rs (errors, their wording, the shared shape checks);
+//! * construct.rs, rng.rs, shape.rs (shape ops and their VJP helpers, broadcasting),
+//!   elementwise.rs (broadcast binary ops and unary maps, ReLU and its mask),
+//!   reduce.rs (reductions and their VJPs), accumulate.rs (when `x + y` is `y`);
+//! * dd.rs, exp_cr.rs, tanh/ — the correctly rounded exp and tanh; activation/ —
+//!   GELU, which runs inside the tanh maps through their `TanhOf` interface;
+//! * gemm/ — the GEMM kernels (`Strides`, `Tri`, `Post`, exact, AVX-512 packed and
+//!   unpacked, matrixmultiply); matmul/ — `matmul`, `lineare` and their VJPs;
+//! * softmax/ — softmax, log-softmax, the causal softmax and mask, the
+//!   cross-entropies; norm/ — LayerNorm; embedding.rs; attention.rs (the fused
+//!   attention ops); optim.rs (the fused AdamW step).
 
+mod accumulate;
+mod activation;
 mod attention;
 mod buf;
-mod causal;
 mod construct;
+mod dd;
 mod elementwise;
+mod embedding;
 mod error;
 mod exp_cr;
-#[cfg(target_arch = "x86_64")]
-mod gemm_avx512;
-#[cfg(target_arch = "x86_64")]
-mod gemm_small;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ln_lanes;
+mod gemm;
 mod matmul;
-mod matmul_vjp;
-mod nn;
+mod norm;
 mod optim;
+mod par;
 mod pool;
 mod reduce;
-mod rms_norm;
 mod rng;
 mod shape;
-mod silu;
+mod softmax;
 mod tanh;
-mod tanh_fast;
 
+pub use accumulate::{
+    accumulation_is_addend, adds_nothing, has_neg_zero, shared_zeros_add_is_addend,
+};
+pub use activation::{
+    gelu, gelu_backward, gelu_backward_derivata, gelu_cum_derivata, gelu_exp_identity,
+    gelu_exp_identity_backward, silu, silu_backward, GELU_BETA, GELU_C,
+};
 pub use attention::{
     attention, attention_apply, attention_apply_backward, attention_backward, attention_weights,
     attention_weights_backward, attention_with_weights,
 };
-pub use causal::{softmax_causal, softmax_causal_backward};
 pub use construct::dims_from_i64;
 pub use elementwise::{
-    add, add_bias, add_scalar, broadcast_shapes, div, exp, gelu, gelu_backward_derivata,
-    gelu_cum_derivata, gelu_exp_identity, linear, log, mul, neg, reciprocal, relu, scale, sqrt,
-    sub, sub_scalar, tanh, tanh_exp_identity, GELU_BETA, GELU_C,
+    add, add_bias, add_scalar, div, exp, log, mul, neg, positive, reciprocal, relu, scale, sqrt,
+    sub, sub_scalar, tanh, tanh_exp_identity,
 };
-pub(crate) use elementwise::{build, build_from, gelu_vjp, SendPtr};
+pub use embedding::{embedding, embedding_backward, embedding_table_backward};
+use error::{bias_conflict, check_same, last_axis, nonempty_last_axis};
 pub use error::{
     broadcast_conflict, broadcast_message, shape_difference, TResult, TensorError, TensorErrorKind,
 };
 pub use exp_cr::exp_cr;
-pub(crate) use exp_cr::{exp_cr_in_place, exp_cr_map};
-pub use matmul::{matmul, matmul_exact, matmul_fast, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
-pub use matmul_vjp::{matmul_vjp_2d, matmul_vjp_2d_post, VjpPost};
-pub use nn::{
-    causal_mask, cross_entropy, cross_entropy_indices, embedding, embedding_backward, layernorm,
-    log_softmax, softmax,
+use exp_cr::{exp_cr_in_place, exp_cr_map};
+pub use matmul::{
+    linear, matmul, matmul_backward, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d,
+    matmul_vjp_2d_post, Trans, VjpPost, EXACT_MATMUL_MAX_WORK,
 };
-pub(crate) use nn::{exp_shifted_sum, ln_backward_row, ln_stats};
+pub use norm::{layernorm, layernorm_backward, layernorm_backward_adde, rms_norm, rms_norm_backward};
 pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
-    argmax, max_axis, mean, mean_axis, mean_value, sum, sum_axis, sum_to_shape, sum_value,
+    argmax, max_axis, max_axis_backward, mean, mean_axis, mean_value, sum, sum_axis,
+    sum_axis_backward, sum_to_shape, sum_value,
 };
-pub use rms_norm::{rms_norm, rms_norm_backward};
 pub use rng::SplitMix64;
-pub use shape::{concat, narrow, pad_axis, permute, reshape, slice_rows, transpose};
-pub use silu::{silu, silu_backward};
-pub(crate) use tanh::{map_tanh_cr, TanhMap};
+pub use shape::{
+    broadcast_shapes, concat, concat_part, inverse_permutation, narrow, narrow_backward, pad_axis,
+    permute, reshape, slice_rows, transpose, transpose_last,
+};
+pub use softmax::{
+    causal_mask, cross_entropy, cross_entropy_backward, cross_entropy_indices,
+    cross_entropy_indices_backward, cross_entropy_targets_backward, log_softmax,
+    log_softmax_backward, softmax, softmax_backward, softmax_causal, softmax_causal_backward,
+};
 pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;
 
 use buf::Buf;
-pub(crate) use buf::Out;
+use buf::Out;
 
 /// An empty `Vec` with room for `n` elements that becomes a tensor's storage
 /// ([`Tensor::from_flat`]) without being copied or grown.
-pub(crate) fn vec_for_tensor(n: usize) -> Vec<f64> {
+fn vec_for_tensor(n: usize) -> Vec<f64> {
     buf::vec_for(n)
 }
 
@@ -129,7 +151,7 @@ pub fn set_threads(n: usize) -> usize {
     THREADS.with(|t| t.replace(n))
 }
 
-pub(crate) fn threads() -> usize {
+fn threads() -> usize {
     // `available_parallelism` reads the system's CPU and cgroup files (tens of µs),
     // so it is asked once per process.
     static AVAILABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -167,12 +189,12 @@ pub fn checked_numel(shape: &[usize]) -> TResult<usize> {
 /// An empty result buffer with room for exactly `n` elements, or a `Limit` error
 /// when the system refuses the allocation.
 #[inline]
-pub(crate) fn alloc(n: usize) -> TResult<Out> {
+fn alloc(n: usize) -> TResult<Out> {
     Out::with_capacity(n)
 }
 
 /// A zero-filled result buffer of `n` elements (limit already checked by the caller).
-pub(crate) fn alloc_zeros(n: usize) -> TResult<Out> {
+fn alloc_zeros(n: usize) -> TResult<Out> {
     Out::zeros(n)
 }
 
@@ -258,7 +280,7 @@ impl Tensor {
     /// Builds a tensor from a filled result buffer the caller has checked against
     /// `shape` (crate use).
     #[inline(always)]
-    pub(crate) fn from_parts(shape: impl AsRef<[usize]>, data: Out) -> Tensor {
+    pub(in crate::tensor) fn from_parts(shape: impl AsRef<[usize]>, data: Out) -> Tensor {
         let shape = shape.as_ref();
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
         Tensor {
@@ -269,7 +291,7 @@ impl Tensor {
 
     /// A tensor of `like`'s shape holding `data` (same element count; crate use).
     #[inline(always)]
-    pub(crate) fn shaped_like(like: &Tensor, data: Out) -> Tensor {
+    pub(in crate::tensor) fn shaped_like(like: &Tensor, data: Out) -> Tensor {
         debug_assert_eq!(like.numel(), data.len());
         Tensor {
             shape: like.shape.clone(),
@@ -279,7 +301,7 @@ impl Tensor {
 
     /// Builds a tensor adopting `data`'s allocation (the caller has checked the
     /// element count against `shape`; crate use).
-    pub(crate) fn from_vec_parts(shape: &[usize], data: Vec<f64>) -> TResult<Tensor> {
+    pub(in crate::tensor) fn from_vec_parts(shape: &[usize], data: Vec<f64>) -> TResult<Tensor> {
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
         Ok(Tensor {
             shape: Shape::new(shape),
@@ -289,7 +311,7 @@ impl Tensor {
 
     /// A view of `x`'s buffer under another shape with the same element count
     /// (`forma`; crate use).
-    pub(crate) fn reshaped(x: &Tensor, shape: &[usize]) -> Tensor {
+    pub(in crate::tensor) fn reshaped(x: &Tensor, shape: &[usize]) -> Tensor {
         debug_assert_eq!(shape.iter().product::<usize>(), x.numel());
         Tensor {
             shape: Shape::new(shape),
@@ -427,44 +449,4 @@ impl Tensor {
         }
         Ok(out)
     }
-}
-
-pub(crate) const PAR_MIN_CHEAP: usize = 1 << 15;
-
-/// Runs `f(input_rows, output_rows)` over disjoint blocks of whole rows,
-/// on several threads when the work is large. Each row's result depends only
-/// on that row, so the output never depends on the thread count.
-///
-/// `min_elements` is the input size below which one thread does it all
-/// (spawning costs ~20 µs): [`PAR_MIN_CHEAP`] for ~10 ns/element kernels (the
-/// vectorised correctly rounded tanh included).
-/// A thread the system refuses to start is replaced by running its block
-/// on the calling thread (never a panic).
-pub(crate) fn par_rows<F>(
-    input: &[f64],
-    out: &mut [f64],
-    in_row: usize,
-    out_row: usize,
-    min_elements: usize,
-    f: F,
-) where
-    F: Fn(&[f64], &mut [f64]) + Sync,
-{
-    if input.len() < min_elements || out_row == 0 {
-        f(input, out);
-        return;
-    }
-    let rows = input.len().checked_div(in_row).unwrap_or(0);
-    let t = threads().min(rows.max(1));
-    if t <= 1 {
-        f(input, out);
-        return;
-    }
-    let per = rows.div_ceil(t);
-    // Blocks of whole rows; who computes a block never changes its result.
-    let blocks: Vec<(&[f64], &mut [f64])> = input
-        .chunks(per * in_row)
-        .zip(out.chunks_mut(per * out_row))
-        .collect();
-    pool::run_each(blocks, &|_, (ci, co)| f(ci, co));
 }

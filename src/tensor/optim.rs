@@ -4,7 +4,7 @@
 //! this kernel). Each element goes through exactly those operations in that order, so
 //! the results are the bits the unfused ops give.
 
-use super::elementwise::SendPtr;
+use super::par::SendPtr;
 use super::pool::run_blocks;
 use super::{alloc, fmt_shape, threads, TResult, Tensor, TensorError};
 

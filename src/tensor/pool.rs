@@ -158,7 +158,7 @@ fn work(shared: &Shared, job: &Job) {
 
 /// Runs `f(i)` for every `i` in `0..n` on the pool and the calling thread; returns
 /// when every call has finished.
-pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
+pub(in crate::tensor) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
     if n <= 1 {
         if n == 1 {
             f(0);
@@ -204,7 +204,7 @@ pub(crate) fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
 
 /// Runs `f(i, item)` once for every item (each handed over by value, e.g. a pair of
 /// disjoint input/output slices), spread over the pool like [`run_blocks`].
-pub(crate) fn run_each<T: Send>(items: Vec<T>, f: &(dyn Fn(usize, T) + Sync)) {
+pub(in crate::tensor) fn run_each<T: Send>(items: Vec<T>, f: &(dyn Fn(usize, T) + Sync)) {
     if items.len() <= 1 {
         for (i, it) in items.into_iter().enumerate() {
             f(i, it);

@@ -1,5 +1,7 @@
 //! Reductions: `summa`, `media` (all elements → rank 0), `summa_axis`,
-//! `media_axis`, `maximum_axis` (along one axis), `argmax` (last axis).
+//! `media_axis`, `maximum_axis` (along one axis), `argmax` (last axis), and their
+//! VJPs: `summa_ad_formam` (broadcasting's), `retro_dilata` (the axis sums' and
+//! means'), `retro_maximum`.
 //!
 //! Orders are fixed and sequential so results never depend on threads:
 //! `summa` adds left to right starting from 0.0; axis reductions start from
@@ -8,14 +10,15 @@
 
 use std::mem::MaybeUninit;
 
-use super::{alloc, fmt_shape, Out, TResult, Tensor, TensorError};
+use super::par::{build_from, PAR_MIN_MAP};
+use super::{alloc, fmt_shape, vec_for_tensor, Out, TResult, Tensor, TensorError};
 
 /// `x.summa()`: in-order sum of every element, starting from 0.0 → rank 0.
 pub fn sum(x: &Tensor) -> TResult<Tensor> {
     Ok(Tensor::scalar(sum_slice(x.data())))
 }
 
-pub(crate) fn sum_slice(v: &[f64]) -> f64 {
+pub(in crate::tensor) fn sum_slice(v: &[f64]) -> f64 {
     let mut acc = 0.0;
     for &e in v {
         acc += e;
@@ -78,10 +81,10 @@ fn fold_axis<F: Fn(f64, f64) -> f64 + Copy + Sync>(
     let src = x.data();
     // Output elements are independent (each folds its own slices in order): blocks of
     // them on the pool's threads once the whole fold is large.
-    let min_par = super::elementwise::PAR_MIN_MAP.div_ceil(d.max(1));
+    let min_par = PAR_MIN_MAP.div_ceil(d.max(1));
     #[cfg(target_arch = "x86_64")]
     let wide = std::arch::is_x86_feature_detected!("avx512f");
-    super::build_from(outer * inner, 1, min_par, |start, dst| {
+    build_from(outer * inner, 1, min_par, |start, dst| {
         let end = start + dst.len();
         let mut pos = start;
         while pos < end {
@@ -262,6 +265,83 @@ pub fn sum_to_shape(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
         }
     }
     Ok(cur)
+}
+
+/// `g.retro_dilata(like, axis, mean)`: the cotangent of `summa_axis` (or, with `mean`,
+/// of `media_axis`) along `axis`, broadcast back to `like`'s shape (times 1/n for a
+/// mean over n elements).
+pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> TResult<Tensor> {
+    let n = like.shape().get(axis).copied().unwrap_or(1) as f64;
+    let scale = if mean { 1.0 / n } else { 1.0 };
+    let shape = like.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape(format!(
+            "retro_dilata: axis {axis} out of range for shape {}",
+            fmt_shape(shape)
+        )));
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    if g.numel() != outer * inner {
+        return Err(TensorError::shape(format!(
+            "retro_dilata: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
+            fmt_shape(g.shape()),
+            g.numel(),
+            fmt_shape(shape),
+            outer * inner
+        )));
+    }
+    let gd = g.data();
+    let mut out = vec_for_tensor(like.numel());
+    for o in 0..outer {
+        let row = &gd[o * inner..(o + 1) * inner];
+        for _ in 0..n {
+            out.extend(row.iter().map(|v| v * scale));
+        }
+    }
+    Tensor::from_flat(out, shape)
+}
+
+/// `g.retro_maximum(x, axis)`, `maximum_axis` backward: the gradient goes to the first
+/// maximum along `axis`.
+pub fn max_axis_backward(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
+    let shape = x.shape();
+    if axis >= shape.len() {
+        return Err(TensorError::shape(format!(
+            "retro_maximum: axis {axis} out of range for shape {}",
+            fmt_shape(shape)
+        )));
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    if g.numel() != outer * inner {
+        return Err(TensorError::shape(format!(
+            "retro_maximum: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
+            fmt_shape(g.shape()),
+            g.numel(),
+            fmt_shape(shape),
+            outer * inner
+        )));
+    }
+    let (xd, gd) = (x.data(), g.data());
+    let mut out = vec_for_tensor(x.numel());
+    out.resize(x.numel(), 0.0);
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut best = 0;
+            for j in 1..n {
+                if xd[(o * n + j) * inner + i] > xd[(o * n + best) * inner + i] {
+                    best = j;
+                }
+            }
+            if n > 0 {
+                out[(o * n + best) * inner + i] = gd[o * inner + i];
+            }
+        }
+    }
+    Tensor::from_flat(out, shape)
 }
 
 #[cfg(test)]

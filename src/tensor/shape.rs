@@ -1,7 +1,36 @@
 //! Shape operations: `forma` (reshape), `transpone`, `permuta`, `sectio`,
-//! `angusta` (narrow), `concatena`.
+//! `angusta` (narrow), `concatena`, NumPy broadcasting of two shapes, and the
+//! backward helpers of these ops (`transpone_ultimas`, the inverse permutation,
+//! `retro_pars`, `retro_inpone`).
 
 use super::{alloc, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+
+/// NumPy broadcasting: align shapes at the right; each pair of sizes must be
+/// equal or one of them 1.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let mut out = vec![0usize; rank];
+    for i in 0..rank {
+        let da = if i + a.len() >= rank {
+            a[i + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= rank {
+            b[i + b.len() - rank]
+        } else {
+            1
+        };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(TensorError::shape(super::broadcast_message(a, b)));
+        };
+    }
+    Ok(out)
+}
 
 /// `x.forma(shape)`: same elements, new shape; the element count must match.
 /// Shares the buffer (no copy).
@@ -84,7 +113,7 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
     let (inner, inner_stride) = (out_shape[last], strides[last]);
     // Blocks of whole output runs (one run = the last axis) on the pool's threads;
     // each block finds its first run's source offset from its index.
-    let out = super::build(n, inner, |start, dst| {
+    let out = super::par::build(n, inner, |start, dst| {
         let mut idx = vec![0usize; rank];
         let mut q = start / inner;
         let mut base = 0usize;
@@ -252,4 +281,56 @@ pub fn pad_axis(g: &Tensor, axis: usize, start: usize, full: usize) -> TResult<T
         out[dst..dst + w].copy_from_slice(&g.data()[o * w..(o + 1) * w]);
     }
     Ok(Tensor::from_parts(out_shape, out))
+}
+
+/// `x.transpone_ultimas()`: the last two axes swapped (rank ≥ 2).
+pub fn transpose_last(x: &Tensor) -> TResult<Tensor> {
+    let r = x.rank();
+    if r < 2 {
+        return Err(TensorError::shape("transpone_ultimas: needs rank ≥ 2"));
+    }
+    let mut axes: Vec<usize> = (0..r).collect();
+    axes.swap(r - 2, r - 1);
+    permute(x, &axes)
+}
+
+/// The inverse of the permutation `axes` (output axis `axes[i]` takes input axis i):
+/// what `retro_permute` permutes the cotangent by. An axis past the end is a `Shape`
+/// error.
+pub fn inverse_permutation(axes: &[usize]) -> TResult<Vec<usize>> {
+    let mut inv = vec![0; axes.len()];
+    for (i, &ax) in axes.iter().enumerate() {
+        match inv.get_mut(ax) {
+            Some(slot) => *slot = i,
+            None => {
+                return Err(TensorError::shape(format!(
+                    "`permute`: axis {ax} out of range"
+                )))
+            }
+        }
+    }
+    Ok(inv)
+}
+
+/// `g.retro_pars(x, y, axis, which)`: the part of the cotangent `g` of
+/// `concatena([x, y], axis)` that belongs to `x` (`first`) or to `y`.
+pub fn concat_part(
+    g: &Tensor,
+    x: &Tensor,
+    y: &Tensor,
+    axis: usize,
+    first: bool,
+) -> TResult<Tensor> {
+    let nx = x.shape().get(axis).copied().unwrap_or(0);
+    let ny = y.shape().get(axis).copied().unwrap_or(0);
+    let (s, e) = if first { (0, nx) } else { (nx, nx + ny) };
+    narrow(g, axis, s, e)
+}
+
+/// `g.retro_inpone(axis, start, like)`: the cotangent of a narrow (`angusta`,
+/// `sectio`) of `like`: `g` placed at `start` along `axis` of zeros of `like`'s size
+/// there ([`pad_axis`]).
+pub fn narrow_backward(g: &Tensor, axis: usize, start: usize, like: &Tensor) -> TResult<Tensor> {
+    let full = like.shape().get(axis).copied().unwrap_or(0);
+    pad_axis(g, axis, start, full)
 }

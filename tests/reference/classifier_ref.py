@@ -18,7 +18,7 @@ agree bit for bit (the test only needs 1e-9):
 * linear(x, w, b) = (x·w) + b per row; relu(z) = z where z > 0, else 0;
 * crux_entropia_indices: per row m = max, s = Σ exp(z − m) left to right from 0.0,
   l = (m + ln s) − z[y]; loss = (Σ l from 0.0) / rows (math.exp / math.log per element);
-* its gradient (src/eval/retro.rs): per row e_j = exp(z_j − m), s = Σ e_j, p_j = e_j / s,
+* its gradient (src/tensor/softmax/cross_entropy.rs): per row e_j = exp(z_j − m), s = Σ e_j, p_j = e_j / s,
   p_y −= 1, then (p_j · 1.0) / rows;
 * matmul backward: g·wᵀ and xᵀ·g as plain matmuls of explicit transposes; bias gradient:
   column sums starting from row 0, rows added in order; relu backward: g · [z > 0];

@@ -1,4 +1,5 @@
-//! Causal attention weights in one pass: `x.softmax_causalis(s, v)` is
+//! The causal mask `larva_causalis`, and causal attention weights in one pass:
+//! `x.softmax_causalis(s, v)` is
 //! `x.scala(s).larva_causalis(v).activatio_softmax()` without the two intermediate
 //! tensors, and `g.retro_softmax_causalis(y, s)` is that chain's VJP
 //! (`retro_softmax`, then the mask's `larva_causalis(·, 0)`, then `scala(s)`) in one
@@ -10,13 +11,14 @@
 
 use std::mem::MaybeUninit;
 
-use super::elementwise::build;
-use super::exp_cr_in_place;
-use super::nn::exp_or_zero;
-use super::{fmt_shape, TResult, Tensor, TensorError};
+use super::row::exp_or_zero;
+use crate::tensor::par::build;
+use crate::tensor::{
+    alloc, exp_cr_in_place, fmt_shape, shape_difference, TResult, Tensor, TensorError,
+};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
-pub(super) fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
+fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
     let r = x.rank();
     if r < 2 {
         return Err(TensorError::shape(format!(
@@ -52,7 +54,14 @@ pub fn softmax_causal(x: &Tensor, s: f64, v: f64) -> TResult<Tensor> {
 /// of `c` scores on entry, the weights on return; row r's query index is `r mod t1`,
 /// only its entries j ≤ i are read). The kept entries' `x·s − m` of every row go
 /// through one vectorised `exp_cr` call, then each row is summed in order.
-pub(super) fn causal_rows(rows: &mut [f64], c: usize, first: usize, t1: usize, s: f64, v: f64) {
+pub(in crate::tensor) fn causal_rows(
+    rows: &mut [f64],
+    c: usize,
+    first: usize,
+    t1: usize,
+    s: f64,
+    v: f64,
+) {
     if c == 0 || t1 == 0 {
         return;
     }
@@ -166,7 +175,7 @@ fn scaled_max_lanes(x: &[f64], s: f64) -> (f64, bool) {
 /// (the whole row, or — fused attention, whose masked weights are zeros — its first
 /// i + 1), then `(y_j·(g_j − d))·s` for j ≤ i and `0·s` for the masked entries.
 #[inline(always)]
-pub(super) fn causal_row_backward(
+pub(in crate::tensor) fn causal_row_backward(
     gr: &[f64],
     yr: &[f64],
     o: &mut [MaybeUninit<f64>],
@@ -196,7 +205,7 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
             "retro_softmax_causalis: cotangent {} does not match {} ({})",
             fmt_shape(g.shape()),
             fmt_shape(y.shape()),
-            super::shape_difference(g.shape(), y.shape())
+            shape_difference(g.shape(), y.shape())
         )));
     }
     let (t1, c) = matrix("retro_softmax_causalis", y)?;
@@ -212,4 +221,22 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
         }
     })?;
     Ok(Tensor::shaped_like(y, out))
+}
+
+/// `x.larva_causalis(value)`: a copy of `x` (rank ≥ 2) with every entry whose
+/// last-axis index j exceeds its second-to-last index i set to `value`.
+pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
+    let (t1, t2) = matrix("larva_causalis", x)?;
+    let mut out = alloc(x.numel())?;
+    out.extend_from_slice(x.data());
+    if t1 > 0 && t2 > 0 {
+        for m in out.chunks_exact_mut(t1 * t2) {
+            for (i, row) in m.chunks_exact_mut(t2).enumerate() {
+                if i + 1 < t2 {
+                    row[i + 1..].fill(value);
+                }
+            }
+        }
+    }
+    Ok(Tensor::shaped_like(x, out))
 }

@@ -6,7 +6,7 @@
 //!   captures: `acc = a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for
 //!   p = 1, 2, … in order (no FMA; k = 0 gives 0.0);
 //! * **fast** — on x86-64 CPUs with AVX-512F our packed, cache-blocked GEMM
-//!   with an 8×24 AVX-512 FMA microkernel (`gemm_avx512.rs`), elsewhere
+//!   with an 8×24 AVX-512 FMA microkernel (`gemm/avx512.rs`), elsewhere
 //!   `matrixmultiply::dgemm` (blocked, SIMD, FMA); either's rounding differs
 //!   from the exact order by a few ulps.
 //!
@@ -20,16 +20,17 @@
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
 
-use super::elementwise::{broadcast_shapes, SendPtr};
-pub(crate) use super::matmul_vjp::{Post, PostOp};
-use super::{alloc_zeros, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+use crate::tensor::gemm::{exact_strided, gemm_exact, gemm_fast, Strides};
+use crate::tensor::par::SendPtr;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::{
+    alloc, alloc_zeros, broadcast_conflict, checked_numel, fmt_shape, threads, Limits, TResult,
+    Tensor, TensorError,
+};
 
 /// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
 /// exact in-order kernel (32·32·64).
 pub const EXACT_MATMUL_MAX_WORK: usize = 1 << 16;
-
-/// One 2-D product is split over threads from this many multiply-adds.
-const PAR_MIN_WORK: usize = 1 << 21;
 
 /// Batched products split their batch over threads from this many multiply-adds.
 const PAR_MIN_BATCHED_WORK: usize = 1 << 20;
@@ -39,54 +40,6 @@ enum Mode {
     Auto,
     Exact,
     Fast,
-}
-
-/// Which part of a product over causal (lower-triangular) factors is formed (by the
-/// unpacked AVX-512 kernel). Its accumulators start at +0.0 and so are never −0.0 (an
-/// FMA whose exact result is zero gives +0.0 unless both addends are −0.0); adding a
-/// ±0.0 product to such a value changes nothing. So leaving out terms `a[i][p]·b[p][j]`
-/// with `a[i][p] = ±0.0` and `b[p][j]` finite gives the same bits as forming them; when
-/// `b[p][j]` is ±∞ or NaN the term would have made the element NaN, and without it
-/// does not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tri {
-    /// Every element of `c`.
-    Full,
-    /// Only `c[i][j]` for `j ≤ i` is wanted: of each 8-row block, the 16-column tiles
-    /// wholly right of its last row's diagonal are not computed (their elements are
-    /// left unwritten).
-    LowerOut,
-    /// `a` is lower triangular (`a[i][p] = 0` for `p > i`): row i's sum leaves out the
-    /// terms p > i.
-    LowerA,
-    /// `a` is upper triangular (`a[i][p] = 0` for `p < i`): row i's sum leaves out the
-    /// terms p < i.
-    UpperA,
-}
-
-/// Where element `(i, j)` of an operand lives: `i·row + j·col` from its start.
-/// Row-major `[r, c]` is `(c, 1)`; the transpose of a row-major `[c, r]` is `(1, c)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Strides {
-    pub row: usize,
-    pub col: usize,
-}
-
-impl Strides {
-    /// A row-major matrix with `cols` columns.
-    pub(crate) fn rows(cols: usize) -> Strides {
-        Strides { row: cols, col: 1 }
-    }
-    /// The transpose of a row-major matrix with `cols` columns (read as `[cols, rows]`).
-    pub(crate) fn transposed(cols: usize) -> Strides {
-        Strides { row: 1, col: cols }
-    }
-    /// Whether every element of a `rows×cols` matrix read with these strides lies
-    /// among `len` elements (the largest offset is (rows−1)·row + (cols−1)·col); an
-    /// empty matrix always does.
-    pub(crate) fn covers(self, rows: usize, cols: usize, len: usize) -> bool {
-        rows == 0 || cols == 0 || (rows - 1) * self.row + (cols - 1) * self.col < len
-    }
 }
 
 /// Which operands of a product are read with their last two axes swapped.
@@ -174,7 +127,7 @@ fn mismatch_reason(sa: &[usize], sb: &[usize], t: Trans) -> String {
                 "the batch axes {} and {} do not broadcast ({})",
                 fmt_shape(ba),
                 fmt_shape(bb),
-                super::broadcast_conflict(ba, bb)
+                broadcast_conflict(ba, bb)
             )
         }
         (ra, rb) => format!(
@@ -216,12 +169,12 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     let (rb, cb) = if tr.b { (1, k) } else { (n, 1) };
     // No overflow: k ≥ 1 and m·n·k ≤ SMALL_WORK. Over the thread's limit: its error.
     let total = m * n;
-    if total > super::Limits::current().max_elements {
+    if total > Limits::current().max_elements {
         if let Err(e) = checked_numel(&[m, n]) {
             return Some(Err(e));
         }
     }
-    let mut out = match super::alloc(total) {
+    let mut out = match alloc(total) {
         Ok(o) => o,
         Err(e) => return Some(Err(e)),
     };
@@ -234,38 +187,6 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     // for either stride pair (lengths checked above); k ≥ 1.
     unsafe { exact_strided(m, n, k, ad, sa, bd, sb, |v| out.push(v)) };
     Some(Ok(Tensor::from_parts([m, n], out)))
-}
-
-/// The exact kernel's order — `a(i,0)·b(0,j)`, then `+= a(i,p)·b(p,j)` for p = 1, 2, …
-/// (no FMA) — read through strides, so the bits of [`gemm_exact`] on the same values;
-/// hands the results to `put` row by row.
-///
-/// # Safety
-/// k ≥ 1 and the strides address elements of `a` (`m×k`) and `b` (`k×n`) only.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(super) unsafe fn exact_strided(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f64],
-    sa: Strides,
-    b: &[f64],
-    sb: Strides,
-    mut put: impl FnMut(f64),
-) {
-    for i in 0..m {
-        for j in 0..n {
-            // SAFETY: i < m, j < n, p < k address elements of a and b (as required).
-            let x = |p: usize| unsafe { *a.get_unchecked(i * sa.row + p * sa.col) };
-            let y = |p: usize| unsafe { *b.get_unchecked(p * sb.row + j * sb.col) };
-            let mut acc = x(0) * y(0);
-            for p in 1..k {
-                acc += x(p) * y(p);
-            }
-            put(acc);
-        }
-    }
 }
 
 fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
@@ -343,7 +264,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
             let mut out = if exact {
                 alloc_zeros(total)?
             } else {
-                super::alloc(total)?
+                alloc(total)?
             };
             // SAFETY: every slot is written below: the zero-filled buffer already is,
             // and the fast kernel writes each element of each m×n product (the
@@ -406,10 +327,10 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                     }
                 };
                 let work = (m * n).saturating_mul(k).saturating_mul(nb);
-                let workers = super::threads().min(nb);
+                let workers = threads().min(nb);
                 if workers > 1 && work >= PAR_MIN_BATCHED_WORK {
                     let per = nb.div_ceil(workers);
-                    super::pool::run_blocks(nb.div_ceil(per), &|i| {
+                    crate::tensor::pool::run_blocks(nb.div_ceil(per), &|i| {
                         run(i * per, per.min(nb - i * per))
                     });
                 } else {
@@ -456,165 +377,4 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
         acc += x * y;
     }
     acc
-}
-
-/// Exact in-order GEMM, `c` pre-zeroed, row-major `[m,k]·[k,n]`. The i-p-j
-/// loop keeps each `c[i,j]`'s accumulation order and vectorises over j.
-pub(super) fn gemm_exact(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked above); the function has
-            // no other preconditions. AVX2 only widens the vectors: Rust never
-            // contracts `a*b + c` into an FMA, so the rounding is unchanged.
-            unsafe { gemm_exact_avx2(m, n, k, a, b, c) };
-            return;
-        }
-    }
-    gemm_exact_generic(m, n, k, a, b, c)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn gemm_exact_avx2(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-    gemm_exact_generic(m, n, k, a, b, c)
-}
-
-#[inline(always)]
-fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-    if k == 0 || n == 0 {
-        return;
-    }
-    for (arow, crow) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)).take(m) {
-        let a0 = arow[0];
-        for (cv, &bv) in crow.iter_mut().zip(&b[..n]) {
-            *cv = a0 * bv;
-        }
-        for (p, &ap) in arow.iter().enumerate().skip(1) {
-            let brow = &b[p * n..(p + 1) * n];
-            for (cv, &bv) in crow.iter_mut().zip(brow) {
-                *cv += ap * bv;
-            }
-        }
-    }
-}
-
-/// Tuned GEMM writing every element of `c` (which need not be initialised). With AVX-512F: `gemm_avx512::gemm`, which
-/// above `PAR_MIN_WORK` splits the rows (or columns) of `c` between threads.
-/// Otherwise (or if its packing buffers cannot be allocated): above
-/// `PAR_MIN_WORK` the columns of `c` are split into one block per thread
-/// (multiples of 8 columns), each computed by `matrixmultiply::dgemm`. Either
-/// way every `c[i,j]` is accumulated by the same kernel in the same
-/// k-blocking whatever the split, so results do not depend on the thread
-/// count (tests/tensor_errors.rs and the gemm_avx512 unit tests check this).
-///
-/// With `post`, a [`Post`] operation on every element (its matrix `m×n`, row-major),
-/// with the bits of a separate pass: on the AVX-512 kernel row strip by row strip as
-/// they are finished, elsewhere in one pass afterwards.
-///
-/// # Safety
-/// `c` addresses `m·n` writable f64 (row stride n) that nothing else reads or
-/// writes during the call and that do not overlap `a` or `b`; the post matrix holds at
-/// least `m·n` elements.
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn gemm_fast(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f64],
-    sa: Strides,
-    b: &[f64],
-    sb: Strides,
-    c: *mut f64,
-    post: Option<(PostOp, &[f64])>,
-) {
-    if let Some((_, v)) = post {
-        assert!(v.len() >= m * n);
-    }
-    let post = post.map(|(op, v)| Post { op, m: v.as_ptr() });
-    #[cfg(target_arch = "x86_64")]
-    {
-        let t = if m * n * k < PAR_MIN_WORK {
-            1
-        } else {
-            super::threads()
-        };
-        // SAFETY: c as this function requires; post's matrix holds m·n elements
-        // (asserted).
-        if unsafe { super::gemm_avx512::gemm(m, n, k, a, sa, b, sb, c, t, post) } {
-            return;
-        }
-    }
-    // Elsewhere matrixmultiply, on column blocks of c (multiples of 8 columns) above
-    // PAR_MIN_WORK.
-    let t = super::threads().min(n / 8);
-    if t <= 1 || m * n * k < PAR_MIN_WORK {
-        assert!(a.len() >= m * k && b.len() >= k * n);
-        // SAFETY: a and b hold their matrices whole (asserted), c as required; with
-        // β = 0 matrixmultiply overwrites c without reading it.
-        unsafe { dgemm_raw(m, n, k, a.as_ptr(), sa, b.as_ptr(), sb, c, n) };
-    } else {
-        let per = n.div_ceil(t).div_ceil(8) * 8;
-        let cp = SendPtr(c);
-        let block = move |j0: usize| {
-            let cp = cp;
-            let w = per.min(n - j0);
-            // SAFETY: column blocks [j0, j0+w) are disjoint, so no two threads
-            // write the same element of c; a, b and c outlive the scope.
-            unsafe {
-                dgemm_raw(
-                    m,
-                    w,
-                    k,
-                    a.as_ptr(),
-                    sa,
-                    b.as_ptr().add(j0 * sb.col),
-                    sb,
-                    cp.0.add(j0),
-                    n,
-                )
-            }
-        };
-        super::pool::run_blocks(n.div_ceil(per), &|i| block(i * per));
-    }
-    if let Some(p) = post {
-        // SAFETY: c holds the m·n elements just written (as required), p's matrix as
-        // many.
-        unsafe { p.rows(m, n, c, n) };
-    }
-}
-
-/// `c[m×n] = a[m×k]·b[k×n]` with operand strides `sa`, `sb` and row stride `ldc`.
-///
-/// # Safety
-/// The pointers must address matrices of those sizes and strides; `c` must
-/// not alias `a` or `b` nor be written concurrently elsewhere.
-#[allow(clippy::too_many_arguments)]
-unsafe fn dgemm_raw(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: *const f64,
-    sa: Strides,
-    b: *const f64,
-    sb: Strides,
-    c: *mut f64,
-    ldc: usize,
-) {
-    matrixmultiply::dgemm(
-        m,
-        k,
-        n,
-        1.0,
-        a,
-        sa.row as isize,
-        sa.col as isize,
-        b,
-        sb.row as isize,
-        sb.col as isize,
-        0.0,
-        c,
-        ldc as isize,
-        1,
-    );
 }

@@ -6,7 +6,7 @@
 //! rows is gathered into one vector, and every vector operation applies to each lane
 //! exactly the scalar operation the recipe applies to that row (IEEE add, sub, mul, div
 //! and sqrt, no fused multiply-add), in the same order — so each row's results are the
-//! bits of the scalar code ([`super::nn::ln_stats`] and the loops written with it),
+//! bits of the scalar code ([`super::rows::ln_stats`] and the loops written with it),
 //! which the callers use for the remaining rows and on other CPUs.
 
 #![cfg(target_arch = "x86_64")]
@@ -15,10 +15,10 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 /// Rows per group: one per lane.
-pub(crate) const ROWS: usize = 8;
+pub(super) const ROWS: usize = 8;
 
 /// Whether this CPU can run the lane code (`is_x86_feature_detected!` caches).
-pub(crate) fn available() -> bool {
+pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
 }
 
@@ -43,7 +43,7 @@ fn offsets(d: usize) -> __m512i {
 
 /// `(mean, 1/√(var + eps))` of eight rows of length `d` ≥ 1 (`xr`: 8·d values), as
 /// vectors (lane r: row r): `mean = Σx/d`, `var = Σ(x − mean)²/d`, each sum in index
-/// order from 0.0 — [`super::nn::ln_stats`] per lane.
+/// order from 0.0 — [`super::rows::ln_stats`] per lane.
 ///
 /// # Safety
 /// AVX-512F is available.
@@ -81,7 +81,7 @@ fn lanes(v: __m512d) -> [f64; ROWS] {
 /// # Safety
 /// AVX-512F is available.
 #[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn forward(
+pub(super) unsafe fn forward(
     src: &[f64],
     dst: &mut [MaybeUninit<f64>],
     d: usize,
@@ -94,7 +94,7 @@ pub(crate) unsafe fn forward(
     let (mean, inv) = (lanes(mean), lanes(inv));
     for r in 0..ROWS {
         let rows = r * d..(r + 1) * d;
-        super::nn::ln_output_row(&src[rows.clone()], &mut dst[rows], mean[r], inv[r], g, b);
+        super::rows::ln_output_row(&src[rows.clone()], &mut dst[rows], mean[r], inv[r], g, b);
     }
 }
 
@@ -105,7 +105,7 @@ pub(crate) unsafe fn forward(
 /// # Safety
 /// AVX-512F is available.
 #[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn backward(
+pub(super) unsafe fn backward(
     xr: &[f64],
     gr: &[f64],
     gm: &[f64],
@@ -136,6 +136,6 @@ pub(crate) unsafe fn backward(
         st[2 * r + 1] = s;
         let rows = r * d..(r + 1) * d;
         let (x, g, o) = (&xr[rows.clone()], &gr[rows.clone()], &mut dst[rows]);
-        super::nn::ln_backward_row(x, g, gm, o, (m, s), (m1[r], m2[r]));
+        super::rows::ln_backward_row(x, g, gm, o, (m, s), (m1[r], m2[r]));
     }
 }

@@ -4,7 +4,7 @@
 //! division by d, as `laminatio`'s variance), `y_j = (x_j·inv)·γ_j`. Rows run in
 //! order on one thread, so no result depends on the thread count.
 
-use super::{alloc, fmt_shape, TResult, Tensor, TensorError};
+use crate::tensor::{alloc, fmt_shape, TResult, Tensor, TensorError};
 
 /// The checks both directions share: `axis` is the last axis of a tensor of rank ≥ 1
 /// with a non-empty last axis, and γ is `[d]`. Returns d.

@@ -3,7 +3,7 @@
 //! side. `e^{−x}` is the correctly rounded `exp_cr`, as every exp of the runtime; for
 //! x < −709.8 it is +∞, which gives −0 (forward) and 0 (backward) as the limits.
 
-use super::{alloc, exp_cr, fmt_shape, TResult, Tensor, TensorError};
+use crate::tensor::{alloc, exp_cr, fmt_shape, TResult, Tensor, TensorError};
 
 /// `x.silu()`: `x / (1 + exp_cr(−x))` per element.
 pub fn silu(x: &Tensor) -> TResult<Tensor> {

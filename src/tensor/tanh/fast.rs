@@ -63,7 +63,9 @@
 
 #![cfg(target_arch = "x86_64")]
 
-use super::tanh::{tanh_core, TanhMap, EXP2_J, LN2_64_A, LN2_64_B};
+use super::accurate::{tanh_core, LN2_64_A, LN2_64_B};
+use super::TanhOf;
+use crate::tensor::dd::EXP2_J;
 
 /// 2⁻²⁷ and 19.1: below and above these, tanh x rounds to x and to ±1.
 const TINY: f64 = 7.450580596923828e-9;
@@ -85,14 +87,14 @@ const C8: f64 = 1.0 / 40320.0;
 
 /// `a + b = s + e` exactly, for |a| ≥ |b| (or a = 0).
 #[inline(always)]
-pub(super) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(in crate::tensor) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     (s, b - (s - a))
 }
 
 /// `a + b = s + e` exactly.
 #[inline(always)]
-pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(in crate::tensor) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
@@ -102,7 +104,7 @@ pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// `y − n·a` exact (the callers' split of ln2/64 and range of n guarantee it); the
 /// product `n·b` is exact too, its sum with the rest exact up to the low part's rounding.
 #[inline(always)]
-pub(super) fn reduce_dd(y: f64, n: f64, a: f64, b: f64) -> (f64, f64) {
+pub(in crate::tensor) fn reduce_dd(y: f64, n: f64, a: f64, b: f64) -> (f64, f64) {
     let r1 = (-n).mul_add(a, y);
     let ph = n * b;
     let pl = n.mul_add(b, -ph);
@@ -113,7 +115,7 @@ pub(super) fn reduce_dd(y: f64, n: f64, a: f64, b: f64) -> (f64, f64) {
 /// Step 2 of the method: `expm1(rh + rl) ≈ emh + eml` for |rh| ≤ R, with the
 /// low-part terms in f64 (module docs; also the exp fast phase's core).
 #[inline(always)]
-pub(super) fn expm1_dd(rh: f64, rl: f64) -> (f64, f64) {
+pub(in crate::tensor) fn expm1_dd(rh: f64, rl: f64) -> (f64, f64) {
     let sq = rh * rh;
     let sqe = rh.mul_add(rh, -sq); // rh² = sq + sqe
     let p = rh.mul_add(rh.mul_add(rh.mul_add(rh.mul_add(C8, C7), C6), C5), C4);
@@ -171,7 +173,7 @@ pub(super) fn tanh_dd(a: f64) -> (f64, f64) {
 /// relative error below [`EPS`], whether the exact value surely rounds to th.
 /// Branch-free; wrapping only matters for results the caller discards.
 #[inline(always)]
-pub(super) fn rounds_to_hi(th: f64, tl: f64) -> bool {
+pub(in crate::tensor) fn rounds_to_hi(th: f64, tl: f64) -> bool {
     let err = EPS * th;
     let b = th.to_bits();
     let up = f64::from_bits(b.wrapping_add(1)) - th;
@@ -198,23 +200,16 @@ pub(super) fn fast_phase(x: f64) -> (f64, bool) {
     }
 }
 
-/// Map modes as const parameters (see `TanhMap`).
-const TANH: u8 = 0;
-const GELU: u8 = 1;
-const GELU_TANH: u8 = 2;
-
-/// One chunk: `out = tanh_cr(xs)`, or with GELU `(0.5·x)·(1 + tanh_cr(u))`, or
-/// GELU's tangent `tanh_cr(u)`, with `u = c·(x + β·((x·x)·x))` (the order of
-/// `elementwise::gelu_with`).
+/// One chunk: `out = M::out(x, tanh_cr(M::arg(x)))` per lane (see [`TanhOf`]: the
+/// plain tanh, or GELU and its tangent, whose element functions are inlined here).
 ///
 /// Only called from the `target_feature` maps below, all of which enable FMA.
 #[inline(always)]
-fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
-    use super::elementwise::{GELU_BETA, GELU_C};
+fn chunk<const L: usize, M: TanhOf>(xs: &[f64; L], out: &mut [f64; L]) {
     let mut u = *xs;
-    if MODE != TANH {
+    if !M::ARG_IS_X {
         for v in u.iter_mut() {
-            *v = GELU_C * (*v + GELU_BETA * ((*v * *v) * *v));
+            *v = M::arg(*v);
         }
     }
     let mut t = [0.0; L];
@@ -226,12 +221,12 @@ fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
         // SAFETY: the CPU has FMA (see above).
         unsafe { fix_up(&u, &mut t, &ok, tanh_core::<true>) };
     }
-    if MODE == GELU {
-        for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
-            *o = (0.5 * x) * (1.0 + t);
-        }
-    } else {
+    if M::OUT_IS_T {
         *out = t;
+    } else {
+        for ((o, &x), &t) in out.iter_mut().zip(xs).zip(&t) {
+            *o = M::out(x, t);
+        }
     }
 }
 
@@ -240,7 +235,7 @@ fn chunk<const L: usize, const MODE: u8>(xs: &[f64; L], out: &mut [f64; L]) {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "fma")]
-pub(super) unsafe fn fix_up<const L: usize>(
+pub(in crate::tensor) unsafe fn fix_up<const L: usize>(
     u: &[f64; L],
     t: &mut [f64; L],
     ok: &[bool; L],
@@ -253,51 +248,42 @@ pub(super) unsafe fn fix_up<const L: usize>(
     }
 }
 
-/// `dst[i]` per `mode`, `L` elements at a time (the tail through a zero-padded
+/// `dst[i]` as `M` says, `L` elements at a time (the tail through a zero-padded
 /// chunk).
 #[inline(always)]
-fn map_fast<const L: usize>(src: &[f64], dst: &mut [f64], mode: TanhMap) {
-    match mode {
-        TanhMap::Tanh => map_chunks::<L, TANH>(src, dst),
-        TanhMap::Gelu => map_chunks::<L, GELU>(src, dst),
-        TanhMap::GeluTanh => map_chunks::<L, GELU_TANH>(src, dst),
-    }
-}
-
-#[inline(always)]
-fn map_chunks<const L: usize, const MODE: u8>(src: &[f64], dst: &mut [f64]) {
+fn map_chunks<const L: usize, M: TanhOf>(src: &[f64], dst: &mut [f64]) {
     let mut s = src.chunks_exact(L);
     let mut d = dst.chunks_exact_mut(L);
     for (s, d) in (&mut s).zip(&mut d) {
         let s: &[f64; L] = s.try_into().expect("chunk of L");
         let d: &mut [f64; L] = d.try_into().expect("chunk of L");
-        chunk::<L, MODE>(s, d);
+        chunk::<L, M>(s, d);
     }
     let (s, d) = (s.remainder(), d.into_remainder());
     if !s.is_empty() {
         let (mut xs, mut ys) = ([0.0; L], [0.0; L]);
         xs[..s.len()].copy_from_slice(s);
-        chunk::<L, MODE>(&xs, &mut ys);
+        chunk::<L, M>(&xs, &mut ys);
         d.copy_from_slice(&ys[..s.len()]);
     }
 }
 
-/// [`map_fast`] for AVX-512: one zmm register per chunk of 8.
+/// [`map_chunks`] for AVX-512: one zmm register per chunk of 8.
 #[target_feature(enable = "avx512f,avx2,fma")]
-pub(super) unsafe fn map_avx512(src: &[f64], dst: &mut [f64], mode: TanhMap) {
-    map_fast::<8>(src, dst, mode)
+pub(super) unsafe fn map_avx512<M: TanhOf>(src: &[f64], dst: &mut [f64]) {
+    map_chunks::<8, M>(src, dst)
 }
 
-/// [`map_fast`] for AVX2 (chunks of 4: larger ones spill registers).
+/// [`map_chunks`] for AVX2 (chunks of 4: larger ones spill registers).
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn map_avx2(src: &[f64], dst: &mut [f64], mode: TanhMap) {
-    map_fast::<4>(src, dst, mode)
+pub(super) unsafe fn map_avx2<M: TanhOf>(src: &[f64], dst: &mut [f64]) {
+    map_chunks::<4, M>(src, dst)
 }
 
-/// [`map_fast`] for FMA without AVX2 (chunks of 8 interleave scalar code).
+/// [`map_chunks`] for FMA without AVX2 (chunks of 8 interleave scalar code).
 #[target_feature(enable = "fma")]
-pub(super) unsafe fn map_fma(src: &[f64], dst: &mut [f64], mode: TanhMap) {
-    map_fast::<8>(src, dst, mode)
+pub(super) unsafe fn map_fma<M: TanhOf>(src: &[f64], dst: &mut [f64]) {
+    map_chunks::<8, M>(src, dst)
 }
 
 /// Scalar `tanh_cr`: the fast phase, else the accurate path.

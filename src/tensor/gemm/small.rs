@@ -7,7 +7,7 @@
 //! Each `8 × 16` tile of `c` keeps 16 AVX-512 accumulators that start at +0.0 and take
 //! one fused multiply-add per `p = 0, 1, …, k − 1` in order — the packed kernel's
 //! sequence for a product that fits one of its k-blocks (`k ≤ KC`), so the results are
-//! bit for bit those of [`super::gemm_avx512::gemm_packed`]. Rows of `a` are read through its
+//! bit for bit those of [`super::packed::gemm_packed`]. Rows of `a` are read through its
 //! strides (one broadcast per element); `b` is read a row at a time, so a `b` read
 //! transposed (`matmul_nt`) is first copied to row-major order (at most `k·n` values).
 //!
@@ -17,7 +17,8 @@
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 
-use super::matmul::{Post, PostOp, Strides, Tri};
+use super::layout::{Strides, Tri};
+use super::post::{Post, PostOp};
 
 /// Largest `n` of a product [`gemm`] takes: a k-block (k ≤ 256) of `b` stays in L2
 /// without packing while the rows of `a` stream past it.
@@ -290,11 +291,12 @@ unsafe fn rows<const R: usize>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::gemm_avx512;
+    use super::super::avx512 as gemm_avx512;
+    use super::super::packed::available;
     use super::*;
 
     fn values(seed: u64, n: usize) -> Vec<f64> {
-        let mut r = super::super::SplitMix64::new(seed);
+        let mut r = crate::tensor::SplitMix64::new(seed);
         (0..n).map(|_| r.uniform() * 2.0 - 1.0).collect()
     }
 
@@ -303,7 +305,7 @@ mod tests {
     /// the dispatcher on two threads.
     #[test]
     fn same_bits_as_the_packed_kernel() {
-        if !gemm_avx512::available() {
+        if !available() {
             return;
         }
         let shapes = [
@@ -392,7 +394,7 @@ mod tests {
     /// where `a` is zero the full product has NaN and the triangular one does not.
     #[test]
     fn triangular_forms() {
-        if !gemm_avx512::available() {
+        if !available() {
             return;
         }
         let shapes = [

@@ -1,0 +1,11 @@
+//! The normalisation family: LayerNorm forward and backward (layernorm.rs), its row
+//! recipes (rows.rs) and their AVX-512 eight-row form (lanes.rs).
+
+#[cfg(target_arch = "x86_64")]
+mod lanes;
+mod layernorm;
+mod rms;
+mod rows;
+
+pub use layernorm::{layernorm, layernorm_backward, layernorm_backward_adde};
+pub use rms::{rms_norm, rms_norm_backward};

@@ -1,0 +1,16 @@
+//! The softmax family over the last axis, forward and backward: the plain softmax and
+//! log-softmax (plain.rs), the causal mask and the fused causal softmax (causal.rs),
+//! the cross-entropies (cross_entropy.rs) — all built on one row recipe (row.rs).
+
+mod causal;
+mod cross_entropy;
+mod plain;
+mod row;
+
+pub use causal::{causal_mask, softmax_causal, softmax_causal_backward};
+pub(in crate::tensor) use causal::{causal_row_backward, causal_rows};
+pub use cross_entropy::{
+    cross_entropy, cross_entropy_backward, cross_entropy_indices, cross_entropy_indices_backward,
+    cross_entropy_targets_backward,
+};
+pub use plain::{log_softmax, log_softmax_backward, softmax, softmax_backward};
