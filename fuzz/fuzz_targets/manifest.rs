@@ -4,6 +4,13 @@
 //! name and relative, non-empty `source` and `entry` paths.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 use faber::diag::codes;
 use faber::manifest::parse;
 use faber::source::SourceMap;
