@@ -3,7 +3,9 @@
 # builds every target and runs each of the six for FUZZ_SMOKE_SECONDS (default 20)
 # on the seed corpus (the project's own programs, safetensors fixtures and manifests).
 # `lexer`, `parser` and `check` are built without a sanitizer (fuzz/target/sanitizer-none/),
-# `run`, `safetensors` and `manifest` with ASan (fuzz/target/); run.sh says why.
+# with mimalloc as the Rust allocator, `run`, `safetensors` and `manifest` with ASan
+# (fuzz/target/); run.sh says why. Each target fuzzes a copy of its corpus on
+# /dev/shm, synced back to fuzz/corpus/ when it stops.
 # Exits non-zero when a target panics or trips the sanitizer, when the build fails,
 # or when fuzz/Cargo.lock is out of sync (run.sh checks it before and after the
 # build). Out-of-memory and timeout inputs of the `run` target are reported but do not

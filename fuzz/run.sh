@@ -201,11 +201,20 @@ target_dir() {
     *) echo "$FUZZ_DIR/target/sanitizer-$(sanitizer "$1")" ;;
     esac
 }
+# mimalloc as the Rust allocator (fuzz_targets/mialloc.rs, the faber CLI's allocator) in
+# the plain build only: ASan must keep its own malloc to see the Rust allocations.
+features() {
+    case "$(sanitizer "$1")" in
+    none) echo --features=mimalloc ;;
+    esac
+}
 HOST="$(rustc -vV | sed -n 's/^host: //p')"
 build_start=$(date +%s)
 for t in "${TARGETS[@]}"; do
-    echo "== building $t (cargo fuzz build ${BUILD_FLAGS[*]} -s $(sanitizer "$t"): release + debug assertions)"
-    cargo fuzz build "${BUILD_FLAGS[@]}" -s "$(sanitizer "$t")" --target-dir "$(target_dir "$t")" "$t" ||
+    echo "== building $t (cargo fuzz build ${BUILD_FLAGS[*]} -s $(sanitizer "$t") $(features "$t"): release + debug assertions)"
+    # shellcheck disable=SC2046 # features: no word or one
+    cargo fuzz build "${BUILD_FLAGS[@]}" -s "$(sanitizer "$t")" $(features "$t") \
+        --target-dir "$(target_dir "$t")" "$t" ||
         exit 2
 done
 echo "== build took $(( $(date +%s) - build_start )) s"
@@ -213,6 +222,37 @@ if [ "$(cksum <"$FUZZ_DIR/Cargo.lock")" != "$lock_before" ]; then
     echo "the build rewrote fuzz/Cargo.lock: commit the new one (see check_lock above)"
     exit 2
 fi
+
+# ---- the working corpus on a RAM disk ----
+# libFuzzer writes every input that reaches a new feature to the corpus directory, and
+# deletes the ones it replaces by shorter ones: from the seeds, thousands of small
+# files in a minute. On this machine's disk that was a quarter of the plain `parser`
+# target's CPU time (ext4 allocating inodes, in the kernel). So each target fuzzes a
+# copy of fuzz/corpus/<target>/ under /dev/shm (FUZZ_WORKDIR overrides; set it to
+# "none" to fuzz fuzz/corpus/ in place), and sync_corpus mirrors the copy back when the
+# target stops, whatever its exit code: a crash (its input is written straight to
+# fuzz/artifacts/<target>/, never to the copy) keeps the inputs found before it. The
+# EXIT trap syncs too, so an interrupted run (Ctrl-C) keeps them; a killed machine
+# loses only that session's additions.
+WORKROOT="${FUZZ_WORKDIR:-/dev/shm}"
+if [ "$WORKROOT" != none ] && ! { [ -d "$WORKROOT" ] && [ -w "$WORKROOT" ]; }; then
+    WORKROOT=none
+fi
+work_dir="" # the copy of the target running now; "" when none
+work_target=""
+sync_corpus() {
+    [ -n "$work_dir" ] || return 0
+    local saved="$FUZZ_DIR/corpus/$work_target" f before
+    before=$(find "$saved" -maxdepth 1 -type f | wc -l)
+    # New inputs in, replaced ones out (libFuzzer deletes only files it wrote itself).
+    cp -p -r -n "$work_dir"/. "$saved"/ 2>/dev/null || true
+    (cd "$saved" && for f in *; do [ -e "$work_dir/$f" ] || rm -f -- "$f"; done)
+    echo "== corpus/$work_target synced from $work_dir: $before -> $(find "$saved" -maxdepth 1 -type f | wc -l) inputs"
+    rm -rf -- "$work_dir"
+    work_dir=""
+}
+trap 'sync_corpus' EXIT
+trap 'exit 130' INT TERM
 
 mkdir -p "$FUZZ_DIR/artifacts/logs"
 status=0
@@ -243,10 +283,19 @@ for t in "${TARGETS[@]}"; do
     # The binary built above, run directly: `cargo fuzz run` would rebuild first and
     # could pick up a half-edited tree or fail to compile mid-session.
     mkdir -p "$FUZZ_DIR/artifacts/$t"
+    corpus="corpus/$t"
+    if [ "$WORKROOT" != none ] && work_dir=$(mktemp -d "$WORKROOT/faber-fuzz-$t.XXXXXX"); then
+        work_target="$t"
+        cp -p -r "$FUZZ_DIR/corpus/$t"/. "$work_dir"/
+        corpus="$work_dir"
+    else
+        work_dir=""
+    fi
     "$(target_dir "$t")/$HOST/release/$t" -artifact_prefix="$FUZZ_DIR/artifacts/$t/" \
         -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
-        -dict="$(dict "$t")" -max_len="$(max_len "$t")" -print_final_stats=1 "${extra[@]}" "corpus/$t" >"$log" 2>&1
+        -dict="$(dict "$t")" -max_len="$(max_len "$t")" -print_final_stats=1 "${extra[@]}" "$corpus" >"$log" 2>&1
     rc=$?
+    sync_corpus
     # Plain mode: `#N DONE cov: … ft: … corp: N/…` and stat:: lines; fork mode:
     # `#N: cov: … ft: … corp: N exec/s: … oom/timeout/crash: a/b/c time: …`.
     last=$(grep -E '^#[0-9]+:?[[:space:]]' "$log" | grep ' cov: ' | tail -1)

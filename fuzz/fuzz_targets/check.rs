@@ -3,6 +3,13 @@
 //! lowering, autodiff and IR verification; on the worker stack the CLI uses.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 #[path = "altstack.rs"]
 mod altstack;
 #[path = "common.rs"]

@@ -9,6 +9,13 @@
 //! returns them), so rendering is still fuzzed on every kind of input.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 #[path = "altstack.rs"]
 mod altstack;
 

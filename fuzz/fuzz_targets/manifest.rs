@@ -4,6 +4,13 @@
 //! name and relative, non-empty `source` and `entry` paths.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 use faber::diag::codes;
 // The manifest parser is the CLI's (src/cli/manifest.rs, written against `faber::…`
 // paths so that it builds here too).

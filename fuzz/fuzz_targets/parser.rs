@@ -2,6 +2,13 @@
 //! diagnostics whose spans lie inside the text and that render; never a panic.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 #[path = "altstack.rs"]
 mod altstack;
 

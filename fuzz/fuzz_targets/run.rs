@@ -10,6 +10,13 @@
 //! records out-of-memory and timeout inputs and keeps going.
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 #[path = "common.rs"]
 mod common;
 

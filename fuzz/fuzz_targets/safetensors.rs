@@ -7,6 +7,13 @@
 //! rounded to an f64 outside the dtype's range (documented in the module).
 #![no_main]
 
+#[cfg(feature = "mimalloc")]
+#[path = "mialloc.rs"]
+mod mialloc;
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mialloc::Mimalloc = mialloc::Mimalloc;
+
 use faber::serialize::safetensors::{read_all, write_with_dtypes, File};
 use faber::serialize::{Dtype, SafetensorsErrorKind};
 use libfuzzer_sys::fuzz_target;
