@@ -10,9 +10,9 @@
 //! (docs/performance.md).
 
 use super::value::Value;
+use crate::ir::BinOp;
 use crate::ir::{Rhs, Stmt};
 use crate::source::Span;
-use crate::ir::BinOp;
 
 /// `targets` index meaning "not inside a loop".
 pub(crate) const NO_LOOP: u32 = u32::MAX;

@@ -79,7 +79,9 @@ pub use matmul::{
     linear, matmul, matmul_backward, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d,
     matmul_vjp_2d_post, Trans, VjpPost, EXACT_MATMUL_MAX_WORK,
 };
-pub use norm::{layernorm, layernorm_backward, layernorm_backward_adde, rms_norm, rms_norm_backward};
+pub use norm::{
+    layernorm, layernorm_backward, layernorm_backward_adde, rms_norm, rms_norm_backward,
+};
 pub use optim::{adamw_step, AdamCoef};
 pub use reduce::{
     argmax, max_axis, max_axis_backward, mean, mean_axis, mean_value, sum, sum_axis,
