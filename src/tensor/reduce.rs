@@ -267,31 +267,41 @@ pub fn sum_to_shape(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
     Ok(cur)
 }
 
-/// `g.retro_dilata(like, axis, mean)`: the cotangent of `summa_axis` (or, with `mean`,
-/// of `media_axis`) along `axis`, broadcast back to `like`'s shape (times 1/n for a
-/// mean over n elements).
-pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> TResult<Tensor> {
-    let n = like.shape().get(axis).copied().unwrap_or(1) as f64;
-    let scale = if mean { 1.0 / n } else { 1.0 };
-    let shape = like.shape();
+/// `shape` split at `axis` as (outer, n, inner) for a reduction's backward, checking that
+/// the cotangent `g` has the reduced shape's element count (`name` is the op).
+fn reduced_split(
+    name: &str,
+    g: &Tensor,
+    shape: &[usize],
+    axis: usize,
+) -> TResult<(usize, usize, usize)> {
     if axis >= shape.len() {
         return Err(TensorError::shape(format!(
-            "retro_dilata: axis {axis} out of range for shape {}",
+            "{name}: axis {axis} out of range for shape {}",
             fmt_shape(shape)
         )));
     }
     let outer: usize = shape[..axis].iter().product();
-    let n = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
     if g.numel() != outer * inner {
         return Err(TensorError::shape(format!(
-            "retro_dilata: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
+            "{name}: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
             fmt_shape(g.shape()),
             g.numel(),
             fmt_shape(shape),
             outer * inner
         )));
     }
+    Ok((outer, shape[axis], inner))
+}
+
+/// `g.retro_dilata(like, axis, mean)`: the cotangent of `summa_axis` (or, with `mean`,
+/// of `media_axis`) along `axis`, broadcast back to `like`'s shape (times 1/n for a
+/// mean over n elements).
+pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> TResult<Tensor> {
+    let shape = like.shape();
+    let (outer, n, inner) = reduced_split("retro_dilata", g, shape, axis)?;
+    let scale = if mean { 1.0 / n as f64 } else { 1.0 };
     let gd = g.data();
     let mut out = vec_for_tensor(like.numel());
     for o in 0..outer {
@@ -307,24 +317,7 @@ pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> 
 /// maximum along `axis`.
 pub fn max_axis_backward(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
     let shape = x.shape();
-    if axis >= shape.len() {
-        return Err(TensorError::shape(format!(
-            "retro_maximum: axis {axis} out of range for shape {}",
-            fmt_shape(shape)
-        )));
-    }
-    let outer: usize = shape[..axis].iter().product();
-    let n = shape[axis];
-    let inner: usize = shape[axis + 1..].iter().product();
-    if g.numel() != outer * inner {
-        return Err(TensorError::shape(format!(
-            "retro_maximum: the gradient {} has {} elements, the shape {} reduced along axis {axis} has {}",
-            fmt_shape(g.shape()),
-            g.numel(),
-            fmt_shape(shape),
-            outer * inner
-        )));
-    }
+    let (outer, n, inner) = reduced_split("retro_maximum", g, shape, axis)?;
     let (xd, gd) = (x.data(), g.data());
     let mut out = vec_for_tensor(x.numel());
     out.resize(x.numel(), 0.0);
