@@ -456,7 +456,7 @@ fn attention_equals_the_unfused_chain() {
 #[test]
 fn fused_attention_leaves_out_masked_terms() {
     // The triangular products are the AVX-512 unpacked kernel's; elsewhere every term
-    // is formed (docs/tensors.md).
+    // is formed (docs/ops.md).
     #[cfg(target_arch = "x86_64")]
     let wide = std::arch::is_x86_feature_detected!("avx512f");
     #[cfg(not(target_arch = "x86_64"))]

@@ -1,6 +1,6 @@
-//! docs/tensors.md's op catalogue is the op registry (src/ir/ops.rs) as a table: one
-//! row per op of `Op::ALL`, in its order, with its operand count, kind, result and
-//! one-line doc, and nothing else between the markers. The test compares the section
+//! docs/ops.md's op catalogue is the op registry (src/ir/ops.rs) as a table: one
+//! row per op of `Op::ALL`, in its order, with its operand count, kind, result, kernel
+//! (the row's run column) and one-line doc, and nothing else between the markers. The test compares the section
 //! with the table generated from the registry; `OP_CATALOGUE_WRITE=1 cargo test --test
 //! op_catalogue` rewrites the section.
 
@@ -29,15 +29,20 @@ fn cell(s: &str) -> String {
 
 fn catalogue() -> String {
     let mut out = String::from(
-        "| op | operands | kind | result | what it computes |\n|---|---|---|---|---|\n",
+        "| op | operands | kind | result | kernel | what it computes |\n|---|---|---|---|---|---|\n",
     );
     for &op in Op::ALL {
+        let kernel = match op.kernel() {
+            Some(k) => format!("`tensor::{k}`"),
+            None => "by hand (eval)".to_string(),
+        };
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} |\n",
             op.name(),
             op.arity(),
             cell(&op.kind().describe()),
             result_text(op.result()),
+            kernel,
             cell(op.doc())
         ));
     }
@@ -63,11 +68,11 @@ fn every_op_has_a_one_line_doc() {
 
 #[test]
 fn the_catalogue_in_docs_tensors_md_is_the_registry() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/tensors.md");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ops.md");
     let doc = std::fs::read_to_string(path).unwrap();
     let want = format!("{BEGIN}\n{}{END}", catalogue());
     let (Some(a), Some(b)) = (doc.find(BEGIN), doc.find(END)) else {
-        panic!("docs/tensors.md has no `{BEGIN}` … `{END}` section");
+        panic!("docs/ops.md has no `{BEGIN}` … `{END}` section");
     };
     let have = &doc[a..b + END.len()];
     if have != want {
@@ -75,7 +80,7 @@ fn the_catalogue_in_docs_tensors_md_is_the_registry() {
             std::fs::write(path, doc.replacen(have, &want, 1)).unwrap();
             return;
         } else {
-            panic!("docs/tensors.md's op catalogue differs from src/ir/ops.rs; rerun with OP_CATALOGUE_WRITE=1. Expected:\n{want}");
+            panic!("docs/ops.md's op catalogue differs from src/ir/ops.rs; rerun with OP_CATALOGUE_WRITE=1. Expected:\n{want}");
         }
     }
     // Each op once in the section (a second row, or a row for no op, would differ from

@@ -8,7 +8,7 @@
 //! An op whose registry row (src/ir/ops.rs) has a `Probe::Args` column needs no entry
 //! here: its case is drawn from that column; a helper of generated companions that no
 //! list names is shown rejected by a program built from its operand count.
-//! docs/autodiff.md holds the same table; `the_docs_table_is_current` keeps it so
+//! docs/ops.md holds the same table; `the_docs_table_is_current` keeps it so
 //! (`FD_TABLE_WRITE=1 cargo test --test vjp_fd_table` rewrites it).
 
 #[path = "vjp_fd/cases.rs"]
@@ -672,18 +672,18 @@ fn markdown() -> String {
 
 #[test]
 fn the_docs_table_is_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/autodiff.md");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ops.md");
     let doc = std::fs::read_to_string(path).unwrap();
     let want = format!("{BEGIN}\n{}{END}", markdown());
     let (Some(a), Some(b)) = (doc.find(BEGIN), doc.find(END)) else {
-        panic!("docs/autodiff.md has no `{BEGIN}` … `{END}` section");
+        panic!("docs/ops.md has no `{BEGIN}` … `{END}` section");
     };
     let have = &doc[a..b + END.len()];
     if have != want {
         if std::env::var_os("FD_TABLE_WRITE").is_some() {
             std::fs::write(path, doc.replacen(have, &want, 1)).unwrap();
         } else {
-            panic!("docs/autodiff.md's finite-difference table is stale; rerun with FD_TABLE_WRITE=1. Expected:\n{want}");
+            panic!("docs/ops.md's finite-difference table is stale; rerun with FD_TABLE_WRITE=1. Expected:\n{want}");
         }
     }
 }

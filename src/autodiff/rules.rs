@@ -1,7 +1,7 @@
 //! The VJP rules: one exhaustive `match` over the IR's operations (no catch-all arm),
 //! so a new op does not compile until it has a rule — a gradient, "no gradient", or a
 //! named "not differentiable" error. Each rule emits ordinary IR into the reverse
-//! sweep and returns the contribution for each operand (docs/autodiff.md, the rule table).
+//! sweep and returns the contribution for each operand (docs/ops.md, the rule table).
 
 use rustc_hash::FxHashSet;
 

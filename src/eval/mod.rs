@@ -63,6 +63,7 @@ mod place;
 mod slice;
 mod tensor_access;
 mod tensor_args;
+mod tensor_custom;
 mod tensor_trees;
 mod tensors;
 mod tree;

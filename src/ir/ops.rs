@@ -1,6 +1,6 @@
 //! Tensor operations of the IR (`Rhs::Op`): the op registry. Lowering maps the Latin
 //! method spellings (`x.addita(y)`, `a · b`, `x.activatio_softmax()`) to these; the
-//! evaluator runs them with the kernels in `src/tensor/`; the autodiff pass has one
+//! evaluator runs them with the kernels in `src/tensor/` its rows name; the autodiff pass has one
 //! VJP rule per variant (src/autodiff/rules.rs) and reads the compiler's fusions from
 //! one table (src/autodiff/fusions.rs). Operand 0 is always the receiver.
 //!
@@ -12,7 +12,10 @@
 //!   companions, or backward epilogue (naming the product and the consumer it folds);
 //! - its result ([`OpResult`]) and its static shape rule ([`ShapeRule`]);
 //! - its finite-difference [`Probe`] (how tests/vjp_fd_table.rs draws its inputs);
-//! - a one-line doc (`///`), which docs/tensors.md's op catalogue shows
+//! - how the evaluator runs it: the `crate::tensor` kernel and how each operand is read,
+//!   or the evaluator's own function for it (`op_table!` says how; the evaluator's
+//!   dispatch is made from these rows, src/eval/tensors.rs);
+//! - a one-line doc (`///`), which docs/ops.md's op catalogue shows
 //!   (tests/op_catalogue.rs keeps the two equal).
 //!
 //! Static shapes: [`infer_shape`] computes the result shape from operand shapes where
@@ -153,9 +156,19 @@ pub enum Probe {
     Args(&'static [Arg]),
 }
 
+/// The kernel a row names, or `None` for a row the evaluator runs by hand.
+macro_rules! kernel_of {
+    ([eval $f:ident]) => {
+        None
+    };
+    ([$k:ident($($operand:tt)*)]) => {
+        Some(stringify!($k))
+    };
+}
+
 macro_rules! ops {
     ($(#[doc = $doc:literal] $variant:ident = $name:literal, $arity:expr, $kind:expr,
-       $result:ident, $shape:ident, $probe:expr;)*) => {
+       $result:ident, $shape:ident, $probe:expr, $run:tt;)*) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Op { $(#[doc = $doc] $variant),* }
 
@@ -190,9 +203,15 @@ macro_rules! ops {
                 match self { $(Op::$variant => $probe),* }
             }
 
-            /// The row's one-line doc (docs/tensors.md's catalogue shows it).
+            /// The row's one-line doc (docs/ops.md's catalogue shows it).
             pub fn doc(self) -> &'static str {
                 match self { $(Op::$variant => $doc.trim_start()),* }
+            }
+
+            /// The `crate::tensor` kernel the evaluator calls for this op (the row's
+            /// last column), or `None` when src/eval/tensor_custom.rs runs it.
+            pub fn kernel(self) -> Option<&'static str> {
+                match self { $(Op::$variant => kernel_of!($run)),* }
             }
 
             pub fn from_method(name: &str) -> Option<Op> {
@@ -204,199 +223,216 @@ macro_rules! ops {
     };
 }
 
-// Columns: variant = name, operands, kind, result, shape rule, finite-difference probe.
-ops! {
+/// The registry's rows, handed to the macro named `$then`: [`ops!`] here makes `Op`
+/// and its column methods of them, and the evaluator's dispatch (src/eval/tensors.rs)
+/// makes its `match` of the same rows, so an op is declared once.
+///
+/// Columns: variant = name, operands, kind, result, shape rule, finite-difference
+/// probe, run. The run column is `[kernel(K i, …)]`: the evaluator calls
+/// `crate::tensor::kernel` with operand `i` read as `K` — `T` a tensor, `Num` a number,
+/// `Axis` an axis, `Flag` a truth value, `Heads` a head count, `Dims` a shape — in the
+/// order written, and turns the kernel's result into the row's result; or `[eval f]`:
+/// the evaluator's own function `f` (src/eval/tensor_custom.rs) reads the operands and
+/// calls the kernels.
+macro_rules! op_table {
+    ($then:ident) => {
+        $then! {
     // ---- construction (receiver: a seed that only gives the element kind) ----
     /// `seed.crea(fill, shape)`: a tensor of `shape` with every element `fill`.
-    Crea = "crea", 3, Primal, Tensor, Given, Cases;
+    Crea = "crea", 3, Primal, Tensor, Given, Cases, [eval crea];
     /// `seed.strue(flat, shape)`: a flat list of numbers laid out in row-major order.
-    Strue = "strue", 3, Primal, Tensor, Given, Cases;
+    Strue = "strue", 3, Primal, Tensor, Given, Cases, [eval strue];
     // ---- shape ----
     /// `x.forma(shape)`: the same elements in another shape (shares the buffer).
-    Forma = "forma", 2, Primal, Tensor, Reshape, Cases;
+    Forma = "forma", 2, Primal, Tensor, Reshape, Cases, [reshape(T 0, Dims 1)];
     /// `x.transpone()`: a rank-2 transpose.
-    Transpone = "transpone", 1, Primal, Tensor, Transpose, Cases;
+    Transpone = "transpone", 1, Primal, Tensor, Transpose, Cases, [transpose(T 0)];
     /// `x.permute(axes)`: output axis i is input axis `axes[i]`.
-    Permute = "permute", 2, Primal, Tensor, Unknown, Cases;
+    Permute = "permute", 2, Primal, Tensor, Unknown, Cases, [permute(T 0, Dims 1)];
     /// `x.sectio(a, b)`: rows `[a, b)` of axis 0.
-    Sectio = "sectio", 3, Primal, Tensor, Unknown, Cases;
+    Sectio = "sectio", 3, Primal, Tensor, Unknown, Cases, [eval sectio];
     /// `x.angusta(axis, a, b)`: `[a, b)` along `axis`.
-    Angusta = "angusta", 4, Primal, Tensor, Unknown, Cases;
+    Angusta = "angusta", 4, Primal, Tensor, Unknown, Cases, [eval angusta];
     /// `x.concatena(y, axis)`: x and y joined along `axis`.
-    Concatena = "concatena", 3, Primal, Tensor, Unknown, Cases;
+    Concatena = "concatena", 3, Primal, Tensor, Unknown, Cases, [eval concatena];
     // ---- elementwise with broadcasting ----
     /// `a.addita(b)`: a + b, broadcast.
-    Addita = "addita", 2, Primal, Tensor, Broadcast, Cases;
+    Addita = "addita", 2, Primal, Tensor, Broadcast, Cases, [eval arith];
     /// `a.subtrahe(b)`: a − b, broadcast.
-    Subtrahe = "subtrahe", 2, Primal, Tensor, Broadcast, Cases;
+    Subtrahe = "subtrahe", 2, Primal, Tensor, Broadcast, Cases, [eval arith];
     /// `a.multiplica(b)`, `a ⊙ b`: a · b elementwise, broadcast.
-    Multiplica = "multiplica", 2, Primal, Tensor, Broadcast, Cases;
+    Multiplica = "multiplica", 2, Primal, Tensor, Broadcast, Cases, [eval arith];
     /// `a.divide(b)`: a / b, broadcast; a zero or non-finite divisor is an error.
-    Divide = "divide", 2, Primal, Tensor, Broadcast, Cases;
+    Divide = "divide", 2, Primal, Tensor, Broadcast, Cases, [eval arith];
     /// `x.addita_bias(b)`: b added to every last-axis row of x.
-    AdditaBias = "addita_bias", 2, Primal, Tensor, Bias, Cases;
+    AdditaBias = "addita_bias", 2, Primal, Tensor, Bias, Cases, [add_bias(T 0, T 1)];
     /// `a · b`, `a.matmul(b)`: the matrix product (dot, mat-vec, batched).
-    MatMul = "matmul", 2, Primal, Tensor, MatMul, Cases;
+    MatMul = "matmul", 2, Primal, Tensor, MatMul, Cases, [matmul(T 0, T 1)];
     /// `x.lineare(w, b)`: a linear layer in one op, the bias added in place (same bits).
-    Lineare = "lineare", 3, Fused("`(x · w).addita_bias(b)`"), Tensor, MatMul, Cases;
+    Lineare = "lineare", 3, Fused("`(x · w).addita_bias(b)`"), Tensor, MatMul, Cases, [linear(T 0, T 1, T 2)];
     // ---- unary ----
     /// `x.neg()`: −x.
-    Neg = "neg", 1, Primal, Tensor, Same, Cases;
+    Neg = "neg", 1, Primal, Tensor, Same, Cases, [neg(T 0)];
     /// `x.exp()`: eˣ, correctly rounded.
-    Exp = "exp", 1, Primal, Tensor, Same, Cases;
+    Exp = "exp", 1, Primal, Tensor, Same, Cases, [exp(T 0)];
     /// `x.log()`: ln x (libm); x ≤ 0 or NaN is an error.
-    Log = "log", 1, Primal, Tensor, Same, Cases;
+    Log = "log", 1, Primal, Tensor, Same, Cases, [log(T 0)];
     /// `x.sqrt()`: √x (IEEE); x < 0 or NaN is an error.
-    Sqrt = "sqrt", 1, Primal, Tensor, Same, Cases;
+    Sqrt = "sqrt", 1, Primal, Tensor, Same, Cases, [sqrt(T 0)];
     /// `x.tanh()`: tanh x, correctly rounded.
-    Tanh = "tanh", 1, Primal, Tensor, Same, Cases;
+    Tanh = "tanh", 1, Primal, Tensor, Same, Cases, [tanh(T 0)];
     /// `x.tanh_per_exp()`: tanh x by the identity `1 − 2/(e^{2x} + 1)`.
-    TanhPerExp = "tanh_per_exp", 1, Primal, Tensor, Same, Cases;
+    TanhPerExp = "tanh_per_exp", 1, Primal, Tensor, Same, Cases, [tanh_exp_identity(T 0)];
     /// `x.gelu()`: GELU, tanh form, with the correctly rounded tanh.
-    Gelu = "gelu", 1, SaveSplit { pair: Op::GeluCumDerivata, reads: Op::GeluExPari }, Tensor, Same, Cases;
+    Gelu = "gelu", 1, SaveSplit { pair: Op::GeluCumDerivata, reads: Op::GeluExPari }, Tensor, Same, Cases, [gelu(T 0)];
     /// `x.gelu_per_exp()`: GELU with tanh by the exp identity (the bert shim's recipe).
-    GeluPerExp = "gelu_per_exp", 1, Primal, Tensor, Same, Cases;
+    GeluPerExp = "gelu_per_exp", 1, Primal, Tensor, Same, Cases, [gelu_exp_identity(T 0)];
     /// `x.relu()`: x where x > 0 (NaN stays NaN), else 0.
-    Relu = "relu", 1, Primal, Tensor, Same, Cases;
+    Relu = "relu", 1, Primal, Tensor, Same, Cases, [relu(T 0)];
     /// `x.reciproca()`: 1 / x; 0 or non-finite is an error.
-    Reciproca = "reciproca", 1, Primal, Tensor, Same, Cases;
+    Reciproca = "reciproca", 1, Primal, Tensor, Same, Cases, [reciprocal(T 0)];
     /// `x.scala(f)`: x · f for a number f.
-    Scala = "scala", 2, Primal, Tensor, Same, Cases;
+    Scala = "scala", 2, Primal, Tensor, Same, Cases, [scale(T 0, Num 1)];
     // ---- reductions ----
     /// `x.summa()`: the in-order sum of every element, a number.
-    Summa = "summa", 1, Primal, Float, Scalar, Cases;
+    Summa = "summa", 1, Primal, Float, Scalar, Cases, [eval summa];
     /// `x.media()`: the sum divided by the count, a number.
-    Media = "media", 1, Primal, Float, Scalar, Cases;
+    Media = "media", 1, Primal, Float, Scalar, Cases, [mean_value(T 0)];
     /// `x.summa_axis(axis, keep)`: sums along one axis.
-    SummaAxis = "summa_axis", 3, Primal, Tensor, Unknown, Cases;
+    SummaAxis = "summa_axis", 3, Primal, Tensor, Unknown, Cases, [sum_axis(T 0, Axis 1, Flag 2)];
     /// `x.media_axis(axis, keep)`: means along one axis.
-    MediaAxis = "media_axis", 3, Primal, Tensor, Unknown, Cases;
+    MediaAxis = "media_axis", 3, Primal, Tensor, Unknown, Cases, [mean_axis(T 0, Axis 1, Flag 2)];
     /// `x.maximum_axis(axis, keep)`: maxima along one axis (NaN propagates).
-    MaximumAxis = "maximum_axis", 3, Primal, Tensor, Unknown, Cases;
+    MaximumAxis = "maximum_axis", 3, Primal, Tensor, Unknown, Cases, [max_axis(T 0, Axis 1, Flag 2)];
     /// `x.argmax()`: the index of the first maximum along the last axis.
-    Argmax = "argmax", 1, Primal, Tensor, Unknown, Cases;
+    Argmax = "argmax", 1, Primal, Tensor, Unknown, Cases, [argmax(T 0)];
     // ---- neural-network building blocks ----
     /// `x.activatio_softmax()`: softmax of every last-axis row.
-    Softmax = "activatio_softmax", 1, Primal, Tensor, Same, Cases;
+    Softmax = "activatio_softmax", 1, Primal, Tensor, Same, Cases, [softmax(T 0)];
     /// `x.log_softmax()`: log-softmax of every last-axis row.
-    LogSoftmax = "log_softmax", 1, Primal, Tensor, Same, Cases;
+    LogSoftmax = "log_softmax", 1, Primal, Tensor, Same, Cases, [log_softmax(T 0)];
     /// `x.laminatio(axis, ε, γ, β)`: layer normalisation over the last axis.
-    Laminatio = "laminatio", 5, Primal, Tensor, Same, Cases;
+    Laminatio = "laminatio", 5, Primal, Tensor, Same, Cases, [layernorm(T 0, Axis 1, Num 2, T 3, T 4)];
     /// `x.crux_entropia(t)`: cross-entropy of softmax(x) against targets t, a number.
-    CruxEntropia = "crux_entropia", 2, Primal, Float, Scalar, Cases;
+    CruxEntropia = "crux_entropia", 2, Primal, Float, Scalar, Cases, [eval crux_entropia];
     /// `z.crux_entropia_indices(y)`: mean cross-entropy against class ids, a number.
-    CruxEntropiaIndices = "crux_entropia_indices", 2, Primal, Float, Scalar, Cases;
+    CruxEntropiaIndices = "crux_entropia_indices", 2, Primal, Float, Scalar, Cases, [eval crux_entropia];
     /// `E.collige(ids)`: the rows of E at ids (an embedding lookup).
-    Collige = "collige", 2, Primal, Tensor, Unknown, Cases;
+    Collige = "collige", 2, Primal, Tensor, Unknown, Cases, [embedding(T 0, T 1)];
     /// `x.larva_causalis(v)`: x with every entry above the diagonal (last two axes) set to v.
-    LarvaCausalis = "larva_causalis", 2, Primal, Tensor, Same, Cases;
+    LarvaCausalis = "larva_causalis", 2, Primal, Tensor, Same, Cases, [causal_mask(T 0, Num 1)];
     /// `x.softmax_causalis(s, v)`: scaled, causally masked softmax in one pass (same bits).
-    SoftmaxCausalis = "softmax_causalis", 3, Fused("`x.scala(s).larva_causalis(v).activatio_softmax()`"), Tensor, Same, Cases;
+    SoftmaxCausalis = "softmax_causalis", 3, Fused("`x.scala(s).larva_causalis(v).activatio_softmax()`"), Tensor, Same, Cases, [softmax_causal(T 0, Num 1, Num 2)];
     /// `q.attentio_pondera(k, H)`: causal attention weights [B, H, T, T] of [B, T, D] activations, heads read in place.
-    AttentioPondera = "attentio_pondera", 3, Fused("per head `forma`, `permute`, `matmul_nt`, `softmax_causalis((D/H)^−½, −1e9)`"), Tensor, Unknown, Cases;
+    AttentioPondera = "attentio_pondera", 3, Fused("per head `forma`, `permute`, `matmul_nt`, `softmax_causalis((D/H)^−½, −1e9)`"), Tensor, Unknown, Cases, [attention_weights(T 0, T 1, Heads 2)];
     /// `p.attentio_applica(v)`: attention weights times values, heads joined to [B, T, D].
-    AttentioApplica = "attentio_applica", 2, Fused("per head `p · v`, heads joined (`permute`, `forma`)"), Tensor, Unknown, Cases;
+    AttentioApplica = "attentio_applica", 2, Fused("per head `p · v`, heads joined (`permute`, `forma`)"), Tensor, Unknown, Cases, [attention_apply(T 0, T 1)];
     /// `q.attentio(k, v, H)`: causal multi-head self-attention without the weights tensor (the chain `q.attentio_pondera(k, H).attentio_applica(v)`, same bits).
-    Attentio = "attentio", 4, SaveSplit { pair: Op::AttentioCumPonderibus, reads: Op::AttentioExPari }, Tensor, Unknown, Cases;
+    Attentio = "attentio", 4, SaveSplit { pair: Op::AttentioCumPonderibus, reads: Op::AttentioExPari }, Tensor, Unknown, Cases, [attention(T 0, T 1, T 2, Heads 3)];
     /// `q.attentio_cum_ponderibus(k, v, H)`: the pair (attention, weights) in one pass (`attentio`'s split).
-    AttentioCumPonderibus = "attentio_cum_ponderibus", 4, Helper, Pair, Unknown, Cases;
+    AttentioCumPonderibus = "attentio_cum_ponderibus", 4, Helper, Pair, Unknown, Cases, [attention_with_weights(T 0, T 1, T 2, Heads 3)];
     /// `q.attentio_ex_pari(k, v, H, w)`: the first part of w, naming the operands it came from (`attentio`'s split).
-    AttentioExPari = "attentio_ex_pari", 5, Helper, Tensor, Unknown, Cases;
+    AttentioExPari = "attentio_ex_pari", 5, Helper, Tensor, Unknown, Cases, [eval attentio_ex_pari];
     // ---- seeded random tensors: pure functions of an integer seed (JAX-style keys) ----
     /// `semen.normalis(seed, shape, μ, σ)`: normal draws μ + σ·z.
-    Normalis = "normalis", 5, Primal, Tensor, Given, Cases;
+    Normalis = "normalis", 5, Primal, Tensor, Given, Cases, [eval normalis];
     /// `semen.uniformis(seed, shape)`: uniform draws in [0, 1).
-    Uniformis = "uniformis", 3, Primal, Tensor, Given, Cases;
+    Uniformis = "uniformis", 3, Primal, Tensor, Given, Cases, [eval uniformis];
     /// `p.multinomialis(seed)`: one class index drawn per probability row.
-    Multinomialis = "multinomialis", 2, Primal, Tensor, Unknown, Cases;
+    Multinomialis = "multinomialis", 2, Primal, Tensor, Unknown, Cases, [eval multinomialis];
     // ---- inspection ----
     /// `x.magnitudines()`: the shape, a `lista<numerus>`.
-    Magnitudines = "magnitudines", 1, Primal, IntList, Unknown, Cases;
+    Magnitudines = "magnitudines", 1, Primal, IntList, Unknown, Cases, [eval magnitudines];
     /// `x.planata()`: the elements in row-major order, a `lista<fractus>`.
-    Planata = "planata", 1, Primal, FloatList, Unknown, Cases;
+    Planata = "planata", 1, Primal, FloatList, Unknown, Cases, [eval planata];
     /// `x.numerus_elementorum()`: the element count, a `numerus`.
-    Numerus = "numerus_elementorum", 1, Primal, Int, Unknown, Cases;
+    Numerus = "numerus_elementorum", 1, Primal, Int, Unknown, Cases, [eval numerus];
     // ---- helpers the generated backward companions use (src/autodiff/rules.rs) ----
     /// `x.transpone_ultimas()`: the last two axes swapped (ranks ≥ 2).
-    TransponeUltimas = "transpone_ultimas", 1, Helper, Tensor, Unknown, Cases;
+    TransponeUltimas = "transpone_ultimas", 1, Helper, Tensor, Unknown, Cases, [transpose_last(T 0)];
     /// `x.positiva()`: 1 where x > 0, else 0 (`relu`'s mask).
-    Positiva = "positiva", 1, Helper, Tensor, Unknown, Cases;
+    Positiva = "positiva", 1, Helper, Tensor, Unknown, Cases, [positive(T 0)];
     /// `x.retro_nihil()`: zeros of x's structure (a cotangent's start).
-    RetroNihil = "retro_nihil", 1, Helper, Tensor, Unknown, Cases;
+    RetroNihil = "retro_nihil", 1, Helper, Tensor, Unknown, Cases, [eval retro_nihil];
     /// `a.retro_adde(b)`: a + b over values of any structure (cotangent accumulation).
-    RetroAdde = "retro_adde", 2, Helper, Tensor, Unknown, Cases;
+    RetroAdde = "retro_adde", 2, Helper, Tensor, Unknown, Cases, [eval retro_adde];
     /// `x.retro_imple(s)`: x's shape filled with s (`summa`'s VJP).
-    RetroImple = "retro_imple", 2, Helper, Tensor, Unknown, Cases;
+    RetroImple = "retro_imple", 2, Helper, Tensor, Unknown, Cases, [eval retro_imple];
     /// `g.retro_ad_formam(x)`: g summed down to x's shape (the broadcast VJP).
-    RetroAdFormam = "retro_ad_formam", 2, Helper, Tensor, Unknown, Cases;
+    RetroAdFormam = "retro_ad_formam", 2, Helper, Tensor, Unknown, Cases, [eval retro_ad_formam];
     /// `g.retro_dilata(x, axis, mean)`: g spread back along a reduced axis (÷ n for a mean).
-    RetroDilata = "retro_dilata", 4, Helper, Tensor, Unknown, Cases;
+    RetroDilata = "retro_dilata", 4, Helper, Tensor, Unknown, Cases, [eval retro_axis];
     /// `g.retro_maximum(x, axis, keep)`: g sent to the first arg-max of each reduced run.
-    RetroMaximum = "retro_maximum", 4, Helper, Tensor, Unknown, Cases;
+    RetroMaximum = "retro_maximum", 4, Helper, Tensor, Unknown, Cases, [eval retro_axis];
     /// `g.retro_inpone(axis, start, x)`: g placed at `start` along `axis` in zeros of x's shape.
-    RetroInpone = "retro_inpone", 4, Helper, Tensor, Unknown, Cases;
+    RetroInpone = "retro_inpone", 4, Helper, Tensor, Unknown, Cases, [eval retro_inpone];
     /// `g.retro_softmax(y)`: softmax's VJP, `y ⊙ (g − rowsum(g ⊙ y))`.
-    RetroSoftmax = "retro_softmax", 2, Helper, Tensor, Unknown, Cases;
+    RetroSoftmax = "retro_softmax", 2, Helper, Tensor, Unknown, Cases, [softmax_backward(T 0, T 1)];
     /// `g.retro_softmax_causalis(y, s)`: `softmax_causalis`'s VJP for x in one pass.
-    RetroSoftmaxCausalis = "retro_softmax_causalis", 3, Helper, Tensor, Unknown, Cases;
+    RetroSoftmaxCausalis = "retro_softmax_causalis", 3, Helper, Tensor, Unknown, Cases, [softmax_causal_backward(T 0, T 1, Num 2)];
     /// `g.retro_log_softmax(x)`: log-softmax's VJP, `g − softmax(x) ⊙ rowsum(g)`.
-    RetroLogSoftmax = "retro_log_softmax", 2, Helper, Tensor, Unknown, Cases;
+    RetroLogSoftmax = "retro_log_softmax", 2, Helper, Tensor, Unknown, Cases, [log_softmax_backward(T 0, T 1)];
     /// `g.retro_laminatio(x, ε, γ)`: layernorm's VJP, the triple (∂x, ∂γ, ∂β).
-    RetroLaminatio = "retro_laminatio", 4, Helper, Triple, Unknown, Cases;
+    RetroLaminatio = "retro_laminatio", 4, Helper, Triple, Unknown, Cases, [eval retro_laminatio];
     /// `g.retro_laminatio_adde(x, ε, γ, r)`: (r + ∂x, ∂γ, ∂β), r added to each group of rows as it is written.
-    RetroLaminatioAdde = "retro_laminatio_adde", 5, Epilogue { of: Op::RetroLaminatio, consumer: Op::Addita }, Triple, Unknown, Cases;
+    RetroLaminatioAdde = "retro_laminatio_adde", 5, Epilogue { of: Op::RetroLaminatio, consumer: Op::Addita }, Triple, Unknown, Cases, [eval retro_laminatio];
     /// `g.retro_gelu(x)`: GELU's VJP, g ⊙ gelu′(x).
-    RetroGelu = "retro_gelu", 2, Helper, Tensor, Unknown, Cases;
+    RetroGelu = "retro_gelu", 2, Helper, Tensor, Unknown, Cases, [gelu_backward(T 0, T 1)];
     /// `x.gelu_cum_derivata()`: the pair (gelu(x), gelu′(x)) in one pass (`gelu`'s split).
-    GeluCumDerivata = "gelu_cum_derivata", 1, Helper, Pair, Unknown, Cases;
+    GeluCumDerivata = "gelu_cum_derivata", 1, Helper, Pair, Unknown, Cases, [gelu_cum_derivata(T 0)];
     /// `x.gelu_ex_pari(p)`: p's first part, the bits of `x.gelu()` (`gelu`'s split).
-    GeluExPari = "gelu_ex_pari", 2, Helper, Tensor, Same, Cases;
+    GeluExPari = "gelu_ex_pari", 2, Helper, Tensor, Same, Cases, [eval gelu_ex_pari];
     /// `g.retro_gelu_derivata(d)`: g ⊙ d with GELU's kept derivative d (the bits of `retro_gelu`).
-    RetroGeluDerivata = "retro_gelu_derivata", 2, Helper, Tensor, Unknown, Cases;
+    RetroGeluDerivata = "retro_gelu_derivata", 2, Helper, Tensor, Unknown, Cases, [gelu_backward_derivata(T 0, T 1)];
     /// `g.retro_gelu_per_exp(x)`: `gelu_per_exp`'s VJP.
-    RetroGeluPerExp = "retro_gelu_per_exp", 2, Helper, Tensor, Unknown, Cases;
+    RetroGeluPerExp = "retro_gelu_per_exp", 2, Helper, Tensor, Unknown, Cases, [gelu_exp_identity_backward(T 0, T 1)];
     /// `g.retro_crux_entropia(x, t)`: `crux_entropia`'s cotangent for x.
-    RetroCruxEntropia = "retro_crux_entropia", 3, Helper, Tensor, Unknown, Cases;
+    RetroCruxEntropia = "retro_crux_entropia", 3, Helper, Tensor, Unknown, Cases, [cross_entropy_backward(Num 0, T 1, T 2)];
     /// `g.retro_crux_scopi(x)`: `crux_entropia`'s cotangent for its targets, −ln(softmax(x) + 1e-7)·g / C.
-    RetroCruxScopi = "retro_crux_scopi", 2, Helper, Tensor, Unknown, Cases;
+    RetroCruxScopi = "retro_crux_scopi", 2, Helper, Tensor, Unknown, Cases, [cross_entropy_targets_backward(Num 0, T 1)];
     /// `g.retro_crux_indices(z, y)`: `crux_entropia_indices`' VJP, (softmax(z) − onehot(y))·g / T.
-    RetroCruxIndices = "retro_crux_indices", 3, Helper, Tensor, Unknown, Cases;
+    RetroCruxIndices = "retro_crux_indices", 3, Helper, Tensor, Unknown, Cases, [cross_entropy_indices_backward(Num 0, T 1, T 2)];
     /// `g.retro_collige(ids, E)`: `collige`'s VJP, g's rows scatter-added into zeros of E's shape.
-    RetroCollige = "retro_collige", 3, Helper, Tensor, Unknown, Cases;
+    RetroCollige = "retro_collige", 3, Helper, Tensor, Unknown, Cases, [eval retro_collige];
     /// `g.retro_permute(axes)`: g permuted back by the inverse of `axes`.
-    RetroPermute = "retro_permute", 2, Helper, Tensor, Unknown, Cases;
+    RetroPermute = "retro_permute", 2, Helper, Tensor, Unknown, Cases, [eval retro_permute];
     /// `g.retro_pars(x, y, axis, which)`: the part of g that came from x (0) or y (1) of a `concatena`.
-    RetroPars = "retro_pars", 5, Helper, Tensor, Unknown, Cases;
+    RetroPars = "retro_pars", 5, Helper, Tensor, Unknown, Cases, [eval retro_pars];
     /// `a.retro_matmul(b, g)`: `·`'s VJP (∂a, ∂b) for ranks known only at run time.
-    RetroMatMul = "retro_matmul", 3, Helper, Pair, Unknown, Cases;
+    RetroMatMul = "retro_matmul", 3, Helper, Pair, Unknown, Cases, [eval retro_matmul];
     /// `a.retro_matmul_derivata(b, g, d)`: (∂a ⊙ d, ∂b), GELU's backward applied to each finished strip of ∂a.
-    RetroMatMulDerivata = "retro_matmul_derivata", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::RetroGeluDerivata }, Pair, Unknown, Cases;
+    RetroMatMulDerivata = "retro_matmul_derivata", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::RetroGeluDerivata }, Pair, Unknown, Cases, [eval retro_matmul];
     /// `a.retro_matmul_adde(b, g, r)`: (r + ∂a, ∂b), r added to each finished strip of ∂a.
-    RetroMatMulAdde = "retro_matmul_adde", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::Addita }, Pair, Unknown, Cases;
+    RetroMatMulAdde = "retro_matmul_adde", 4, Epilogue { of: Op::RetroMatMul, consumer: Op::Addita }, Pair, Unknown, Cases, [eval retro_matmul];
     /// `g.retro_attentio_pondera(p, q, k, H)`: `attentio_pondera`'s VJP (∂q, ∂k).
-    RetroAttentioPondera = "retro_attentio_pondera", 5, Helper, Pair, Unknown, Cases;
+    RetroAttentioPondera = "retro_attentio_pondera", 5, Helper, Pair, Unknown, Cases, [attention_weights_backward(T 0, T 1, T 2, T 3, Heads 4)];
     /// `g.retro_attentio_applica(p, v)`: `attentio_applica`'s VJP (∂p, ∂v).
-    RetroAttentioApplica = "retro_attentio_applica", 3, Helper, Pair, Unknown, Cases;
+    RetroAttentioApplica = "retro_attentio_applica", 3, Helper, Pair, Unknown, Cases, [attention_apply_backward(T 0, T 1, T 2)];
     /// `g.retro_attentio(p, q, k, v, H)`: `attentio`'s VJP (∂q, ∂k, ∂v), the weights' cotangent never stored.
-    RetroAttentio = "retro_attentio", 6, Helper, Triple, Unknown, Cases;
+    RetroAttentio = "retro_attentio", 6, Helper, Triple, Unknown, Cases, [attention_backward(T 0, T 1, T 2, T 3, T 4, Heads 5)];
     // ---- products with an operand read transposed (last two axes, ranks ≥ 2) ----
     /// `a.matmul_nt(b)`: a · bᵀ without a transposed copy.
-    MatMulNT = "matmul_nt", 2, Fused("`a · b.transpone_ultimas()`"), Tensor, MatMulNt, Cases;
+    MatMulNT = "matmul_nt", 2, Fused("`a · b.transpone_ultimas()`"), Tensor, MatMulNt, Cases, [eval matmul_t];
     /// `a.matmul_tn(b)`: aᵀ · b without a transposed copy.
-    MatMulTN = "matmul_tn", 2, Fused("`a.transpone_ultimas() · b`"), Tensor, MatMulTn, Cases;
+    MatMulTN = "matmul_tn", 2, Fused("`a.transpone_ultimas() · b`"), Tensor, MatMulTn, Cases, [eval matmul_t];
     // ---- optimizer ----
     /// `p.adamw_passus(g, m, v, c)`: one AdamW update of a leaf, the triple (p′, m′, v′).
-    AdamwPassus = "adamw_passus", 5, Fused("AdamW's update in gradus' order of `scala`, `addita`, `⊙`, `sqrt`, `divide`"), Triple, Unknown, Cases;
+    AdamwPassus = "adamw_passus", 5, Fused("AdamW's update in gradus' order of `scala`, `addita`, `⊙`, `sqrt`, `divide`"), Triple, Unknown, Cases, [eval adamw_passus];
     // ---- Llama-style building blocks ----
     /// `x.rms_norm(axis, ε, γ)`: RMS normalisation over the last axis, x / √(mean(x²) + ε) ⊙ γ.
-    RmsNorm = "rms_norm", 4, Primal, Tensor, Same, Args(&[Rows(Any), LastAxis, Num(Pos), Row(Any)]);
+    RmsNorm = "rms_norm", 4, Primal, Tensor, Same, Args(&[Rows(Any), LastAxis, Num(Pos), Row(Any)]), [rms_norm(T 0, Axis 1, Num 2, T 3)];
     /// `g.retro_rms_norm(x, ε, γ)`: `rms_norm`'s VJP, the pair (∂x, ∂γ).
-    RetroRmsNorm = "retro_rms_norm", 4, Helper, Pair, Unknown, Cases;
+    RetroRmsNorm = "retro_rms_norm", 4, Helper, Pair, Unknown, Cases, [rms_norm_backward(T 0, T 1, Num 2, T 3)];
     /// `x.silu()`: SiLU (swish), x / (1 + e^{−x}).
-    Silu = "silu", 1, Primal, Tensor, Same, Args(&[T(Any)]);
+    Silu = "silu", 1, Primal, Tensor, Same, Args(&[T(Any)]), [silu(T 0)];
     /// `g.retro_silu(x)`: SiLU's VJP, g ⊙ σ(x)·(1 + x·(1 − σ(x))).
-    RetroSilu = "retro_silu", 2, Helper, Tensor, Unknown, Cases;
+    RetroSilu = "retro_silu", 2, Helper, Tensor, Unknown, Cases, [silu_backward(T 0, T 1)];
+        }
+    };
 }
+pub(crate) use op_table;
+
+op_table!(ops);
 
 impl Op {
     /// Method names that lists or texts also have: with a receiver of unknown static

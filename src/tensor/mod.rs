@@ -3,7 +3,7 @@
 //! evaluator; every operation is a plain function returning
 //! `Result<Tensor, TensorError>` and never panics on user input.
 //!
-//! See docs/tensors.md for every operation, its Latin method name, shape rules,
+//! See docs/ops.md for every operation, its Latin method name, shape rules,
 //! numeric recipe and error cases.
 //!
 //! * Every element is an `f64`, whatever the declared element type; integer
@@ -52,51 +52,25 @@ mod shape;
 mod softmax;
 mod tanh;
 
-pub use accumulate::{
-    accumulation_is_addend, adds_nothing, has_neg_zero, shared_zeros_add_is_addend,
-};
-pub use activation::{
-    gelu, gelu_backward, gelu_backward_derivata, gelu_cum_derivata, gelu_exp_identity,
-    gelu_exp_identity_backward, silu, silu_backward, GELU_BETA, GELU_C,
-};
-pub use attention::{
-    attention, attention_apply, attention_apply_backward, attention_backward, attention_weights,
-    attention_weights_backward, attention_with_weights,
-};
-pub use construct::dims_from_i64;
-pub use elementwise::{
-    add, add_bias, add_scalar, div, exp, log, mul, neg, positive, reciprocal, relu, scale, sqrt,
-    sub, sub_scalar, tanh, tanh_exp_identity,
-};
-pub use embedding::{embedding, embedding_backward, embedding_table_backward};
+pub use accumulate::*;
+pub use activation::*;
+pub use attention::*;
+pub use construct::*;
+pub use elementwise::*;
+pub use embedding::*;
 use error::{bias_conflict, check_same, last_axis, nonempty_last_axis};
 pub use error::{
     broadcast_conflict, broadcast_message, shape_difference, TResult, TensorError, TensorErrorKind,
 };
 pub use exp_cr::exp_cr;
 use exp_cr::{exp_cr_in_place, exp_cr_map};
-pub use matmul::{
-    linear, matmul, matmul_backward, matmul_exact, matmul_fast, matmul_t, matmul_vjp_2d,
-    matmul_vjp_2d_post, Trans, VjpPost, EXACT_MATMUL_MAX_WORK,
-};
-pub use norm::{
-    layernorm, layernorm_backward, layernorm_backward_adde, rms_norm, rms_norm_backward,
-};
-pub use optim::{adamw_step, AdamCoef};
-pub use reduce::{
-    argmax, max_axis, max_axis_backward, mean, mean_axis, mean_value, sum, sum_axis,
-    sum_axis_backward, sum_to_shape, sum_value,
-};
-pub use rng::SplitMix64;
-pub use shape::{
-    broadcast_shapes, concat, concat_part, inverse_permutation, narrow, narrow_backward, pad_axis,
-    permute, reshape, slice_rows, transpose, transpose_last,
-};
-pub use softmax::{
-    causal_mask, cross_entropy, cross_entropy_backward, cross_entropy_indices,
-    cross_entropy_indices_backward, cross_entropy_targets_backward, log_softmax,
-    log_softmax_backward, softmax, softmax_backward, softmax_causal, softmax_causal_backward,
-};
+pub use matmul::*;
+pub use norm::*;
+pub use optim::*;
+pub use reduce::*;
+pub use rng::*;
+pub use shape::*;
+pub use softmax::*;
 pub use tanh::{tanh_cr, tanh_exp};
 
 use std::cell::Cell;

@@ -6,7 +6,7 @@
 //! Orders are fixed and sequential so results never depend on threads:
 //! `summa` adds left to right starting from 0.0; axis reductions start from
 //! the first slice along the axis and add the others in index order (the
-//! column-sum recipe of docs/tensors.md).
+//! column-sum recipe of docs/ops.md).
 
 use std::mem::MaybeUninit;
 

@@ -12,7 +12,7 @@ The order of floating-point operations follows faber's documented kernels, so th
 agree bit for bit (the test only needs 1e-9):
 * data and weights: the program's literal formulas, with Python's math.sin/math.cos (the
   platform libm, as faber's `sinus`/`cosinus`);
-* matmul (docs/tensors.md, exact kernel for these sizes): acc = a[i,0]·b[0,j], then
+* matmul (docs/ops.md, exact kernel for these sizes): acc = a[i,0]·b[0,j], then
   acc += a[i,p]·b[p,j] for p = 1, 2, … — done here column by column of a, vectorised over
   (i, j), which rounds every element exactly as the scalar loop;
 * linear(x, w, b) = (x·w) + b per row; relu(z) = z where z > 0, else 0;

@@ -1,5 +1,5 @@
 """gradus:data's documented orders, written again from docs/gradus.md (## data) and
-docs/tensors.md (SplitMix64), independently of faber: the seeded permutation
+docs/ops.md (SplitMix64), independently of faber: the seeded permutation
 (`data.permutatio`), the split (`data.partire`, `data.partire_stratificata`) and the
 mini-batches of an epoch (`data.acervi`). Pure Python integers and floats, no numpy.
 
@@ -12,7 +12,7 @@ MASK = (1 << 64) - 1
 
 
 def splitmix64_uniforms(seed, n):
-    """n draws of SplitMix64(seed) as (next >> 11) * 2**-53 (docs/tensors.md)."""
+    """n draws of SplitMix64(seed) as (next >> 11) * 2**-53 (docs/ops.md)."""
     state = seed & MASK
     out = []
     for _ in range(n):

@@ -7,7 +7,7 @@ forward passes and the gradients WRITTEN BY HAND for each model (no autodiff lib
 read from faber), and writes tests/reference/examples.json, which tests/examples.rs compares
 with faber's output at 1e-9 relative tolerance.
 
-Definitions follow docs/gradus.md and docs/tensors.md:
+Definitions follow docs/gradus.md and docs/ops.md:
 * linear_2x2 / linear_4x4: x·w + b (b a full matrix); linear_2x8: x·w + b[row];
 * mse: mean((p − t)²);
 * gelu_4x4: 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³) (np.tanh, within 1e-16 of the

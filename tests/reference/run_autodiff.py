@@ -3,9 +3,9 @@
 
 Each function below mirrors one .fab program: the forward pass uses the tensor reference
 (run_tensors.py: in-order sums, in-order matmul, mpmath-rounded tanh, the per-row softmax /
-layernorm / cross-entropy recipes of docs/tensors.md), and the gradients are WRITTEN BY HAND
+layernorm / cross-entropy recipes of docs/ops.md), and the gradients are WRITTEN BY HAND
 for each model — no autodiff library, nothing read from faber — with the recipes of
-docs/autodiff.md:
+docs/ops.md:
 
 * `media` backward: `g · (1/N)` filled (a multiplication by the rounded 1/N, not g/N);
 * `d ⊙ d`: two contributions `g ⊙ d`, summed;

@@ -3,7 +3,7 @@
 
 Each function below mirrors one .fab program in Python. Tensors are numpy float64 arrays
 (wrapped in `T` so that they display as tensors); the numeric recipes are those of
-docs/tensors.md, written out here without looking at faber:
+docs/ops.md, written out here without looking at faber:
 
 * IEEE + − × ÷ and sqrt, shape operations and gathers come from numpy (exact);
 * every sum runs left to right in an explicit loop (`seqsum`, `sum_axis`);

@@ -7,7 +7,7 @@ Run from the repository root with the bench venv (numpy, mpmath):
     benches/.venv/bin/python tests/reference/tensor_ops.py
 
 Everything is float64. Results follow the numeric recipes of
-docs/tensors.md: sums run left to right in explicit Python loops (numpy's
+docs/ops.md: sums run left to right in explicit Python loops (numpy's
 pairwise `sum` would round differently), exp/log/cos come from Python's `math`
 (the platform libm, as Rust's f64::exp/ln/cos), in-order matmul is an explicit
 loop. Elementwise IEEE operations (+ − × ÷ sqrt), shape ops and gathers use

@@ -4,8 +4,5 @@
 mod gelu;
 mod silu;
 
-pub use gelu::{
-    gelu, gelu_backward, gelu_backward_derivata, gelu_cum_derivata, gelu_exp_identity,
-    gelu_exp_identity_backward, GELU_BETA, GELU_C,
-};
-pub use silu::{silu, silu_backward};
+pub use gelu::*;
+pub use silu::*;

@@ -1,4 +1,4 @@
-//! The exact in-order kernels: the oracles' recipe (docs/tensors.md) — `acc =
+//! The exact in-order kernels: the oracles' recipe (docs/ops.md) — `acc =
 //! a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for p = 1, 2, … in order, no FMA —
 //! into a zeroed matrix ([`gemm_exact`]) or read through strides ([`exact_strided`]).
 

@@ -2,7 +2,7 @@
 //! (ranks 3 and 4, batch axes broadcast NumPy-style).
 //!
 //! Two kernels compute each 2-D product `[m,k]·[k,n]`:
-//! * **exact** — the oracles' recipe (docs/tensors.md), bit-exact with the oracle
+//! * **exact** — the oracles' recipe (docs/ops.md), bit-exact with the oracle
 //!   captures: `acc = a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for
 //!   p = 1, 2, … in order (no FMA; k = 0 gives 0.0);
 //! * **fast** — on x86-64 CPUs with AVX-512F our packed, cache-blocked GEMM

@@ -1,7 +1,7 @@
 //! LayerNorm rows eight at a time, one row per AVX-512 lane (x86-64 with `avx512f`,
 //! chosen at run time).
 //!
-//! The recipe's per-row sums run left to right from 0.0 (docs/tensors.md), so a row's
+//! The recipe's per-row sums run left to right from 0.0 (docs/ops.md), so a row's
 //! own sums cannot be split into lanes; eight rows can. Element j of eight consecutive
 //! rows is gathered into one vector, and every vector operation applies to each lane
 //! exactly the scalar operation the recipe applies to that row (IEEE add, sub, mul, div

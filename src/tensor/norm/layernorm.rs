@@ -77,7 +77,7 @@ pub fn layernorm(
     Ok(Tensor::shaped_like(x, out))
 }
 
-/// `g.retro_laminatio(x, eps, γ)`, the layer-norm backward (docs/autodiff.md): returns
+/// `g.retro_laminatio(x, eps, γ)`, the layer-norm backward (docs/ops.md): returns
 /// (∂x, ∂γ, ∂β).
 pub fn layernorm_backward(
     g: &Tensor,
@@ -345,7 +345,7 @@ mod tests {
         }
     }
 
-    /// The layernorm backward against its recipe written out row by row (docs/autodiff.md
+    /// The layernorm backward against its recipe written out row by row (docs/ops.md
     /// rule table: x̂ = (x − mean)·inv, ∂γ = Σ x̂ ⊙ g and ∂β = Σ g over rows in order, ∂x =
     /// inv·(g⊙γ − Σ(g⊙γ)/d − x̂·Σ(g⊙γ⊙x̂)/d)): 7 rows (a lockstep group and a tail), and
     /// 1,100 rows of 64 on one and on two threads (the threaded paths).

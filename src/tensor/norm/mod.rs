@@ -7,5 +7,5 @@ mod layernorm;
 mod rms;
 mod rows;
 
-pub use layernorm::{layernorm, layernorm_backward, layernorm_backward_adde};
-pub use rms::{rms_norm, rms_norm_backward};
+pub use layernorm::*;
+pub use rms::*;

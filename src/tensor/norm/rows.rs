@@ -1,4 +1,4 @@
-//! The layernorm's row recipes (docs/tensors.md, docs/autodiff.md), shared by the
+//! The layernorm's row recipes (docs/ops.md), shared by the
 //! forward and the backward and by their AVX-512 lane code (lanes.rs), which applies
 //! the same operations to eight rows at once: the statistics, one output row, one row
 //! of ∂x, and groups of rows in lockstep.

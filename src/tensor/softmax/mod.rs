@@ -7,10 +7,7 @@ mod cross_entropy;
 mod plain;
 mod row;
 
-pub use causal::{causal_mask, softmax_causal, softmax_causal_backward};
+pub use causal::*;
 pub(in crate::tensor) use causal::{causal_row_backward, causal_rows};
-pub use cross_entropy::{
-    cross_entropy, cross_entropy_backward, cross_entropy_indices, cross_entropy_indices_backward,
-    cross_entropy_targets_backward,
-};
-pub use plain::{log_softmax, log_softmax_backward, softmax, softmax_backward};
+pub use cross_entropy::*;
+pub use plain::*;

@@ -1,7 +1,7 @@
 //! Softmax over the last axis, forward and backward: `activatio_softmax` and
-//! `log_softmax` (recipes in docs/tensors.md; rows run in parallel above a size
+//! `log_softmax` (recipes in docs/ops.md; rows run in parallel above a size
 //! threshold, each row's result depending only on that row) and their VJPs
-//! `retro_softmax`, `retro_log_softmax` (docs/autodiff.md).
+//! `retro_softmax`, `retro_log_softmax` (docs/ops.md).
 
 use super::row::{exp_shifted_sum, row_max, softmax_row};
 use crate::tensor::par::{par_rows, PAR_MIN_CHEAP};

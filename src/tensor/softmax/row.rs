@@ -1,4 +1,4 @@
-//! The one-row recipes of the softmax family (docs/tensors.md § Network kernels), shared
+//! The one-row recipes of the softmax family (docs/ops.md § Network kernels), shared
 //! by the softmax, its VJPs, the causal softmax and the cross-entropies: the row
 //! maximum, the shifted exponentials and their sum, the softmax of one row.
 
