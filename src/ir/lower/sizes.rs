@@ -1,0 +1,496 @@
+//! Size generics checked at every call. A function declared
+//! `functio f<magnitudo N>(tensor<f32, [N]> a, tensor<f32, [N]> b) → tensor<f32, [N]>`
+//! keeps, beside its erased signature, where each size parameter stands in its
+//! parameter and result types. At each call the extents that the arguments' static
+//! types show bind the size parameters; two different values for one parameter are a
+//! SEM026 at the call, and the result type is instantiated with the bound values so
+//! that later calls and operations see its shape.
+//!
+//! Inside a generic body a size parameter is rigid: a parameter typed
+//! `tensor<f32, [M]>` carries `M` into the calls it is passed to (also through the
+//! result of a nested generic call), and `M` equals only itself — passing it where
+//! another size parameter or a fixed extent is bound to the same `N` is a conflict.
+//! Those reports wait until the body is lowered and are dropped when a parameter
+//! that carries a size parameter is assigned anywhere in the body (its shape may then
+//! change). Extents known only at run time (`tf32`, `_`) bind nothing: those calls
+//! keep the run-time shape checks of the operations inside (RUN013).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::Lowerer;
+use crate::diag::{codes, Diagnostic};
+use crate::ir::visit::child_blocks;
+use crate::ir::*;
+use crate::source::Span;
+use crate::syntax::ast::{self, Dim, Type, TypeArg, TypeKind};
+
+/// One extent of a parameter or result type in a generic signature.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SizeDim {
+    Nat(u64),
+    /// The size parameter with this index (among the `magnitudo` parameters).
+    Var(usize),
+    Unknown,
+}
+
+/// Where tensor shapes sit in a signature type, mirroring its `Ty`.
+#[derive(Clone, Debug)]
+enum Template {
+    Tensor(Vec<SizeDim>),
+    Tuple(Vec<Template>),
+    List(Box<Template>),
+    Other,
+}
+
+impl Template {
+    fn has_var(&self) -> bool {
+        match self {
+            Template::Tensor(ds) => ds.iter().any(|d| matches!(d, SizeDim::Var(_))),
+            Template::Tuple(ts) => ts.iter().any(Template::has_var),
+            Template::List(t) => t.has_var(),
+            Template::Other => false,
+        }
+    }
+}
+
+/// The size-generic part of a function's signature.
+#[derive(Clone, Debug)]
+pub struct SizeSig {
+    /// Names of the `magnitudo` parameters, in declaration order.
+    vars: Vec<String>,
+    /// For each generic parameter (`<T, magnitudo N>`), its size-parameter index.
+    positions: Vec<Option<usize>>,
+    /// Aligned with the signature's parameters (the receiver first in methods).
+    params: Vec<Template>,
+    names: Vec<String>,
+    ret: Template,
+}
+
+/// A value a size parameter takes at a call: an extent, or a size parameter of the
+/// function whose body contains the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Term {
+    Const(u64),
+    Rigid(usize),
+}
+
+/// Where a binding comes from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Arg { param: usize, axis: usize, span: Span },
+    Explicit { span: Span },
+}
+
+/// Size-generic state of the lowerer.
+#[derive(Default)]
+pub struct Sizes {
+    sigs: FxHashMap<FuncId, SizeSig>,
+    /// Slots of the function being lowered whose extents are its own size parameters
+    /// (parameters typed with them, results of generic calls instantiated with them).
+    rigid: FxHashMap<(FuncId, Slot), Vec<Option<usize>>>,
+    /// Conflicts that involve a rigid size parameter, reported when the body is done.
+    pending: Vec<(FuncId, Diagnostic)>,
+}
+
+/// One argument of a call as the size check sees it: the parameter it fills, its
+/// source span, its static type and its lowered operand.
+pub struct ArgInfo {
+    pub param: usize,
+    pub span: Span,
+    pub ty: Ty,
+    pub op: Operand,
+}
+
+fn size_dim(d: &Dim, vars: &[String]) -> SizeDim {
+    match d {
+        Dim::Nat(n, _) => SizeDim::Nat(*n),
+        Dim::Name(id) => vars
+            .iter()
+            .position(|v| *v == id.name)
+            .map_or(SizeDim::Unknown, SizeDim::Var),
+        Dim::Hole(_) | Dim::Nested(..) => SizeDim::Unknown,
+    }
+}
+
+fn template(t: &Type, vars: &[String]) -> Template {
+    let dims = |ds: &[Dim]| Template::Tensor(ds.iter().map(|d| size_dim(d, vars)).collect());
+    match &t.kind {
+        TypeKind::Shaped { dims: ds, .. } => dims(ds),
+        TypeKind::Path { path, args } if path.len() == 1 => match path[0].name.as_str() {
+            "tensor" => match args.get(1) {
+                Some(TypeArg::Shape(ds, _)) => dims(ds),
+                _ => Template::Other,
+            },
+            "lista" => match args.first() {
+                Some(TypeArg::Type(e)) => Template::List(Box::new(template(e, vars))),
+                _ => Template::Other,
+            },
+            _ => Template::Other,
+        },
+        TypeKind::Tuple(args) => Template::Tuple(
+            args.iter()
+                .map(|a| match a {
+                    TypeArg::Type(t) => template(t, vars),
+                    _ => Template::Other,
+                })
+                .collect(),
+        ),
+        _ => Template::Other,
+    }
+}
+
+/// The size-generic signature of `f`, when it declares `magnitudo` parameters that
+/// appear in its parameter or result types.
+pub fn size_sig(f: &ast::Func, receiver: bool) -> Option<SizeSig> {
+    let mut vars = Vec::new();
+    let mut positions = Vec::new();
+    for g in &f.generics {
+        if g.magnitudo {
+            positions.push(Some(vars.len()));
+            vars.push(g.name.name.clone());
+        } else {
+            positions.push(None);
+        }
+    }
+    if vars.is_empty() {
+        return None;
+    }
+    let mut params = Vec::new();
+    let mut names = Vec::new();
+    if receiver {
+        params.push(Template::Other);
+        names.push("ego".to_string());
+    }
+    for p in &f.params {
+        params.push(template(&p.ty, &vars));
+        names.push(p.name.name.clone());
+    }
+    let ret = f
+        .ret
+        .as_ref()
+        .map_or(Template::Other, |t| template(t, &vars));
+    if !params.iter().any(Template::has_var) && !ret.has_var() {
+        return None;
+    }
+    Some(SizeSig {
+        vars,
+        positions,
+        params,
+        names,
+        ret,
+    })
+}
+
+/// The size parameters that a value of static type `ty`, matched against `tmpl`,
+/// binds: (parameter, value, axis). `rigid` gives the extents of the value itself
+/// that are size parameters of the function being lowered.
+fn bind(
+    tmpl: &Template,
+    ty: &Ty,
+    rigid: Option<&[Option<usize>]>,
+    out: &mut Vec<(usize, Term, usize)>,
+) {
+    match (tmpl, ty) {
+        (
+            Template::Tensor(ds),
+            Ty::Tensor {
+                shape: Some(actual),
+                ..
+            },
+        ) if ds.len() == actual.len() => {
+            for (axis, (d, a)) in ds.iter().zip(actual).enumerate() {
+                let SizeDim::Var(v) = d else { continue };
+                let term = match a {
+                    Some(n) => Term::Const(*n),
+                    None => match rigid.and_then(|r| r.get(axis).copied().flatten()) {
+                        Some(r) => Term::Rigid(r),
+                        None => continue,
+                    },
+                };
+                out.push((*v, term, axis));
+            }
+        }
+        (Template::Tuple(ts), Ty::Tuple(tys)) if ts.len() == tys.len() => {
+            for (t, y) in ts.iter().zip(tys) {
+                bind(t, y, None, out);
+            }
+        }
+        (Template::List(t), Ty::List(e)) => bind(t, e, None, out),
+        _ => {}
+    }
+}
+
+/// `ty` (a signature type) with the extents of `tmpl` that are bound to an extent
+/// filled in.
+fn instantiate(tmpl: &Template, ty: &Ty, bound: &[Option<Term>]) -> Ty {
+    match (tmpl, ty) {
+        (
+            Template::Tensor(ds),
+            Ty::Tensor {
+                shape: Some(shape),
+                int,
+            },
+        ) if ds.len() == shape.len() => Ty::Tensor {
+            shape: Some(
+                ds.iter()
+                    .zip(shape)
+                    .map(|(d, s)| match (d, s) {
+                        (SizeDim::Var(v), None) => match bound.get(*v).copied().flatten() {
+                            Some(Term::Const(n)) => Some(n),
+                            _ => None,
+                        },
+                        _ => *s,
+                    })
+                    .collect(),
+            ),
+            int: *int,
+        },
+        (Template::Tuple(ts), Ty::Tuple(tys)) if ts.len() == tys.len() => Ty::Tuple(
+            ts.iter()
+                .zip(tys)
+                .map(|(t, y)| instantiate(t, y, bound))
+                .collect(),
+        ),
+        (Template::List(t), Ty::List(e)) => Ty::List(Box::new(instantiate(t, e, bound))),
+        _ => ty.clone(),
+    }
+}
+
+/// Every slot that a statement of `block` (at any depth) writes.
+fn written_slots(block: &Block, out: &mut FxHashSet<Slot>) {
+    for st in &block.stmts {
+        let place_root = |p: &Place| match p.root {
+            PlaceRoot::Slot(s) => Some(s),
+            _ => None,
+        };
+        match st {
+            Stmt::Let { dst, .. } => {
+                out.insert(*dst);
+            }
+            Stmt::Store { place, .. } => out.extend(place_root(place)),
+            Stmt::MethodInPlace { dst, place, .. } | Stmt::CallInPlace { dst, place, .. } => {
+                out.extend(*dst);
+                out.extend(place_root(place));
+            }
+            Stmt::ForRange { var, .. } | Stmt::ForEach { var, .. } => {
+                out.insert(*var);
+            }
+            Stmt::Try { catch_slot, .. } => out.extend(*catch_slot),
+            _ => {}
+        }
+        child_blocks(st, &mut |b| written_slots(b, out));
+    }
+}
+
+impl Lowerer<'_> {
+    /// Records the size-generic signature of a declared function.
+    pub fn declare_sizes(&mut self, id: FuncId, f: &ast::Func, receiver: bool) {
+        if let Some(s) = size_sig(f, receiver) {
+            self.sizes.sigs.insert(id, s);
+        }
+    }
+
+    /// At the start of a generic body: its parameters carry its size parameters.
+    pub fn enter_sizes(&mut self, id: FuncId) {
+        let Some(sig) = self.sizes.sigs.get(&id) else {
+            return;
+        };
+        for (i, t) in sig.params.iter().enumerate() {
+            if let Template::Tensor(ds) = t {
+                if t.has_var() {
+                    let dims = ds
+                        .iter()
+                        .map(|d| match d {
+                            SizeDim::Var(v) => Some(*v),
+                            _ => None,
+                        })
+                        .collect();
+                    self.sizes.rigid.insert((id, Slot(i as u32)), dims);
+                }
+            }
+        }
+    }
+
+    /// At the end of a generic body: reports its pending conflicts unless a
+    /// parameter that carries a size parameter is assigned somewhere in it.
+    pub fn leave_sizes(&mut self, id: FuncId) {
+        let pending: Vec<Diagnostic> = {
+            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.sizes.pending)
+                .into_iter()
+                .partition(|(f, _)| *f == id);
+            self.sizes.pending = rest;
+            mine.into_iter().map(|(_, d)| d).collect()
+        };
+        let params = self.program.func(id).params;
+        let carriers: Vec<Slot> = self
+            .sizes
+            .rigid
+            .keys()
+            .filter(|(f, s)| *f == id && s.0 < params)
+            .map(|(_, s)| *s)
+            .collect();
+        self.sizes.rigid.retain(|(f, _), _| *f != id);
+        if pending.is_empty() {
+            return;
+        }
+        let mut written = FxHashSet::default();
+        written_slots(&self.program.func(id).body, &mut written);
+        if carriers.iter().any(|s| written.contains(s)) {
+            return;
+        }
+        self.diags.extend(pending);
+    }
+
+    /// Notes that `op`, the result of a generic call, has size parameters of the
+    /// function being lowered as extents.
+    pub fn note_rigid(&mut self, op: &Operand, dims: Option<Vec<Option<usize>>>) {
+        if let (Operand::Slot(s), Some(d)) = (op, dims) {
+            let cur = self.cx().id;
+            self.sizes.rigid.insert((cur, *s), d);
+        }
+    }
+
+    /// Binds the size parameters of `f` at a call from the arguments' static types
+    /// and explicit type arguments (`f<4>(x)`), reports conflicts (SEM026), and gives
+    /// the call's result type instantiated with the bound extents, with the extents
+    /// that are size parameters of the calling function (for [`Self::note_rigid`]).
+    pub fn unify_sizes(
+        &mut self,
+        f: FuncId,
+        args: &[ArgInfo],
+        type_args: &[TypeArg],
+        span: Span,
+        ret: &Ty,
+    ) -> (Ty, Option<Vec<Option<usize>>>) {
+        let Some(sig) = self.sizes.sigs.get(&f).cloned() else {
+            return (ret.clone(), None);
+        };
+        let cur = self.fns.last().map(|c| c.id);
+        let mut obs: Vec<Vec<(Term, Source)>> = vec![Vec::new(); sig.vars.len()];
+        for (k, ta) in type_args.iter().enumerate() {
+            if let (Some(Some(v)), TypeArg::Nat(n, sp)) = (sig.positions.get(k), ta) {
+                obs[*v].push((Term::Const(*n), Source::Explicit { span: *sp }));
+            }
+        }
+        for a in args {
+            let Some(tmpl) = sig.params.get(a.param) else {
+                continue;
+            };
+            let rigid = match (&a.op, cur) {
+                (Operand::Slot(s), Some(c)) => self.sizes.rigid.get(&(c, *s)).cloned(),
+                _ => None,
+            };
+            let mut found = Vec::new();
+            bind(tmpl, &a.ty, rigid.as_deref(), &mut found);
+            for (v, term, axis) in found {
+                obs[v].push((
+                    term,
+                    Source::Arg {
+                        param: a.param,
+                        axis,
+                        span: a.span,
+                    },
+                ));
+            }
+        }
+        let cur_vars: Vec<String> = cur
+            .and_then(|c| self.sizes.sigs.get(&c))
+            .map(|s| s.vars.clone())
+            .unwrap_or_default();
+        let fname = self.program.func(f).name.clone();
+        let short = fname.rsplit("::").next().unwrap_or(&fname).to_string();
+        for (v, list) in obs.iter().enumerate() {
+            let Some(&(first, src_a)) = list.first() else {
+                continue;
+            };
+            let Some(&(other, src_b)) = list.iter().find(|(t, _)| *t != first) else {
+                continue;
+            };
+            let d = self.size_conflict(&sig, &short, v, (first, src_a), (other, src_b), &cur_vars, span);
+            let rigid = matches!(first, Term::Rigid(_)) || matches!(other, Term::Rigid(_));
+            match (rigid, cur) {
+                (true, Some(c)) => self.sizes.pending.push((c, d)),
+                _ => self.diags.push(d),
+            }
+        }
+        let bound: Vec<Option<Term>> = obs.iter().map(|l| l.first().map(|(t, _)| *t)).collect();
+        let ty = instantiate(&sig.ret, ret, &bound);
+        let rigid = match &sig.ret {
+            Template::Tensor(ds) if !cur_vars.is_empty() => {
+                let dims: Vec<Option<usize>> = ds
+                    .iter()
+                    .map(|d| match d {
+                        SizeDim::Var(v) => match bound[*v] {
+                            Some(Term::Rigid(r)) => Some(r),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                dims.iter().any(Option::is_some).then_some(dims)
+            }
+            _ => None,
+        };
+        (ty, rigid)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn size_conflict(
+        &self,
+        sig: &SizeSig,
+        fname: &str,
+        var: usize,
+        a: (Term, Source),
+        b: (Term, Source),
+        cur_vars: &[String],
+        span: Span,
+    ) -> Diagnostic {
+        let n = &sig.vars[var];
+        let value = |t: Term| match t {
+            Term::Const(k) => k.to_string(),
+            Term::Rigid(r) => format!(
+                "`{}`",
+                cur_vars.get(r).map_or("?", String::as_str)
+            ),
+        };
+        let from = |s: Source| match s {
+            Source::Arg { param, axis, .. } => {
+                let rank = match sig.params.get(param) {
+                    Some(Template::Tensor(ds)) => ds.len(),
+                    _ => 0,
+                };
+                let name = sig.names.get(param).map_or("?", String::as_str);
+                if rank > 1 {
+                    format!("argument `{name}` (axis {axis})")
+                } else {
+                    format!("argument `{name}`")
+                }
+            }
+            Source::Explicit { .. } => "the type argument".to_string(),
+        };
+        let at = |s: Source| match s {
+            Source::Arg { span, .. } | Source::Explicit { span } => span,
+        };
+        let msg = format!(
+            "`{fname}` needs one size for `{n}`, but {} gives {} and {} gives {}",
+            from(a.1),
+            value(a.0),
+            from(b.1),
+            value(b.0)
+        );
+        let mut d = Diagnostic::error(codes::SEM_SIZE_CONFLICT, msg, span)
+            .with_label(at(a.1), format!("`{n}` = {} here", value(a.0)))
+            .with_label(at(b.1), format!("`{n}` = {} here", value(b.0)));
+        let rigid = matches!(a.0, Term::Rigid(_)) || matches!(b.0, Term::Rigid(_));
+        d = if rigid {
+            d.with_hint(
+                "a size parameter of the enclosing function stands for whatever size its caller passes: it equals only itself, never another size parameter or a fixed extent; give the parameters one size parameter",
+            )
+        } else {
+            d.with_hint(format!(
+                "every `{n}` in the parameter types of `{fname}` is the same extent; a shape known only at run time (`tf32`) is checked when the call runs"
+            ))
+        };
+        d
+    }
+}
