@@ -77,8 +77,14 @@ enum Term {
 /// Where a binding comes from.
 #[derive(Clone, Copy, Debug)]
 enum Source {
-    Arg { param: usize, axis: usize, span: Span },
-    Explicit { span: Span },
+    Arg {
+        param: usize,
+        axis: usize,
+        span: Span,
+    },
+    Explicit {
+        span: Span,
+    },
 }
 
 /// Size-generic state of the lowerer.
@@ -406,7 +412,15 @@ impl Lowerer<'_> {
             let Some(&(other, src_b)) = list.iter().find(|(t, _)| *t != first) else {
                 continue;
             };
-            let d = self.size_conflict(&sig, &short, v, (first, src_a), (other, src_b), &cur_vars, span);
+            let d = self.size_conflict(
+                &sig,
+                &short,
+                v,
+                (first, src_a),
+                (other, src_b),
+                &cur_vars,
+                span,
+            );
             let rigid = matches!(first, Term::Rigid(_)) || matches!(other, Term::Rigid(_));
             match (rigid, cur) {
                 (true, Some(c)) => self.sizes.pending.push((c, d)),
@@ -448,10 +462,7 @@ impl Lowerer<'_> {
         let n = &sig.vars[var];
         let value = |t: Term| match t {
             Term::Const(k) => k.to_string(),
-            Term::Rigid(r) => format!(
-                "`{}`",
-                cur_vars.get(r).map_or("?", String::as_str)
-            ),
+            Term::Rigid(r) => format!("`{}`", cur_vars.get(r).map_or("?", String::as_str)),
         };
         let from = |s: Source| match s {
             Source::Arg { param, axis, .. } => {
