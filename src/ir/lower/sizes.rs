@@ -15,7 +15,7 @@
 //! change). Extents known only at run time (`tf32`, `_`) bind nothing: those calls
 //! keep the run-time shape checks of the operations inside (RUN013).
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::Lowerer;
 use crate::diag::{codes, Diagnostic};
@@ -262,27 +262,25 @@ fn instantiate(tmpl: &Template, ty: &Ty, bound: &[Option<Term>]) -> Ty {
     }
 }
 
-/// Every slot that a statement of `block` (at any depth) writes.
-fn written_slots(block: &Block, out: &mut FxHashSet<Slot>) {
+/// How many statements of `block` (at any depth) write each slot.
+fn written_slots(block: &Block, out: &mut FxHashMap<Slot, u32>) {
     for st in &block.stmts {
         let place_root = |p: &Place| match p.root {
             PlaceRoot::Slot(s) => Some(s),
             _ => None,
         };
-        match st {
-            Stmt::Let { dst, .. } => {
-                out.insert(*dst);
-            }
-            Stmt::Store { place, .. } => out.extend(place_root(place)),
+        let written: Vec<Slot> = match st {
+            Stmt::Let { dst, .. } => vec![*dst],
+            Stmt::Store { place, .. } => place_root(place).into_iter().collect(),
             Stmt::MethodInPlace { dst, place, .. } | Stmt::CallInPlace { dst, place, .. } => {
-                out.extend(*dst);
-                out.extend(place_root(place));
+                dst.iter().copied().chain(place_root(place)).collect()
             }
-            Stmt::ForRange { var, .. } | Stmt::ForEach { var, .. } => {
-                out.insert(*var);
-            }
-            Stmt::Try { catch_slot, .. } => out.extend(*catch_slot),
-            _ => {}
+            Stmt::ForRange { var, .. } | Stmt::ForEach { var, .. } => vec![*var],
+            Stmt::Try { catch_slot, .. } => catch_slot.iter().copied().collect(),
+            _ => Vec::new(),
+        };
+        for s in written {
+            *out.entry(s).or_insert(0) += 1;
         }
         child_blocks(st, &mut |b| written_slots(b, out));
     }
@@ -332,19 +330,41 @@ impl Lowerer<'_> {
             .sizes
             .rigid
             .keys()
-            .filter(|(f, s)| *f == id && s.0 < params)
+            .filter(|(f, _)| *f == id)
             .map(|(_, s)| *s)
             .collect();
         self.sizes.rigid.retain(|(f, _), _| *f != id);
         if pending.is_empty() {
             return;
         }
-        let mut written = FxHashSet::default();
-        written_slots(&self.program.func(id).body, &mut written);
-        if carriers.iter().any(|s| written.contains(s)) {
+        let mut writes = FxHashMap::default();
+        written_slots(&self.program.func(id).body, &mut writes);
+        // A parameter is written by the caller, a local or temporary by its one
+        // definition: any other write may change the shape on some path.
+        let rewritten = |s: &Slot| {
+            let n = writes.get(s).copied().unwrap_or(0);
+            if s.0 < params {
+                n > 0
+            } else {
+                n > 1
+            }
+        };
+        if carriers.iter().any(rewritten) {
             return;
         }
         self.diags.extend(pending);
+    }
+
+    /// A binding `dst ← op` in a generic body: `dst` carries what `op` carries.
+    pub fn carry_sizes(&mut self, op: &Operand, dst: Slot) {
+        let Some(cur) = self.fns.last().map(|c| c.id) else {
+            return;
+        };
+        if let Operand::Slot(s) = op {
+            if let Some(d) = self.sizes.rigid.get(&(cur, *s)).cloned() {
+                self.sizes.rigid.insert((cur, dst), d);
+            }
+        }
     }
 
     /// Notes that `op`, the result of a generic call, has size parameters of the
@@ -569,6 +589,15 @@ mod tests {
         // a closure's captures carry none
         let closure = "functio clausa<magnitudo M, magnitudo K>(tensor<f32, [M]> a, tensor<f32, [K]> b) → tensor<f32, [M]> {\n    fixum (tf32) → tf32 g ← (tf32 t) ∴ adde(t, b)\n    redde g(a)\n}\n";
         assert!(codes(&format!("{closure}{}", main("nota clausa(x, x)"))).is_empty());
+    }
+
+    #[test]
+    fn bindings_in_a_generic_body_carry_size_parameters() {
+        let bound = "functio bis<magnitudo M, magnitudo K>(tensor<f32, [M]> a, tensor<f32, [K]> b) → tensor<f32, [M]> {\n    fixum _ c ← adde(a, a)\n    fixum _ d ← c\n    redde adde(d, b)\n}\n";
+        assert_eq!(codes(&format!("{bound}{}", main("nota 0"))), ["SEM026"]);
+        // a `varia` assigned again may hold another shape: nothing is reported
+        let varied = "functio ter<magnitudo M, magnitudo K>(tensor<f32, [M]> a, tensor<f32, [K]> b) → tensor<f32, [K]> {\n    varia _ c ← adde(a, a)\n    c ← adde(b, b)\n    redde adde(c, b)\n}\n";
+        assert!(codes(&format!("{varied}{}", main("nota 0"))).is_empty());
     }
 
     #[test]
