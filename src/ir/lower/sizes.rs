@@ -37,6 +37,8 @@ enum SizeDim {
 #[derive(Clone, Debug)]
 enum Template {
     Tensor(Vec<SizeDim>),
+    /// `tensor<T, F>`: the size parameter with this index is the whole shape.
+    Whole(usize),
     Tuple(Vec<Template>),
     List(Box<Template>),
     Other,
@@ -46,6 +48,7 @@ impl Template {
     fn has_var(&self) -> bool {
         match self {
             Template::Tensor(ds) => ds.iter().any(|d| matches!(d, SizeDim::Var(_))),
+            Template::Whole(_) => true,
             Template::Tuple(ts) => ts.iter().any(Template::has_var),
             Template::List(t) => t.has_var(),
             Template::Other => false,
@@ -125,6 +128,13 @@ fn template(t: &Type, vars: &[String]) -> Template {
         TypeKind::Path { path, args } if path.len() == 1 => match path[0].name.as_str() {
             "tensor" => match args.get(1) {
                 Some(TypeArg::Shape(ds, _)) => dims(ds),
+                Some(TypeArg::Type(Type {
+                    kind: TypeKind::Path { path, args },
+                    ..
+                })) if path.len() == 1 && args.is_empty() => vars
+                    .iter()
+                    .position(|v| *v == path[0].name)
+                    .map_or(Template::Other, Template::Whole),
                 _ => Template::Other,
             },
             "lista" => match args.first() {
@@ -187,16 +197,28 @@ pub fn size_sig(f: &ast::Func, receiver: bool) -> Option<SizeSig> {
     })
 }
 
+/// What the arguments of one call bind: (parameter, value, axis) for extents, and
+/// (parameter, shape) for whole-shape parameters.
+#[derive(Default)]
+struct Found {
+    dims: Vec<(usize, Term, usize)>,
+    shapes: Vec<(usize, StaticShape)>,
+}
+
+type StaticShape = Vec<Option<u64>>;
+
 /// The size parameters that a value of static type `ty`, matched against `tmpl`,
-/// binds: (parameter, value, axis). `rigid` gives the extents of the value itself
-/// that are size parameters of the function being lowered.
-fn bind(
-    tmpl: &Template,
-    ty: &Ty,
-    rigid: Option<&[Option<usize>]>,
-    out: &mut Vec<(usize, Term, usize)>,
-) {
+/// binds. `rigid` gives the extents of the value itself that are size parameters of
+/// the function being lowered.
+fn bind(tmpl: &Template, ty: &Ty, rigid: Option<&[Option<usize>]>, out: &mut Found) {
     match (tmpl, ty) {
+        (
+            Template::Whole(v),
+            Ty::Tensor {
+                shape: Some(actual),
+                ..
+            },
+        ) => out.shapes.push((*v, actual.clone())),
         (
             Template::Tensor(ds),
             Ty::Tensor {
@@ -213,7 +235,7 @@ fn bind(
                         None => continue,
                     },
                 };
-                out.push((*v, term, axis));
+                out.dims.push((*v, term, axis));
             }
         }
         (Template::Tuple(ts), Ty::Tuple(tys)) if ts.len() == tys.len() => {
@@ -228,8 +250,17 @@ fn bind(
 
 /// `ty` (a signature type) with the extents of `tmpl` that are bound to an extent
 /// filled in.
-fn instantiate(tmpl: &Template, ty: &Ty, bound: &[Option<Term>]) -> Ty {
+fn instantiate(
+    tmpl: &Template,
+    ty: &Ty,
+    bound: &[Option<Term>],
+    shapes: &[Option<StaticShape>],
+) -> Ty {
     match (tmpl, ty) {
+        (Template::Whole(v), Ty::Tensor { shape: None, int }) => Ty::Tensor {
+            shape: shapes.get(*v).cloned().flatten(),
+            int: *int,
+        },
         (
             Template::Tensor(ds),
             Ty::Tensor {
@@ -254,11 +285,37 @@ fn instantiate(tmpl: &Template, ty: &Ty, bound: &[Option<Term>]) -> Ty {
         (Template::Tuple(ts), Ty::Tuple(tys)) if ts.len() == tys.len() => Ty::Tuple(
             ts.iter()
                 .zip(tys)
-                .map(|(t, y)| instantiate(t, y, bound))
+                .map(|(t, y)| instantiate(t, y, bound, shapes))
                 .collect(),
         ),
-        (Template::List(t), Ty::List(e)) => Ty::List(Box::new(instantiate(t, e, bound))),
+        (Template::List(t), Ty::List(e)) => Ty::List(Box::new(instantiate(t, e, bound, shapes))),
         _ => ty.clone(),
+    }
+}
+
+/// Says where a binding comes from: an argument (with the axis when the parameter
+/// has several), or the explicit type argument.
+fn source_text(sig: &SizeSig, s: Source) -> String {
+    match s {
+        Source::Arg { param, axis, .. } => {
+            let rank = match sig.params.get(param) {
+                Some(Template::Tensor(ds)) => ds.len(),
+                _ => 0,
+            };
+            let name = sig.names.get(param).map_or("?", String::as_str);
+            if rank > 1 {
+                format!("argument `{name}` (axis {axis})")
+            } else {
+                format!("argument `{name}`")
+            }
+        }
+        Source::Explicit { .. } => "the type argument".to_string(),
+    }
+}
+
+fn source_span(s: Source) -> Span {
+    match s {
+        Source::Arg { span, .. } | Source::Explicit { span } => span,
     }
 }
 
@@ -393,9 +450,26 @@ impl Lowerer<'_> {
         };
         let cur = self.fns.last().map(|c| c.id);
         let mut obs: Vec<Vec<(Term, Source)>> = vec![Vec::new(); sig.vars.len()];
+        let mut whole: Vec<Vec<(StaticShape, Source)>> = vec![Vec::new(); sig.vars.len()];
         for (k, ta) in type_args.iter().enumerate() {
-            if let (Some(Some(v)), TypeArg::Nat(n, sp)) = (sig.positions.get(k), ta) {
-                obs[*v].push((Term::Const(*n), Source::Explicit { span: *sp }));
+            let Some(Some(v)) = sig.positions.get(k) else {
+                continue;
+            };
+            match ta {
+                TypeArg::Nat(n, sp) => {
+                    obs[*v].push((Term::Const(*n), Source::Explicit { span: *sp }));
+                }
+                TypeArg::Shape(ds, sp) => {
+                    let shape = ds
+                        .iter()
+                        .map(|d| match d {
+                            Dim::Nat(n, _) => Some(*n),
+                            _ => None,
+                        })
+                        .collect();
+                    whole[*v].push((shape, Source::Explicit { span: *sp }));
+                }
+                TypeArg::Type(_) => {}
             }
         }
         for a in args {
@@ -406,9 +480,17 @@ impl Lowerer<'_> {
                 (Operand::Slot(s), Some(c)) => self.sizes.rigid.get(&(c, *s)).cloned(),
                 _ => None,
             };
-            let mut found = Vec::new();
+            let mut found = Found::default();
             bind(tmpl, &a.ty, rigid.as_deref(), &mut found);
-            for (v, term, axis) in found {
+            let src = Source::Arg {
+                param: a.param,
+                axis: 0,
+                span: a.span,
+            };
+            for (v, shape) in found.shapes {
+                whole[v].push((shape, src));
+            }
+            for (v, term, axis) in found.dims {
                 obs[v].push((
                     term,
                     Source::Arg {
@@ -447,8 +529,13 @@ impl Lowerer<'_> {
                 _ => self.diags.push(d),
             }
         }
+        let shapes: Vec<Option<StaticShape>> = whole
+            .iter()
+            .enumerate()
+            .map(|(v, list)| self.merge_shapes(&sig, &short, v, list, span))
+            .collect();
         let bound: Vec<Option<Term>> = obs.iter().map(|l| l.first().map(|(t, _)| *t)).collect();
-        let ty = instantiate(&sig.ret, ret, &bound);
+        let ty = instantiate(&sig.ret, ret, &bound, &shapes);
         let rigid = match &sig.ret {
             Template::Tensor(ds) if !cur_vars.is_empty() => {
                 let dims: Vec<Option<usize>> = ds
@@ -468,6 +555,59 @@ impl Lowerer<'_> {
         (ty, rigid)
     }
 
+    /// The shape that the observations of whole-shape parameter `var` agree on (an
+    /// extent known in one and open in another is the known one); a shape that
+    /// disagrees with the earlier ones (another rank, another known extent) is SEM026.
+    fn merge_shapes(
+        &mut self,
+        sig: &SizeSig,
+        fname: &str,
+        var: usize,
+        list: &[(StaticShape, Source)],
+        span: Span,
+    ) -> Option<StaticShape> {
+        let (first, src_a) = list.first()?;
+        let mut merged = first.clone();
+        for (shape, src_b) in &list[1..] {
+            let fits = shape.len() == merged.len()
+                && merged
+                    .iter()
+                    .zip(shape)
+                    .all(|(m, s)| !matches!((m, s), (Some(p), Some(q)) if p != q));
+            if !fits {
+                let show = |s: &StaticShape| {
+                    let ds: Vec<String> = s
+                        .iter()
+                        .map(|d| d.map_or("_".to_string(), |n| n.to_string()))
+                        .collect();
+                    format!("[{}]", ds.join(", "))
+                };
+                let n = &sig.vars[var];
+                let msg = format!(
+                    "`{fname}` needs one shape for `{n}`, but {} gives {} and {} gives {}",
+                    source_text(sig, *src_a),
+                    show(first),
+                    source_text(sig, *src_b),
+                    show(shape)
+                );
+                let d = Diagnostic::error(codes::SEM_SIZE_CONFLICT, msg, span)
+                    .with_label(source_span(*src_a), format!("`{n}` = {} here", show(first)))
+                    .with_label(source_span(*src_b), format!("`{n}` = {} here", show(shape)))
+                    .with_hint(format!(
+                        "`{n}` is the whole shape of every tensor typed with it in `{fname}`; a shape known only at run time (`tf32`) is checked when the call runs"
+                    ));
+                self.diags.push(d);
+                return Some(merged);
+            }
+            for (m, s) in merged.iter_mut().zip(shape) {
+                if m.is_none() {
+                    *m = *s;
+                }
+            }
+        }
+        Some(merged)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn size_conflict(
         &self,
@@ -484,24 +624,8 @@ impl Lowerer<'_> {
             Term::Const(k) => k.to_string(),
             Term::Rigid(r) => format!("`{}`", cur_vars.get(r).map_or("?", String::as_str)),
         };
-        let from = |s: Source| match s {
-            Source::Arg { param, axis, .. } => {
-                let rank = match sig.params.get(param) {
-                    Some(Template::Tensor(ds)) => ds.len(),
-                    _ => 0,
-                };
-                let name = sig.names.get(param).map_or("?", String::as_str);
-                if rank > 1 {
-                    format!("argument `{name}` (axis {axis})")
-                } else {
-                    format!("argument `{name}`")
-                }
-            }
-            Source::Explicit { .. } => "the type argument".to_string(),
-        };
-        let at = |s: Source| match s {
-            Source::Arg { span, .. } | Source::Explicit { span } => span,
-        };
+        let from = |s: Source| source_text(sig, s);
+        let at = source_span;
         let msg = format!(
             "`{fname}` needs one size for `{n}`, but {} gives {} and {} gives {}",
             from(a.1),
@@ -601,8 +725,19 @@ mod tests {
     }
 
     #[test]
-    fn whole_shape_parameters_are_not_unified() {
-        let whole = "functio totum<magnitudo F>(tensor<f32, F> a, tensor<f32, F> b) → f32 {\n    redde a.summa() + b.summa()\n}\n";
-        assert!(codes(&format!("{whole}{}", main("nota totum(x, y)"))).is_empty());
+    fn whole_shape_parameters_bind_the_whole_shape() {
+        let whole = "functio totum<magnitudo F>(tensor<f32, F> a, tensor<f32, F> b) → tensor<f32, F> {\n    redde a.addita(b)\n}\n";
+        let with = |body: &str| codes(&format!("{whole}{}", main(body)));
+        assert!(with("nota totum(x, x), totum(y, u), totum(u, x)").is_empty());
+        assert_eq!(with("nota totum(x, y)"), ["SEM026"]);
+        // another rank is another shape
+        assert_eq!(
+            with("fixum tf32[3, 1] m ← s.crea(1.0, [3, 1])\nnota totum(x, m)"),
+            ["SEM026"]
+        );
+        // an open extent takes the known one; the result has the merged shape
+        assert!(with("fixum tf32[_, 2] h ← s.crea(1.0, [3, 2])\nfixum tf32[3, _] k ← s.crea(1.0, [3, 2])\nfixum tf32[3, 2] r ← totum(h, k)").is_empty());
+        assert_eq!(with("fixum tf32[4] r ← totum(x, x)"), ["SEM023"]);
+        assert_eq!(with("nota totum<[4]>(x, x)"), ["SEM026"]);
     }
 }
