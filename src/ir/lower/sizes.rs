@@ -1,19 +1,22 @@
 //! Size generics checked at every call. A function declared
 //! `functio f<magnitudo N>(tensor<f32, [N]> a, tensor<f32, [N]> b) → tensor<f32, [N]>`
 //! keeps, beside its erased signature, where each size parameter stands in its
-//! parameter and result types. At each call the extents that the arguments' static
-//! types show bind the size parameters; two different values for one parameter are a
-//! SEM026 at the call, and the result type is instantiated with the bound values so
-//! that later calls and operations see its shape.
+//! parameter and result types: as one extent (`[N]`) or as the whole shape
+//! (`tensor<f32, F>`). At each call the shapes that the arguments' static types show,
+//! and explicit size arguments (`f<4>(…)`, `f<[2, 3]>(…)`), bind the size parameters;
+//! two different values for one parameter are a SEM026 at the call, and the result
+//! type is instantiated with the bound values so that later calls and operations see
+//! its shape.
 //!
-//! Inside a generic body a size parameter is rigid: a parameter typed
+//! Inside a generic body an extent parameter is rigid: a parameter typed
 //! `tensor<f32, [M]>` carries `M` into the calls it is passed to (also through the
-//! result of a nested generic call), and `M` equals only itself — passing it where
-//! another size parameter or a fixed extent is bound to the same `N` is a conflict.
-//! Those reports wait until the body is lowered and are dropped when a parameter
-//! that carries a size parameter is assigned anywhere in the body (its shape may then
-//! change). Extents known only at run time (`tf32`, `_`) bind nothing: those calls
-//! keep the run-time shape checks of the operations inside (RUN013).
+//! result of a nested generic call and through bindings), and `M` equals only itself —
+//! passing it where another size parameter or a fixed extent is bound to the same `N`
+//! is a conflict. Those reports wait until the body is lowered and are dropped when a
+//! slot that carries a size parameter is written beyond its definition (a parameter:
+//! at all), since its shape may then change. Shapes known only at run time (`tf32`,
+//! `_`) bind nothing: those calls keep the run-time shape checks of the operations
+//! inside (RUN013).
 
 use rustc_hash::FxHashMap;
 
