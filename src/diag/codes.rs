@@ -71,6 +71,7 @@ codes! {
     SEM_SHAPE = "SEM023", "tensor shapes known at compile time that do not fit the operation";
     SEM_NOT_DIFFERENTIABLE = "SEM024", "a construct under `@ radix backward` that cannot be differentiated";
     SEM_MISSING_RETURN = "SEM025", "a function with a result type whose body can reach its end without `redde`";
+    SEM_SIZE_CONFLICT = "SEM026", "a call that binds one size parameter (`magnitudo N`) to two different extents";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";

@@ -31,6 +31,12 @@ impl Lowerer<'_> {
     /// Lowers `e` for a destination of type `want`: coerces Int→Float where the
     /// declared type asks for it and reports a certain mismatch.
     pub fn expr_to(&mut self, e: &ast::Expr, want: &Ty) -> Operand {
+        self.expr_to_typed(e, want).0
+    }
+
+    /// [`Self::expr_to`], also giving the static type the expression had before any
+    /// coercion (the size check of generic calls reads its shape).
+    pub fn expr_to_typed(&mut self, e: &ast::Expr, want: &Ty) -> (Operand, Ty) {
         let (op, ty) = self.expr(e, Some(want));
         if incompatible(want, &ty) {
             let msg = format!(
@@ -42,11 +48,14 @@ impl Lowerer<'_> {
         }
         if needs_coercion(want, &ty) {
             if let (Operand::Const(Const::Int(i)), Ty::Float) = (&op, want) {
-                return konst(Const::Float(*i as f64));
+                return (konst(Const::Float(*i as f64)), ty);
             }
-            return self.temp(Rhs::Coerce(op, want.clone()), want.clone(), e.span);
+            return (
+                self.temp(Rhs::Coerce(op, want.clone()), want.clone(), e.span),
+                ty,
+            );
         }
-        op
+        (op, ty)
     }
 
     /// An expression evaluated for its effect.

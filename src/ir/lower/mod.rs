@@ -10,6 +10,7 @@ mod hints;
 mod inplace;
 mod operators;
 mod returns;
+pub(crate) mod sizes;
 mod slice;
 mod stmt;
 mod tensor;
@@ -67,6 +68,8 @@ pub struct Lowerer<'a> {
     pub generics: Vec<String>,
     /// Function contexts being lowered (closures nest).
     pub fns: Vec<FnCx>,
+    /// Size generics (`<magnitudo N>`) of signatures, checked at calls.
+    pub sizes: sizes::Sizes,
 }
 
 /// Lowers a loaded module graph to a program. The last module is the entry file.
@@ -81,6 +84,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         defaults: Vec::new(),
         generics: Vec::new(),
         fns: Vec::new(),
+        sizes: sizes::Sizes::default(),
     };
     for (m, module) in graph.modules.iter().enumerate() {
         l.modules.push(ModInfo {
@@ -316,6 +320,7 @@ impl Lowerer<'_> {
         let ret = f.ret.as_ref().map_or(Ty::Vacuum, |t| self.ty(m, t));
         self.generics.clear();
         let id = FuncId(self.program.functions.len() as u32);
+        self.declare_sizes(id, f, receiver.is_some());
         self.program.functions.push(Function {
             name,
             params: params.len() as u32,
@@ -559,9 +564,11 @@ impl Lowerer<'_> {
         let ret = self.sigs[id.0 as usize].ret.clone();
         self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
         self.begin(id, m, &names, Some(ret.clone()));
+        self.enter_sizes(id);
         self.block_inline(&f.body);
         self.check_returns(f, &ret);
         self.finish(id);
+        self.leave_sizes(id);
         self.generics.clear();
     }
 

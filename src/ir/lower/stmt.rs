@@ -294,6 +294,7 @@ impl Lowerer<'_> {
         let slot = self.new_slot(&name.name, slot_ty);
         let initialized = op.is_some() || kind == BindKind::Varia;
         let init = op.unwrap_or(Operand::Const(Const::Nihil));
+        self.carry_sizes(&init, slot);
         self.assign_slot(slot, init, s.span);
         self.bind(name, slot, kind == BindKind::Varia, initialized);
     }

@@ -5,6 +5,7 @@
 use super::{konst, Lowered};
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::host::Host;
+use crate::ir::lower::sizes::ArgInfo;
 use crate::ir::lower::types::TypeName;
 use crate::ir::lower::{Lowerer, ModItem};
 use crate::ir::ops::Op;
@@ -36,7 +37,9 @@ impl Lowerer<'_> {
             ExprKind::Name(id) if self.local(&id.name).is_none() => {
                 let m = self.cur_module();
                 match self.modules[m].values.get(&id.name).copied() {
-                    Some(ModItem::Func(f)) => return self.direct_call(f, args, id.span, span),
+                    Some(ModItem::Func(f)) => {
+                        return self.direct_call(f, args, type_args, id.span, span)
+                    }
                     Some(ModItem::Global(_)) => {}
                     _ => {
                         let hint = self.function_hint(&id.name);
@@ -82,7 +85,7 @@ impl Lowerer<'_> {
                                     return (konst(Const::Nihil), Ty::Any);
                                 }
                             };
-                            return self.direct_call(f, args, name.span, span);
+                            return self.direct_call(f, args, type_args, name.span, span);
                         }
                     }
                 }
@@ -148,6 +151,7 @@ impl Lowerer<'_> {
         &mut self,
         f: FuncId,
         args: &[ast::Expr],
+        type_args: &[ast::TypeArg],
         name_span: Span,
         span: Span,
     ) -> Lowered {
@@ -167,15 +171,37 @@ impl Lowerer<'_> {
         if sig.throws {
             self.check_may_throw(span, "a call to a function that may throw (`⇥`)");
         }
-        let ops = args
-            .iter()
-            .enumerate()
-            .map(|(i, a)| match sig.params.get(i) {
-                Some(t) => self.expr_to(a, t),
-                None => self.expr(a, None).0,
-            })
-            .collect();
-        (self.temp(Rhs::Call(f, ops), sig.ret.clone(), span), sig.ret)
+        let (ops, infos) = self.call_args(&sig, args, 0);
+        let (ret, rigid) = self.unify_sizes(f, &infos, type_args, span, &sig.ret);
+        let t = self.temp(Rhs::Call(f, ops), ret.clone(), span);
+        self.note_rigid(&t, rigid);
+        (t, ret)
+    }
+
+    /// Lowers call arguments against `sig.params[offset..]`, keeping each one's
+    /// static type for the size check (src/ir/lower/sizes.rs).
+    fn call_args(
+        &mut self,
+        sig: &crate::ir::lower::Sig,
+        args: &[ast::Expr],
+        offset: usize,
+    ) -> (Vec<Operand>, Vec<ArgInfo>) {
+        let mut ops = Vec::with_capacity(args.len());
+        let mut infos = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let (op, ty) = match sig.params.get(i + offset) {
+                Some(t) => self.expr_to_typed(a, t),
+                None => self.expr(a, None),
+            };
+            infos.push(ArgInfo {
+                param: i + offset,
+                span: a.span,
+                ty,
+                op: op.clone(),
+            });
+            ops.push(op);
+        }
+        (ops, infos)
     }
 
     fn method_call(
@@ -223,14 +249,9 @@ impl Lowerer<'_> {
             if sig.throws {
                 self.check_may_throw(span, "a call to a method that may throw (`⇥`)");
             }
-            let ops: Vec<Operand> = args
-                .iter()
-                .enumerate()
-                .map(|(i, a)| match sig.params.get(i + 1) {
-                    Some(t) => self.expr_to(a, t),
-                    None => self.expr(a, None).0,
-                })
-                .collect();
+            let (ops, infos) = self.call_args(&sig, args, 1);
+            let (ret, rigid) = self.unify_sizes(f, &infos, &[], span, &sig.ret);
+            let sig = crate::ir::lower::Sig { ret, ..sig };
             if self.is_place(base) {
                 // `place` reports why a path is not a place (e.g. an unknown field).
                 let Some((place, _)) = self.place(base) else {
@@ -252,7 +273,9 @@ impl Lowerer<'_> {
             let (recv, _) = self.expr(base, None);
             let mut all = vec![recv];
             all.extend(ops);
-            return (self.temp(Rhs::Call(f, all), sig.ret.clone(), span), sig.ret);
+            let t = self.temp(Rhs::Call(f, all), sig.ret.clone(), span);
+            self.note_rigid(&t, rigid);
+            return (t, sig.ret);
         }
         // A field holding a function value: p.f(x).
         if let Ty::Record(g) = &recv_ty {
