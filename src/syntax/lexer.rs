@@ -147,8 +147,7 @@ impl<'a> Lexer<'a> {
                 }
                 Ok(Raw::Bang) => {
                     let glued = raw.get(i).is_some_and(|n| {
-                        n.lo == hi
-                            && matches!(n.raw, Ok(Raw::Period | Raw::LBracket | Raw::LParen))
+                        n.lo == hi && matches!(n.raw, Ok(Raw::Period | Raw::LBracket | Raw::LParen))
                     });
                     if glued {
                         Tok::Bang

@@ -105,7 +105,10 @@ impl Lowerer<'_> {
         if !args.is_empty() && args.len() != want {
             let name = self.program.genera[g.0 as usize].name.clone();
             let msg = if want == 0 {
-                format!("genus `{name}` takes no type arguments, but {} are given", args.len())
+                format!(
+                    "genus `{name}` takes no type arguments, but {} are given",
+                    args.len()
+                )
             } else {
                 format!(
                     "genus `{name}` takes {want} type argument(s), but {} are given",
