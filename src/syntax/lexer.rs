@@ -620,6 +620,8 @@ impl<'a> Lexer<'a> {
                     depth += 1;
                     if functio_params_pending {
                         functio_params_pending = false;
+                    } else if matches!(prev, Some((_, Tok::Bang, _))) {
+                        // `f!(…)` is a call, never a closure's parameter list.
                     } else {
                         let c = closer[i];
                         let after = self.tokens.get(c.wrapping_add(1)).map(|t| &t.1);

@@ -145,3 +145,56 @@ impl Lexer<'_> {
         Some(k)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::lex;
+    use crate::source::FileId;
+    use crate::syntax::token::Tok;
+
+    fn toks(src: &str) -> Vec<Tok> {
+        let lexed = lex(FileId(0), src);
+        assert!(lexed.diagnostics.is_empty(), "{src}");
+        lexed.tokens.into_iter().map(|t| t.1).collect()
+    }
+
+    /// The token after the zero-width marker, as the source spells it.
+    fn bare_params(src: &str) -> Vec<String> {
+        let lexed = lex(FileId(0), src);
+        let t = &lexed.tokens;
+        (0..t.len())
+            .filter(|&i| t[i].1 == Tok::ClosureBare)
+            .map(|i| src[t[i + 1].0..t[i + 1].2].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn dum_after_fac_on_its_line_is_the_loop_condition() {
+        let same = toks("fac { x } dum c");
+        assert!(same.contains(&Tok::DumPost));
+        let handler = toks("fac { x } cape e { y } dum c");
+        assert!(handler.contains(&Tok::DumPost));
+        let next_line = toks("fac { x }\ndum c { y }");
+        assert!(!next_line.contains(&Tok::DumPost));
+        let after_si = toks("si a { x } dum c { y }");
+        assert!(!after_si.contains(&Tok::DumPost));
+    }
+
+    #[test]
+    fn bare_closure_marker_goes_before_the_parameter_type() {
+        assert_eq!(bare_params("f(numerus x ∴ x)"), ["numerus"]);
+        assert_eq!(bare_params("f(lista<T> xs ∴ xs)"), ["lista"]);
+        assert_eq!(bare_params("f(a.B b ∴ b)"), ["a"]);
+        assert_eq!(bare_params("f(tf32[2] t ∴ t)"), ["tf32"]);
+        assert_eq!(bare_params("f(textus ∪ nihil s ∴ s)"), ["textus"]);
+        assert_eq!(bare_params("f(numerus x → numerus ∴ x)"), ["numerus"]);
+        assert_eq!(
+            bare_params("numerus a ∴ numerus b ∴ a"),
+            ["numerus", "numerus"]
+        );
+        // Parenthesised parameters and untyped names get no marker.
+        assert!(bare_params("f((numerus x) ∴ x)").is_empty());
+        assert!(bare_params("f((numerus x) → numerus ∴ x)").is_empty());
+        assert!(bare_params("f(x ∴ x)").is_empty());
+    }
+}
