@@ -115,10 +115,8 @@ impl<'a> Lexer<'a> {
                     } else {
                         format!("unexpected characters `{shown}`")
                     };
-                    let mut d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
-                    if shown.starts_with('!') {
-                        d = d.with_hint("negation is `non` (logical) or `¬` (bitwise)");
-                    }
+                    // (`!` is its own token: see `Raw::Bang` below.)
+                    let d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
                     self.diags.push(d);
                     self.tokens.push((lo, Tok::Error, end));
                     continue;
