@@ -72,6 +72,8 @@ codes! {
     SEM_NOT_DIFFERENTIABLE = "SEM024", "a construct under `@ radix backward` that cannot be differentiated";
     SEM_MISSING_RETURN = "SEM025", "a function with a result type whose body can reach its end without `redde`";
     SEM_SIZE_CONFLICT = "SEM026", "a call that binds one size parameter (`magnitudo N`) to two different extents";
+    SEM_SPONTE_ORDER = "SEM027", "a required parameter after a `sponte` (optional) one";
+    SEM_TYPE_ARGS = "SEM028", "type arguments that do not fit a generic genus's type parameters";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";
@@ -96,6 +98,7 @@ codes! {
     RUN_DATA = "RUN020", "a data file whose contents do not fit (a ragged CSV row, a field that is not a number, …)";
     RUN_CHECKPOINT_MISFIT = "RUN021", "a training checkpoint of another model or optimizer (a name missing or extra, a shape that differs)";
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
+    RUN_NIHIL_ACCESS = "RUN023", "a non-null access (`!.`, `![`, `!(`) on a value that is `nihil`";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

@@ -337,6 +337,7 @@ impl<'p, 'io> Machine<'p, 'io> {
                 let code = match kind {
                     FatalKind::Mori => codes::RUN_MORI,
                     FatalKind::Adfirma => codes::RUN_ASSERT,
+                    FatalKind::NonNull => codes::RUN_NIHIL_ACCESS,
                 };
                 return Err(self.error(code, msg, *span));
             }

@@ -354,6 +354,8 @@ pub enum EachKind {
 pub enum FatalKind {
     Mori,
     Adfirma,
+    /// `e!.f`, `e![i]`, `e!(…)` on a `nihil` value.
+    NonNull,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -396,6 +396,7 @@ impl Printer<'_> {
                 let k = match kind {
                     FatalKind::Mori => "mori",
                     FatalKind::Adfirma => "adfirma",
+                    FatalKind::NonNull => "non-null",
                 };
                 let line = format!("fatal {k} {}", self.op(message));
                 self.line(ind, &line);

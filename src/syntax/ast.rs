@@ -94,6 +94,15 @@ pub struct Generic {
 pub struct Param {
     pub ty: Type,
     pub name: Ident,
+    /// `sponte` (a function parameter the caller may omit), with its `vel` default.
+    pub sponte: Option<Sponte>,
+    pub span: Span,
+}
+
+/// `T x sponte` or `T x sponte vel e`: the marker's span runs to the default's end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sponte {
+    pub default: Option<Expr>,
     pub span: Span,
 }
 
@@ -111,6 +120,8 @@ pub struct Func {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Genus {
     pub name: Ident,
+    /// `genus Capsa<T>`: type parameters, erased like a function's.
+    pub generics: Vec<Generic>,
     pub members: Vec<GenusMember>,
 }
 
@@ -120,6 +131,8 @@ pub enum GenusMember {
         annotations: Vec<Annotation>,
         ty: Type,
         name: Ident,
+        /// `T f sponte`: a record literal may omit the field (it is then `nihil`).
+        sponte: bool,
         default: Option<Expr>,
         span: Span,
     },
@@ -308,6 +321,12 @@ pub enum StmtKind {
     Fac {
         body: Block,
         catch: Option<(Ident, Block)>,
+    },
+    /// `fac { … } (cape e { … })? dum c`: runs the body, then again while `c` holds.
+    DoWhile {
+        body: Block,
+        catch: Option<(Ident, Block)>,
+        cond: Expr,
     },
     Adfirma {
         cond: Expr,
@@ -507,6 +526,8 @@ pub enum ExprKind {
         route: StrLit,
         arg: Option<Box<Expr>>,
     },
+    /// `e!` in `e!.name`, `e![i]`, `e!(args)`: `e`, which must not be `nihil`.
+    NonNull(Box<Expr>),
     /// Placeholder left by error recovery.
     Error,
 }

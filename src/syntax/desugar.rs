@@ -307,6 +307,11 @@ pub fn field(file: FileId, e: Expr, name: Ident, l: usize, r: usize) -> Expr {
     )
 }
 
+/// The asserted operand of `e!.f`, `e![i]`, `e!(…)`; its span covers `e!`.
+pub fn non_null(file: FileId, e: Expr, l: usize, r: usize) -> Expr {
+    expr(file, ExprKind::NonNull(Box::new(e)), l, r)
+}
+
 pub fn index(file: FileId, e: Expr, i: Expr, l: usize, r: usize) -> Expr {
     expr(
         file,

@@ -62,13 +62,19 @@ impl Printer {
             }
             ItemKind::Func(f) => self.func(ind, f),
             ItemKind::Genus(g) => {
-                self.line(ind, &format!("(genus {}", g.name.name));
+                let gs = if g.generics.is_empty() {
+                    String::new()
+                } else {
+                    generics(&g.generics)
+                };
+                self.line(ind, &format!("(genus {}{gs}", g.name.name));
                 for m in &g.members {
                     match m {
                         GenusMember::Field {
                             annotations,
                             ty,
                             name,
+                            sponte,
                             default,
                             ..
                         } => {
@@ -76,7 +82,11 @@ impl Printer {
                             let def = default
                                 .as_ref()
                                 .map_or(String::new(), |e| format!(" = {}", expr(e)));
-                            self.line(ind + 1, &format!("(field {} {}{def})", ty_s(ty), name.name));
+                            let sp = if *sponte { " sponte" } else { "" };
+                            self.line(
+                                ind + 1,
+                                &format!("(field {} {}{sp}{def})", ty_s(ty), name.name),
+                            );
                         }
                         GenusMember::Method { annotations, func } => {
                             self.annotations(ind + 1, annotations);
@@ -132,18 +142,7 @@ impl Printer {
     fn func(&mut self, ind: usize, f: &Func) {
         let mut head = format!("(functio {}", f.name.name);
         if !f.generics.is_empty() {
-            let g: Vec<String> = f
-                .generics
-                .iter()
-                .map(|g| {
-                    if g.magnitudo {
-                        format!("magnitudo {}", g.name.name)
-                    } else {
-                        g.name.name.clone()
-                    }
-                })
-                .collect();
-            let _ = write!(head, " <{}>", g.join(", "));
+            head.push_str(&generics(&f.generics));
         }
         let params: Vec<String> = f.params.iter().map(param).collect();
         let _ = write!(head, " ({})", params.join(", "));
@@ -248,6 +247,13 @@ impl Printer {
                     self.nested(ind, &format!("cape {}", name.name), b);
                 }
             }
+            StmtKind::DoWhile { body, catch, cond } => {
+                self.nested(ind, "fac", body);
+                if let Some((name, b)) = catch {
+                    self.nested(ind, &format!("cape {}", name.name), b);
+                }
+                self.line(ind, &format!("(dum-post {})", expr(cond)));
+            }
             StmtKind::Adfirma { cond, message } => {
                 let m = message
                     .as_ref()
@@ -316,7 +322,28 @@ fn bind(k: BindKind) -> &'static str {
 }
 
 fn param(p: &Param) -> String {
-    format!("{} {}", ty_s(&p.ty), p.name.name)
+    let marker = match &p.sponte {
+        None => String::new(),
+        Some(Sponte { default: None, .. }) => " sponte".into(),
+        Some(Sponte {
+            default: Some(d), ..
+        }) => format!(" sponte vel {}", expr(d)),
+    };
+    format!("{} {}{marker}", ty_s(&p.ty), p.name.name)
+}
+
+fn generics(gs: &[Generic]) -> String {
+    let g: Vec<String> = gs
+        .iter()
+        .map(|g| {
+            if g.magnitudo {
+                format!("magnitudo {}", g.name.name)
+            } else {
+                g.name.name.clone()
+            }
+        })
+        .collect();
+    format!(" <{}>", g.join(", "))
 }
 
 fn path(p: &[Ident]) -> String {
@@ -493,6 +520,7 @@ pub(crate) fn expr(e: &Expr) -> String {
             Some(a) => format!("(ad '{}' {})", route.value, expr(a)),
             None => format!("(ad '{}')", route.value),
         },
+        ExprKind::NonNull(x) => format!("(! {})", expr(x)),
         ExprKind::Error => "(error)".into(),
     }
 }

@@ -15,6 +15,7 @@
 
 mod frontmatter;
 mod literal;
+mod sugar;
 
 use logos::Logos;
 
@@ -48,6 +49,7 @@ pub fn lex(file: FileId, text: &str) -> Lexed {
     let (body_start, frontmatter) = lx.frontmatter(start);
     lx.scan(body_start);
     lx.apply_context_rules();
+    lx.mark_bare_closures();
     Lexed {
         tokens: lx.tokens,
         frontmatter,
@@ -113,10 +115,8 @@ impl<'a> Lexer<'a> {
                     } else {
                         format!("unexpected characters `{shown}`")
                     };
-                    let mut d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
-                    if shown.starts_with('!') {
-                        d = d.with_hint("negation is `non` (logical) or `¬` (bitwise)");
-                    }
+                    // (`!` is its own token: see `Raw::Bang` below.)
+                    let d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
                     self.diags.push(d);
                     self.tokens.push((lo, Tok::Error, end));
                     continue;
@@ -142,6 +142,24 @@ impl<'a> Lexer<'a> {
                         hi,
                     );
                     continue;
+                }
+                Ok(Raw::Bang) => {
+                    let glued = raw.get(i).is_some_and(|n| {
+                        n.lo == hi && matches!(n.raw, Ok(Raw::Period | Raw::LBracket | Raw::LParen))
+                    });
+                    if glued {
+                        Tok::Bang
+                    } else {
+                        let d = Diagnostic::error(
+                            codes::LEX_UNKNOWN_CHAR,
+                            "unexpected character `!`",
+                            self.span(lo, hi),
+                        )
+                        .with_hint("negation is `non` (logical) or `¬` (bitwise); `!.`, `![` and `!(` assert a value is not `nihil`");
+                        self.diags.push(d);
+                        self.tokens.push((lo, Tok::Error, hi));
+                        continue;
+                    }
                 }
                 Ok(Raw::At) => {
                     let (tok, next) = self.annotation(&raw, i - 1);
@@ -265,6 +283,21 @@ impl<'a> Lexer<'a> {
                 self.diags.push(d);
                 Tok::Error
             }
+            Raw::BlockText => {
+                let open = '«'.len_utf8();
+                let close = '»'.len_utf8();
+                Tok::Text(self.unescape(&slice[open..slice.len() - close], lo + open))
+            }
+            Raw::UnterminatedBlockText => {
+                let d = Diagnostic::error(
+                    codes::LEX_UNTERMINATED_TEXT,
+                    "unterminated block text: missing the closing `»`",
+                    self.span(lo, lo + '«'.len_utf8()),
+                )
+                .with_hint("close it with `»`; a block text may span several lines");
+                self.diags.push(d);
+                Tok::Error
+            }
             Raw::Bytes => self.bytes(&slice[1..slice.len() - 1], lo, hi),
             Raw::UnterminatedBytes => {
                 self.error(
@@ -353,7 +386,7 @@ impl<'a> Lexer<'a> {
             Raw::LBrace => Tok::LBrace,
             Raw::RBrace => Tok::RBrace,
             // Handled by the caller before conversion.
-            Raw::Comment | Raw::At | Raw::UnicodeSpace => Tok::Error,
+            Raw::Comment | Raw::At | Raw::UnicodeSpace | Raw::Bang => Tok::Error,
         }
     }
 
@@ -502,6 +535,7 @@ impl<'a> Lexer<'a> {
         let n = self.tokens.len();
         // Matching closers for `(`, using one stack over all bracket kinds.
         let mut closer = vec![usize::MAX; n];
+        let mut opener = vec![usize::MAX; n];
         let mut stack: Vec<usize> = Vec::new();
         for (i, (_, t, _)) in self.tokens.iter().enumerate() {
             match t {
@@ -509,6 +543,7 @@ impl<'a> Lexer<'a> {
                 Tok::RParen | Tok::RBracket | Tok::RBrace => {
                     if let Some(o) = stack.pop() {
                         closer[o] = i;
+                        opener[i] = o;
                     }
                 }
                 _ => {}
@@ -520,6 +555,10 @@ impl<'a> Lexer<'a> {
         let mut headers: Vec<usize> = Vec::new();
         let mut depth = 0usize;
         let mut functio_params_pending = false;
+        // Open `<` of type arguments, and the `>` that close type arguments of a name
+        // (`Capsa<numerus>`), after which `{` may open a record.
+        let mut type_args_open: Vec<usize> = Vec::new();
+        let mut closes_named_args = vec![false; n];
         for i in 0..n {
             let next = self.tokens.get(i + 1).map(|t| &t.1);
             let prev = if i > 0 {
@@ -530,6 +569,9 @@ impl<'a> Lexer<'a> {
             let (lo, ref tok, _) = self.tokens[i];
             let mut replace = None;
             match tok {
+                Tok::Kw(Kw::Dum) if self.closes_fac(i, &opener) => {
+                    replace = Some(Tok::DumPost);
+                }
                 Tok::Kw(k) => {
                     match k {
                         Kw::Si
@@ -568,6 +610,7 @@ impl<'a> Lexer<'a> {
                     if let Some((_, p, phi)) = prev {
                         if *phi == lo && matches!(p, Tok::Ident(_) | Tok::Kw(_)) {
                             replace = Some(Tok::LtArgs);
+                            type_args_open.push(i);
                         }
                     }
                 }
@@ -575,6 +618,8 @@ impl<'a> Lexer<'a> {
                     depth += 1;
                     if functio_params_pending {
                         functio_params_pending = false;
+                    } else if matches!(prev, Some((_, Tok::Bang, _))) {
+                        // `f!(…)` is a call, never a closure's parameter list.
                     } else {
                         let c = closer[i];
                         let after = self.tokens.get(c.wrapping_add(1)).map(|t| &t.1);
@@ -583,12 +628,20 @@ impl<'a> Lexer<'a> {
                         }
                     }
                 }
+                Tok::Gt => {
+                    if let Some(o) = type_args_open.pop() {
+                        closes_named_args[i] =
+                            o > 0 && matches!(self.tokens[o - 1].1, Tok::Ident(_));
+                    }
+                }
                 Tok::LBracket => depth += 1,
                 Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
                 Tok::LBrace => {
                     if headers.last() == Some(&depth) {
                         headers.pop();
-                    } else if matches!(prev, Some((_, Tok::Ident(_), _))) {
+                    } else if matches!(prev, Some((_, Tok::Ident(_), _)))
+                        || (i > 0 && closes_named_args[i - 1])
+                    {
                         let after = self.tokens.get(i + 2).map(|t| &t.1);
                         let record = match next {
                             Some(Tok::RBrace) => true,

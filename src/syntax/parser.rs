@@ -289,6 +289,9 @@ fn expected_list(expected: &[String]) -> String {
                 "(fn" => "`(`".to_string(),
                 "{rec" => String::new(),
                 "redde_bare" => "`redde`".to_string(),
+                "dum_post" => "`dum`".to_string(),
+                // Non-null access and the bare-closure marker are never worth listing.
+                "!" | "bare_fn" => String::new(),
                 "invalid token" => String::new(),
                 other => format!("`{other}`"),
             }

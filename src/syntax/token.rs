@@ -43,6 +43,11 @@ pub enum Raw {
     Ascii,
     #[regex(r"'([^'\\\n]|\\[^\n])*\\?")]
     UnterminatedAscii,
+    /// `«…»`: a block text; it may span lines (docs/language.md § 2).
+    #[regex(r"«([^»\\]|\\[^\n])*»")]
+    BlockText,
+    #[regex(r"«([^»\\]|\\[^\n])*\\?")]
+    UnterminatedBlockText,
     #[regex(r"\|[^|\n]*\|")]
     Bytes,
     #[regex(r"\|[^|\n]*")]
@@ -133,6 +138,9 @@ pub enum Raw {
     RBrace,
     #[token("@")]
     At,
+    /// `!`: only as the start of `!.`, `![`, `!(` (non-null access); alone it is LEX001.
+    #[token("!")]
+    Bang,
 
     // ---- spellings we reject with a suggestion ----
     #[token("==")]
@@ -154,8 +162,6 @@ pub enum Raw {
     #[token("⋆")]
     #[token("≢")]
     #[token("?.")]
-    #[token("!.")]
-    #[token("«")]
     #[token("`")]
     UnsupportedGlyph,
     #[regex(
@@ -246,6 +252,7 @@ pub enum Kw {
     Ego,
     Ad,
     Iuncta,
+    Sponte,
 }
 
 impl Kw {
@@ -304,6 +311,7 @@ impl Kw {
             "ego" => Kw::Ego,
             "ad" => Kw::Ad,
             "iuncta" => Kw::Iuncta,
+            "sponte" => Kw::Sponte,
             _ => return None,
         })
     }
@@ -316,6 +324,14 @@ pub enum Tok {
     Kw(Kw),
     /// `redde` directly followed by `}`, `;`, `sin`, `secus`, `casu`, `ceterum` or EOF.
     ReddeBare,
+    /// `dum` on the line of the `}` that closes a `fac` body (or its `cape` handler):
+    /// the condition of a `fac … dum` loop.
+    DumPost,
+    /// Zero-width, before the parameter type of a closure without parentheses
+    /// (`numerus x ∴ x + 1`).
+    ClosureBare,
+    /// The `!` of `!.`, `![` and `!(` (non-null access).
+    Bang,
     Underscore,
     Int(i64),
     Float(f64),
@@ -412,6 +428,8 @@ impl Tok {
             Tok::Ident(s) => format!("identifier `{s}`"),
             Tok::Kw(k) => format!("keyword `{}`", format!("{k:?}").to_lowercase()),
             Tok::ReddeBare => "keyword `redde`".into(),
+            Tok::DumPost => "keyword `dum`".into(),
+            Tok::ClosureBare => "closure".into(),
             Tok::Int(v) => format!("number `{v}`"),
             Tok::Float(v) => format!("number `{v}`"),
             Tok::Text(_) => "text literal".into(),
@@ -467,6 +485,7 @@ impl Tok {
             Tok::RBracket => "]",
             Tok::LBrace | Tok::LBraceRec => "{",
             Tok::RBrace => "}",
+            Tok::Bang => "!",
             _ => "?",
         }
     }

@@ -11,7 +11,10 @@ mod binary;
 mod call;
 mod closure;
 mod fields;
+mod nonnull;
 mod place;
+
+pub use nonnull::strip_nihil;
 
 use super::operators::{bin_op, un_op};
 use super::types::{incompatible, needs_coercion};
@@ -302,6 +305,7 @@ impl Lowerer<'_> {
                     (konst(Const::Nihil), Ty::Any)
                 }
             }
+            ExprKind::NonNull(inner) => self.non_null(inner, span),
             ExprKind::Error => (konst(Const::Nihil), Ty::Any),
         }
     }

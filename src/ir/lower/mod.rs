@@ -4,6 +4,7 @@
 //! after lowering, no name is ever looked up again.
 
 mod chain;
+mod do_while;
 mod expr;
 mod func;
 mod hints;
@@ -12,6 +13,7 @@ mod operators;
 mod returns;
 pub(crate) mod sizes;
 mod slice;
+mod sponte;
 mod stmt;
 mod tensor;
 mod types;
@@ -70,6 +72,10 @@ pub struct Lowerer<'a> {
     pub fns: Vec<FnCx>,
     /// Size generics (`<magnitudo N>`) of signatures, checked at calls.
     pub sizes: sizes::Sizes,
+    /// Type parameter names of each genus (`genus Capsa<T>`), by genus id.
+    pub genus_generics: Vec<Vec<String>>,
+    /// Functions with `sponte` parameters: how many arguments a call must give.
+    pub min_args: FxHashMap<FuncId, usize>,
 }
 
 /// Lowers a loaded module graph to a program. The last module is the entry file.
@@ -85,6 +91,8 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         generics: Vec::new(),
         fns: Vec::new(),
         sizes: sizes::Sizes::default(),
+        genus_generics: Vec::new(),
+        min_args: FxHashMap::default(),
     };
     for (m, module) in graph.modules.iter().enumerate() {
         l.modules.push(ModInfo {
@@ -181,6 +189,8 @@ impl Lowerer<'_> {
                         fields: Vec::new(),
                     });
                     self.defaults.push(Vec::new());
+                    self.genus_generics
+                        .push(g.generics.iter().map(|p| p.name.name.clone()).collect());
                     if self.modules[m]
                         .types
                         .insert(g.name.name.clone(), TypeName::Genus(id))
@@ -274,9 +284,14 @@ impl Lowerer<'_> {
                     };
                     let mut fields = Vec::new();
                     let mut defaults = Vec::new();
+                    self.generics = self.genus_generics[id.0 as usize].clone();
                     for member in &g.members {
                         if let ast::GenusMember::Field {
-                            ty, name, default, ..
+                            ty,
+                            name,
+                            sponte,
+                            default,
+                            ..
                         } = member
                         {
                             if fields.iter().any(|f: &Field| f.name == name.name) {
@@ -287,14 +302,21 @@ impl Lowerer<'_> {
                                 );
                                 continue;
                             }
-                            let ty = self.ty(m, ty);
+                            let mut ty = self.ty(m, ty);
+                            let mut default = default.clone().map(|e| (m, e));
+                            // `T f sponte`: omitted in a record literal, the field is `nihil`.
+                            if *sponte && default.is_none() {
+                                ty = types::with_nihil(ty);
+                                default = Some((m, types::nihil_expr(name.span)));
+                            }
                             fields.push(Field {
                                 name: name.name.clone(),
                                 ty,
                             });
-                            defaults.push(default.clone().map(|e| (m, e)));
+                            defaults.push(default);
                         }
                     }
+                    self.generics.clear();
                     self.program.genera[id.0 as usize].fields = fields;
                     self.defaults[id.0 as usize] = defaults;
                 }
@@ -311,16 +333,22 @@ impl Lowerer<'_> {
         f: &ast::Func,
         receiver: Option<GenusId>,
     ) -> FuncId {
-        self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
+        self.generics = self.generics_of(f, receiver);
         let mut params: Vec<Ty> = receiver.map(Ty::Record).into_iter().collect();
         for p in &f.params {
             let t = self.ty(m, &p.ty);
-            params.push(t);
+            // A `sponte` parameter may be omitted: the caller passes `nihil` for it.
+            params.push(if p.sponte.is_some() {
+                types::with_nihil(t)
+            } else {
+                t
+            });
         }
         let ret = f.ret.as_ref().map_or(Ty::Vacuum, |t| self.ty(m, t));
         self.generics.clear();
         let id = FuncId(self.program.functions.len() as u32);
         self.declare_sizes(id, f, receiver.is_some());
+        self.check_sponte_order(id, f, receiver.is_some());
         self.program.functions.push(Function {
             name,
             params: params.len() as u32,
@@ -562,9 +590,10 @@ impl Lowerer<'_> {
             names.push((p.name.name.clone(), true));
         }
         let ret = self.sigs[id.0 as usize].ret.clone();
-        self.generics = f.generics.iter().map(|g| g.name.name.clone()).collect();
+        self.generics = self.generics_of(f, receiver);
         self.begin(id, m, &names, Some(ret.clone()));
         self.enter_sizes(id);
+        self.sponte_defaults(f, receiver.is_some());
         self.block_inline(&f.body);
         self.check_returns(f, &ret);
         self.finish(id);

@@ -157,6 +157,29 @@ impl Walk {
                     })),
                 }
             }
+            // `fac { … } dum c`: like `dum c`, the loop ends when its condition is false.
+            StmtKind::DoWhile { body, catch, cond } => {
+                let outer = self.rumpe.take();
+                let _ = self.block(body, "");
+                if let Some((_, h)) = catch {
+                    let _ = self.block(h, "");
+                }
+                let left_by = std::mem::replace(&mut self.rumpe, outer);
+                if !is_verum(cond) {
+                    return Flow::Falls(Some(FallThrough {
+                        span: cond.span,
+                        note:
+                            "this loop ends when its condition is false, and no `redde` follows it",
+                    }));
+                }
+                match left_by {
+                    None => Flow::Diverges,
+                    Some(r) => Flow::Falls(Some(FallThrough {
+                        span: r,
+                        note: "this `rumpe` leaves the loop, and no `redde` follows it",
+                    })),
+                }
+            }
             StmtKind::Iterate { body, .. } => {
                 let outer = self.rumpe.take();
                 let _ = self.block(body, "");

@@ -26,7 +26,7 @@ impl Lowerer<'_> {
         self.pop_block()
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) {
         match &s.kind {
             StmtKind::Block(b) => {
                 let blk = self.block(b);
@@ -128,6 +128,9 @@ impl Lowerer<'_> {
                     catch_slot,
                     handler,
                 });
+            }
+            StmtKind::DoWhile { body, catch, cond } => {
+                self.do_while(body, catch.as_ref(), cond, s.span)
             }
             StmtKind::Adfirma { cond, message } => {
                 let c = self.expr_to(cond, &Ty::Bool);

@@ -51,7 +51,10 @@ impl Lowerer<'_> {
                     let alias = &path[0].name;
                     if let Some(target) = self.module_alias(m, alias) {
                         match self.modules[target].types.get(&path[1].name) {
-                            Some(TypeName::Genus(g)) => return Ty::Record(*g),
+                            Some(TypeName::Genus(g)) => {
+                                let g = *g;
+                                return self.genus_ty(m, g, args, t);
+                            }
                             Some(TypeName::Alias(t)) => return t.clone(),
                             None => {}
                         }
@@ -72,7 +75,10 @@ impl Lowerer<'_> {
                     return ty;
                 }
                 match self.modules[m].types.get(name) {
-                    Some(TypeName::Genus(g)) => Ty::Record(*g),
+                    Some(TypeName::Genus(g)) => {
+                        let g = *g;
+                        self.genus_ty(m, g, args, t)
+                    }
                     Some(TypeName::Alias(ty)) => ty.clone(),
                     None => {
                         if self.generics.iter().any(|g| g == name) {
@@ -90,6 +96,31 @@ impl Lowerer<'_> {
                 }
             }
         }
+    }
+
+    /// A genus named as a type. Its type arguments are erased, but there must be as
+    /// many as it has parameters (or none at all): SEM028 otherwise.
+    fn genus_ty(&mut self, m: usize, g: GenusId, args: &[TypeArg], t: &Type) -> Ty {
+        let want = self.genus_generics.get(g.0 as usize).map_or(0, Vec::len);
+        if !args.is_empty() && args.len() != want {
+            let name = self.program.genera[g.0 as usize].name.clone();
+            let msg = if want == 0 {
+                format!(
+                    "genus `{name}` takes no type arguments, but {} are given",
+                    args.len()
+                )
+            } else {
+                format!(
+                    "genus `{name}` takes {want} type argument(s), but {} are given",
+                    args.len()
+                )
+            };
+            self.error(codes::SEM_TYPE_ARGS, msg, t.span);
+        }
+        for a in args {
+            let _ = self.targ(m, a);
+        }
+        Ty::Record(g)
     }
 
     fn targ(&mut self, m: usize, a: &TypeArg) -> Ty {
@@ -194,6 +225,28 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
         _ => true,
+    }
+}
+
+/// `t ∪ nihil` (`t` itself when it already admits `nihil`): the type of a `sponte`
+/// parameter or field.
+pub fn with_nihil(t: Ty) -> Ty {
+    match t {
+        t if admits_nihil(&t) || t == Ty::Any => t,
+        Ty::Union(mut ms) => {
+            ms.push(Ty::Nihil);
+            Ty::Union(ms)
+        }
+        t => Ty::Union(vec![t, Ty::Nihil]),
+    }
+}
+
+/// A `nihil` literal standing for an omitted `sponte` value.
+pub fn nihil_expr(span: crate::source::Span) -> crate::syntax::ast::Expr {
+    use crate::syntax::ast::{Expr, ExprKind, Literal};
+    Expr {
+        kind: ExprKind::Lit(Literal::Nihil),
+        span,
     }
 }
 

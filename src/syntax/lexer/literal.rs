@@ -51,6 +51,8 @@ impl Lexer<'_> {
                 Some((_, 't')) => out.push('\t'),
                 Some((_, 'r')) => out.push('\r'),
                 Some((_, '0')) => out.push('\0'),
+                // Lets a block text `«…»` hold its closing guillemet.
+                Some((_, '»')) => out.push('»'),
                 Some((j, other)) => {
                     let end = offset + j + other.len_utf8();
                     let d = Diagnostic::error(

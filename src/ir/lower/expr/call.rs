@@ -6,6 +6,7 @@ use super::{konst, Lowered};
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::host::Host;
 use crate::ir::lower::sizes::ArgInfo;
+use crate::ir::lower::sponte::arity_range;
 use crate::ir::lower::types::TypeName;
 use crate::ir::lower::{Lowerer, ModItem};
 use crate::ir::ops::Op;
@@ -156,22 +157,27 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Lowered {
         let sig = self.sigs[f.0 as usize].clone();
-        if sig.params.len() != args.len() {
-            let fname = self.program.func(f).name.clone();
-            self.error(
-                codes::SEM_ARITY,
-                format!(
-                    "`{fname}` takes {} argument(s) but {} were given",
-                    sig.params.len(),
-                    args.len()
-                ),
-                name_span,
-            );
-        }
+        let omitted = match self.omitted_args(f, sig.params.len(), args.len()) {
+            Ok(n) => n,
+            Err((min, max)) => {
+                let fname = self.program.func(f).name.clone();
+                self.error(
+                    codes::SEM_ARITY,
+                    format!(
+                        "`{fname}` takes {} argument(s) but {} were given",
+                        arity_range(min, max),
+                        args.len()
+                    ),
+                    name_span,
+                );
+                0
+            }
+        };
         if sig.throws {
             self.check_may_throw(span, "a call to a function that may throw (`⇥`)");
         }
-        let (ops, infos) = self.call_args(&sig, args, 0);
+        let (mut ops, infos) = self.call_args(&sig, args, 0);
+        ops.extend((0..omitted).map(|_| konst(Const::Nihil)));
         let (ret, rigid) = self.unify_sizes(f, &infos, type_args, span, &sig.ret);
         let t = self.temp(Rhs::Call(f, ops), ret.clone(), span);
         self.note_rigid(&t, rigid);
@@ -234,22 +240,27 @@ impl Lowerer<'_> {
         };
         if let Some(f) = genus_method {
             let sig = self.sigs[f.0 as usize].clone();
-            if sig.params.len() != args.len() + 1 {
-                self.error(
-                    codes::SEM_ARITY,
-                    format!(
-                        "method `{}` takes {} argument(s) but {} were given",
-                        name.name,
-                        sig.params.len() - 1,
-                        args.len()
-                    ),
-                    name.span,
-                );
-            }
+            let omitted = match self.omitted_args(f, sig.params.len(), args.len() + 1) {
+                Ok(n) => n,
+                Err((min, max)) => {
+                    self.error(
+                        codes::SEM_ARITY,
+                        format!(
+                            "method `{}` takes {} argument(s) but {} were given",
+                            name.name,
+                            arity_range(min.saturating_sub(1), max - 1),
+                            args.len()
+                        ),
+                        name.span,
+                    );
+                    0
+                }
+            };
             if sig.throws {
                 self.check_may_throw(span, "a call to a method that may throw (`⇥`)");
             }
-            let (ops, infos) = self.call_args(&sig, args, 1);
+            let (mut ops, infos) = self.call_args(&sig, args, 1);
+            ops.extend((0..omitted).map(|_| konst(Const::Nihil)));
             let (ret, rigid) = self.unify_sizes(f, &infos, &[], span, &sig.ret);
             let sig = crate::ir::lower::Sig { ret, ..sig };
             if self.is_place(base) {
@@ -407,6 +418,7 @@ impl Lowerer<'_> {
             }
             ExprKind::Lit(Literal::Text(_)) | ExprKind::Template { .. } => Ty::Text,
             ExprKind::List(_) => Ty::List(Box::new(Ty::Any)),
+            ExprKind::NonNull(inner) => super::strip_nihil(&self.peek_type(inner)),
             _ => Ty::Any,
         }
     }

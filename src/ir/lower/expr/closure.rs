@@ -72,7 +72,8 @@ fn free_names(e: &ast::Expr, out: &mut FxHashSet<String>) {
         ExprKind::Lit(_) | ExprKind::Ego | ExprKind::Error => {}
         ExprKind::Unary { expr, .. }
         | ExprKind::Ascribe { expr, .. }
-        | ExprKind::Field { expr, .. } => go(expr),
+        | ExprKind::Field { expr, .. }
+        | ExprKind::NonNull(expr) => go(expr),
         ExprKind::Binary { lhs, rhs, .. } => {
             go(lhs);
             go(rhs);

@@ -53,6 +53,13 @@ impl Lowerer<'_> {
                 p.path.push(PlaceStep::Field(i));
                 Some((p, ft))
             }
+            // `x!.f ← v`: the test that `x` has a value, then the place `x`.
+            ExprKind::NonNull(inner) => {
+                let (v, _) = self.expr(inner, None);
+                self.check_not_nihil(&v, inner, e.span);
+                let (p, t) = self.place(inner)?;
+                Some((p, super::strip_nihil(&t)))
+            }
             ExprKind::Index { expr, index } => {
                 let (mut p, t) = self.place(expr)?;
                 let (i, _) = self.expr(index, None);
@@ -80,7 +87,9 @@ impl Lowerer<'_> {
         match &e.kind {
             ExprKind::Name(id) => self.local(&id.name).is_some(),
             ExprKind::Ego => self.cx().ego.is_some(),
-            ExprKind::Field { expr, .. } | ExprKind::Index { expr, .. } => self.is_place(expr),
+            ExprKind::Field { expr, .. }
+            | ExprKind::Index { expr, .. }
+            | ExprKind::NonNull(expr) => self.is_place(expr),
             _ => false,
         }
     }
