@@ -71,6 +71,7 @@ codes! {
     SEM_SHAPE = "SEM023", "tensor shapes known at compile time that do not fit the operation";
     SEM_NOT_DIFFERENTIABLE = "SEM024", "a construct under `@ radix backward` that cannot be differentiated";
     SEM_MISSING_RETURN = "SEM025", "a function with a result type whose body can reach its end without `redde`";
+    SEM_NO_CONVERSION = "SEM026", "a `↦` conversion between two types that have no conversion";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";
@@ -95,6 +96,7 @@ codes! {
     RUN_DATA = "RUN020", "a data file whose contents do not fit (a ragged CSV row, a field that is not a number, …)";
     RUN_CHECKPOINT_MISFIT = "RUN021", "a training checkpoint of another model or optimizer (a name missing or extra, a shape that differs)";
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
+    RUN_ARGUMENTS = "RUN023", "command-line arguments that do not fit the program's `@ optio` / `@ operandus` declarations";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

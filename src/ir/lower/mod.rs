@@ -3,6 +3,7 @@
 //! is lowered to slot-addressed, A-normal-form IR. Name resolution happens here:
 //! after lowering, no name is ever looked up again.
 
+mod argumenta;
 mod chain;
 mod expr;
 mod func;
@@ -531,6 +532,9 @@ impl Lowerer<'_> {
                         item.span,
                     );
                     self.begin(id, m, &[], None);
+                    if let Some(name) = &e.args {
+                        self.entry_args(&item.annotations, name, item.span);
+                    }
                     self.block_inline(&e.body);
                     let code = match &e.exit {
                         Some(x) => self.expr_to(x, &Ty::Int),
