@@ -216,9 +216,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
     here = os.path.dirname(os.path.abspath(__file__))
-    default_bin = os.path.join(here, "..", "..", "target", "release", "faber")
-    if not os.path.exists(default_bin):
-        default_bin = os.path.join(here, "..", "..", "target", "debug", "faber")
+    # The newer of the release and the debug build.
+    builds = [os.path.join(here, "..", "..", "target", b, "faber") for b in ("release", "debug")]
+    builds = [b for b in builds if os.path.exists(b)]
+    default_bin = max(builds, key=os.path.getmtime) if builds else "faber"
     ap.add_argument("--faber", default=default_bin)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--max-steps", type=int, default=5_000_000)

@@ -45,6 +45,7 @@ mod checkpoint;
 mod codegen;
 mod config;
 mod convert;
+mod convert_pairs;
 mod cursus;
 pub mod display;
 mod exec;

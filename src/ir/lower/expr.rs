@@ -155,7 +155,8 @@ impl Lowerer<'_> {
             ExprKind::Convert { expr, ty, fallback } => {
                 let m = self.cur_module();
                 let target = self.ty(m, ty);
-                let (v, _) = self.expr(expr, None);
+                let (v, from) = self.expr(expr, None);
+                self.check_conversion(&from, &target, span);
                 match fallback {
                     None => {
                         self.check_may_throw_convert(span);

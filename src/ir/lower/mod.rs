@@ -5,6 +5,7 @@
 
 mod argumenta;
 mod chain;
+mod conversion;
 mod expr;
 mod func;
 mod hints;
