@@ -165,3 +165,85 @@ pub(crate) fn parse(prog: &Program, genus: &Value, spec: &Value, args: Vec<Strin
         fields,
     })))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::display::display;
+    use crate::eval::Fault;
+    use crate::ir::{Field, Genus, Ty};
+
+    /// A program whose genus 0 has one field per spec line, and the spec text.
+    fn setup(lines: &[&str]) -> (Program, Value) {
+        let mut p = Program::default();
+        p.genera.push(Genus {
+            name: "argumenta".into(),
+            fields: lines
+                .iter()
+                .map(|l| Field {
+                    name: l.split('\t').nth(1).unwrap().into(),
+                    ty: Ty::Any,
+                })
+                .collect(),
+        });
+        (p, Value::text(lines.join("\n")))
+    }
+
+    fn run(lines: &[&str], args: &[&str]) -> Result<String, String> {
+        let (p, spec) = setup(lines);
+        let args = args.iter().map(|s| s.to_string()).collect();
+        match parse(&p, &Value::Int(0), &spec, args) {
+            Ok(v) => Ok(display(&v, &p)),
+            Err(Fault::Error(c, m)) => Err(format!("{}: {m}", c.id)),
+            Err(_) => Err("other fault".into()),
+        }
+    }
+
+    const N: &str = "opt\tn\tnumerus\tn\tlineae";
+    const V: &str = "opt\tv\tbivalens\tv\t";
+    const Q: &str = "opt\tq\tbivalens\tq\t";
+    const REST: &str = "rest\tr\ttextus\t\t";
+
+    #[test]
+    fn options_and_operands() {
+        let got = run(&[N, V, Q, REST], &["-vq", "a", "--lineae=5", "--", "-v"]).unwrap();
+        assert!(got.contains("n = 5"), "{got}");
+        assert!(got.contains("v = verum") && got.contains("q = verum"), "{got}");
+        assert!(got.contains("r = [a, -v]"), "{got}");
+        let got = run(&[N, V, Q, REST], &["-n", "-3"]).unwrap();
+        assert!(got.contains("n = -3"), "{got}");
+    }
+
+    #[test]
+    fn command_lines_that_do_not_fit_are_run023() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--nope"], "unknown option `--nope`"),
+            (&["-vz"], "unknown option `-z` in `-vz`"),
+            (&["-n"], "option `-n` needs a value"),
+            (&["--lineae", "x"], "`n` expects an integer, found `x`"),
+            (&["-v=1"], "unknown option `-=` in `-v=1`"),
+        ];
+        for (args, want) in cases {
+            assert_eq!(run(&[N, V, Q], args), Err(format!("RUN023: {want}")), "{args:?}");
+        }
+        assert_eq!(
+            run(&["one\tx\tnumerus\t\t"], &["1", "2"]),
+            Err("RUN023: unexpected operand `2`".into())
+        );
+        assert_eq!(
+            run(&["one\tx\tnumerus\t\t"], &[]),
+            Err("RUN023: missing the operand `x`".into())
+        );
+    }
+
+    #[test]
+    fn a_spec_that_does_not_fit_the_genus_is_refused() {
+        let (p, _) = setup(&[N]);
+        let bad = parse(&p, &Value::Int(7), &Value::text(N), vec![]);
+        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
+        let bad = parse(&p, &Value::Int(0), &Value::text("x"), vec![]);
+        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
+        let bad = parse(&p, &Value::Int(0), &Value::text(&format!("{N}\n{V}")), vec![]);
+        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
+    }
+}

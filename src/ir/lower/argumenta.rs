@@ -7,7 +7,6 @@ use super::Lowerer;
 use crate::diag::codes;
 use crate::ir::host::Host;
 use crate::ir::{Const, Field, Genus, GenusId, Operand, Rhs, Stmt, Ty};
-use crate::source::Span;
 use crate::syntax::ast::{AnnotArg, Annotation, Ident};
 
 /// One declared argument, as the run-time parser reads it (one line of the spec text:
@@ -49,11 +48,36 @@ fn scalar_name(word: &str) -> Option<&'static str> {
 
 impl Lowerer<'_> {
     /// Binds `name` in the entry function being lowered to the parsed command line.
-    pub(super) fn entry_args(&mut self, annotations: &[Annotation], name: &Ident, span: Span) {
-        let specs: Vec<ArgSpec> = annotations
-            .iter()
-            .filter_map(|a| self.arg_spec(a))
-            .collect();
+    pub(super) fn entry_args(&mut self, annotations: &[Annotation], name: &Ident) {
+        let mut specs: Vec<ArgSpec> = Vec::new();
+        for a in annotations {
+            let Some(spec) = self.arg_spec(a) else {
+                continue;
+            };
+            if specs.iter().any(|s| s.name == spec.name) {
+                self.error(
+                    codes::SEM_DUPLICATE,
+                    format!("`{}` is already declared on this `incipit`", spec.name),
+                    a.span,
+                );
+                continue;
+            }
+            let clash = specs.iter().find(|s| {
+                s.kind == "opt"
+                    && spec.kind == "opt"
+                    && ((!s.short.is_empty() && s.short == spec.short)
+                        || (!s.long.is_empty() && s.long == spec.long))
+            });
+            if let Some(other) = clash {
+                let msg = format!(
+                    "`@ optio {}` uses the same flag as `@ optio {}`",
+                    spec.name, other.name
+                );
+                self.error(codes::SEM_BAD_ANNOTATION, msg, a.span);
+                continue;
+            }
+            specs.push(spec);
+        }
         let gid = GenusId(self.program.genera.len() as u32);
         self.program.genera.push(Genus {
             name: "argumenta".to_string(),
@@ -83,7 +107,6 @@ impl Lowerer<'_> {
             span: name.span,
         });
         self.bind(name, dst, false, true);
-        let _ = span;
     }
 
     /// `@ operandus [ceteri] T name …` or `@ optio name … typus T …`; other annotations

@@ -534,7 +534,7 @@ impl Lowerer<'_> {
                     );
                     self.begin(id, m, &[], None);
                     if let Some(name) = &e.args {
-                        self.entry_args(&item.annotations, name, item.span);
+                        self.entry_args(&item.annotations, name);
                     }
                     self.block_inline(&e.body);
                     let code = match &e.exit {
