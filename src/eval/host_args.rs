@@ -40,8 +40,14 @@ fn value(spec: &Spec, raw: &str) -> FResult<Value> {
         )
     };
     match spec.ty {
-        "numerus" => raw.parse::<i64>().map(Value::Int).or_else(|_| bad("an integer")),
-        "fractus" => raw.parse::<f64>().map(Value::Float).or_else(|_| bad("a number")),
+        "numerus" => raw
+            .parse::<i64>()
+            .map(Value::Int)
+            .or_else(|_| bad("an integer")),
+        "fractus" => raw
+            .parse::<f64>()
+            .map(Value::Float)
+            .or_else(|_| bad("a number")),
         "bivalens" => match raw {
             "verum" | "true" => Ok(Value::Bool(true)),
             "falsum" | "false" => Ok(Value::Bool(false)),
@@ -52,17 +58,31 @@ fn value(spec: &Spec, raw: &str) -> FResult<Value> {
 }
 
 /// Parses `args` into a record of genus `genus` whose fields follow `spec`.
-pub(crate) fn parse(prog: &Program, genus: &Value, spec: &Value, args: Vec<String>) -> FResult<Value> {
+pub(crate) fn parse(
+    prog: &Program,
+    genus: &Value,
+    spec: &Value,
+    args: Vec<String>,
+) -> FResult<Value> {
     let (Value::Int(g), Value::Text(spec)) = (genus, spec) else {
-        return fault(codes::RUN_TYPE, "`hospes.argumenta_parsa` needs (numerus, textus)");
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.argumenta_parsa` needs (numerus, textus)",
+        );
     };
     let specs = specs(spec);
     let genus = usize::try_from(*g).ok().filter(|&g| g < prog.genera.len());
     let (Some(specs), Some(genus)) = (specs, genus) else {
-        return fault(codes::RUN_TYPE, "`hospes.argumenta_parsa`: not a command-line declaration");
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.argumenta_parsa`: not a command-line declaration",
+        );
     };
     if prog.genera[genus].fields.len() != specs.len() {
-        return fault(codes::RUN_TYPE, "`hospes.argumenta_parsa`: not a command-line declaration");
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.argumenta_parsa`: not a command-line declaration",
+        );
     }
     let has_options = specs.iter().any(|s| s.kind == "opt");
     let mut fields: Vec<Value> = specs
@@ -88,34 +108,46 @@ pub(crate) fn parse(prog: &Program, genus: &Value, spec: &Value, args: Vec<Strin
             continue;
         }
         // `--long`, `--long=value`, `-s`, `-svalue`, `-abc` (bivalens flags together).
-        let (found, inline): (Option<usize>, Option<String>) = if let Some(long) = a.strip_prefix("--") {
-            let (name, v) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            (specs.iter().position(|s| s.kind == "opt" && s.long == name), v)
-        } else {
-            let mut chars = a[1..].chars();
-            let c = chars.next().map(String::from).unwrap_or_default();
-            let rest: String = chars.collect();
-            let at = specs.iter().position(|s| s.kind == "opt" && s.short == c);
-            match at {
-                Some(k) if specs[k].ty == "bivalens" && !rest.is_empty() => {
-                    // `-abc`: every letter a flag.
-                    fields[k] = Value::Bool(true);
-                    for c in rest.chars() {
-                        let c = c.to_string();
-                        match specs.iter().position(|s| s.kind == "opt" && s.short == c && s.ty == "bivalens") {
-                            Some(k) => fields[k] = Value::Bool(true),
-                            None => return fault(codes::RUN_ARGUMENTS, format!("unknown option `-{c}` in `{a}`")),
+        let (found, inline): (Option<usize>, Option<String>) =
+            if let Some(long) = a.strip_prefix("--") {
+                let (name, v) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_string())),
+                    None => (long, None),
+                };
+                (
+                    specs.iter().position(|s| s.kind == "opt" && s.long == name),
+                    v,
+                )
+            } else {
+                let mut chars = a[1..].chars();
+                let c = chars.next().map(String::from).unwrap_or_default();
+                let rest: String = chars.collect();
+                let at = specs.iter().position(|s| s.kind == "opt" && s.short == c);
+                match at {
+                    Some(k) if specs[k].ty == "bivalens" && !rest.is_empty() => {
+                        // `-abc`: every letter a flag.
+                        fields[k] = Value::Bool(true);
+                        for c in rest.chars() {
+                            let c = c.to_string();
+                            match specs
+                                .iter()
+                                .position(|s| s.kind == "opt" && s.short == c && s.ty == "bivalens")
+                            {
+                                Some(k) => fields[k] = Value::Bool(true),
+                                None => {
+                                    return fault(
+                                        codes::RUN_ARGUMENTS,
+                                        format!("unknown option `-{c}` in `{a}`"),
+                                    )
+                                }
+                            }
                         }
+                        continue;
                     }
-                    continue;
+                    Some(k) => (Some(k), (!rest.is_empty()).then_some(rest)),
+                    None => (None, None),
                 }
-                Some(k) => (Some(k), (!rest.is_empty()).then_some(rest)),
-                None => (None, None),
-            }
-        };
+            };
         let Some(k) = found else {
             if a.parse::<f64>().is_ok() {
                 operands.push(a.clone());
@@ -147,18 +179,25 @@ pub(crate) fn parse(prog: &Program, genus: &Value, spec: &Value, args: Vec<Strin
             "one" => match operands.next() {
                 Some(raw) => fields[k] = value(s, &raw)?,
                 None => {
-                    return fault(codes::RUN_ARGUMENTS, format!("missing the operand `{}`", s.name))
+                    return fault(
+                        codes::RUN_ARGUMENTS,
+                        format!("missing the operand `{}`", s.name),
+                    )
                 }
             },
             "rest" => {
-                let vals: FResult<Vec<Value>> = operands.by_ref().map(|raw| value(s, &raw)).collect();
+                let vals: FResult<Vec<Value>> =
+                    operands.by_ref().map(|raw| value(s, &raw)).collect();
                 fields[k] = Value::list(vals?);
             }
             _ => {}
         }
     }
     if let Some(extra) = operands.next() {
-        return fault(codes::RUN_ARGUMENTS, format!("unexpected operand `{extra}`"));
+        return fault(
+            codes::RUN_ARGUMENTS,
+            format!("unexpected operand `{extra}`"),
+        );
     }
     Ok(Value::Record(std::rc::Rc::new(Record {
         genus: GenusId(genus as u32),
@@ -208,7 +247,10 @@ mod tests {
     fn options_and_operands() {
         let got = run(&[N, V, Q, REST], &["-vq", "a", "--lineae=5", "--", "-v"]).unwrap();
         assert!(got.contains("n = 5"), "{got}");
-        assert!(got.contains("v = verum") && got.contains("q = verum"), "{got}");
+        assert!(
+            got.contains("v = verum") && got.contains("q = verum"),
+            "{got}"
+        );
         assert!(got.contains("r = [a, -v]"), "{got}");
         let got = run(&[N, V, Q, REST], &["-n", "-3"]).unwrap();
         assert!(got.contains("n = -3"), "{got}");
@@ -224,7 +266,11 @@ mod tests {
             (&["-v=1"], "unknown option `-=` in `-v=1`"),
         ];
         for (args, want) in cases {
-            assert_eq!(run(&[N, V, Q], args), Err(format!("RUN023: {want}")), "{args:?}");
+            assert_eq!(
+                run(&[N, V, Q], args),
+                Err(format!("RUN023: {want}")),
+                "{args:?}"
+            );
         }
         assert_eq!(
             run(&["one\tx\tnumerus\t\t"], &["1", "2"]),
@@ -243,7 +289,12 @@ mod tests {
         assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
         let bad = parse(&p, &Value::Int(0), &Value::text("x"), vec![]);
         assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
-        let bad = parse(&p, &Value::Int(0), &Value::text(&format!("{N}\n{V}")), vec![]);
+        let bad = parse(
+            &p,
+            &Value::Int(0),
+            &Value::text(format!("{N}\n{V}")),
+            vec![],
+        );
         assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
     }
 }
