@@ -185,7 +185,7 @@ impl Lowerer<'_> {
                                 ),
                                 a.span,
                             );
-                            return None;
+                            break;
                         }
                     }
                     i += if key == Some("ubique") { 1 } else { 2 };
