@@ -1,5 +1,6 @@
 //! Runs every program under `tests/run/` with the faber binary and compares its
-//! stdout with the `.out` file beside it (and the exit code with `.code`, default 0).
+//! stdout with the `.out` file beside it (and the exit code with `.code`, default 0),
+//! given the arguments in `.args` (one a line) and the standard input in `.in` if any.
 //! Every program under `tests/run/fail/` is a failing program (tests/README.md): it
 //! must exit 1 with the diagnostic code and `line:col` its `.err` file names, and
 //! render as its snapshot. Expected files were derived independently (by hand and by
@@ -35,7 +36,15 @@ fn run_programs_match_expected_output() {
     );
     for path in &files {
         let p = path.to_str().unwrap();
-        let out = common::faber(&["run", p]);
+        // `X.args`: the program's arguments, one a line (after `--`); `X.in`: its stdin.
+        let mut cmd = common::Faber::new().args(["run", p]);
+        if let Ok(a) = std::fs::read_to_string(sibling(path, "args")) {
+            cmd = cmd.arg("--").args(a.lines());
+        }
+        if let Ok(input) = std::fs::read(sibling(path, "in")) {
+            cmd = cmd.stdin(input);
+        }
+        let out = cmd.output();
         let want = std::fs::read_to_string(sibling(path, "out")).unwrap();
         let code: i32 = std::fs::read_to_string(sibling(path, "code"))
             .map(|s| s.trim().parse().unwrap())

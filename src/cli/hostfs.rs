@@ -90,3 +90,32 @@ macro_rules! host_file_methods {
     };
 }
 pub(crate) use host_file_methods;
+
+/// The longest line `lege` reads from standard input (bytes, line break included).
+const STDIN_LINE_LIMIT: u64 = 64 << 20;
+
+/// `lege`: the next line of standard input without `\n` / `\r\n`; `None` at its end.
+pub fn read_stdin_line() -> Result<Option<String>, String> {
+    use std::io::{BufRead, Read};
+    let mut buf = Vec::new();
+    let stdin = std::io::stdin();
+    let n = stdin
+        .lock()
+        .take(STDIN_LINE_LIMIT)
+        .read_until(b'\n', &mut buf)
+        .map_err(|e| e.to_string())?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    } else if n as u64 == STDIN_LINE_LIMIT {
+        return Err(format!("a line longer than {STDIN_LINE_LIMIT} bytes"));
+    }
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|_| "a line that is not valid UTF-8".to_string())
+}

@@ -113,6 +113,12 @@ impl faber::eval::Io for ProcessIo {
         self.args.clone()
     }
 
+    fn read_line(&mut self) -> Result<Option<String>, String> {
+        // A prompt written without a line break shows before the program waits.
+        self.flush();
+        super::hostfs::read_stdin_line()
+    }
+
     fn program_dir(&self) -> String {
         self.dir.clone()
     }

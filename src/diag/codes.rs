@@ -74,6 +74,7 @@ codes! {
     SEM_SIZE_CONFLICT = "SEM026", "a call that binds one size parameter (`magnitudo N`) to two different extents";
     SEM_SPONTE_ORDER = "SEM027", "a required parameter after a `sponte` (optional) one";
     SEM_TYPE_ARGS = "SEM028", "type arguments that do not fit a generic genus's type parameters";
+    SEM_NO_CONVERSION = "SEM029", "a `↦` conversion between two types that have no conversion";
     // ---- runtime ----
     RUN_INDEX = "RUN001", "an index outside a list, text or tensor";
     RUN_MISSING_KEY = "RUN002", "a map key that is not present";
@@ -99,6 +100,7 @@ codes! {
     RUN_CHECKPOINT_MISFIT = "RUN021", "a training checkpoint of another model or optimizer (a name missing or extra, a shape that differs)";
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
     RUN_NIHIL_ACCESS = "RUN023", "a non-null access (`!.`, `![`, `!(`) on a value that is `nihil`";
+    RUN_ARGUMENTS = "RUN024", "command-line arguments that do not fit the program's `@ optio` / `@ operandus` declarations";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

@@ -25,6 +25,10 @@ fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
 
 /// `v ↦ ty`.
 pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
+    // The matrix pairs of src/ir/conversion.rs that the arms below do not cover.
+    if let Some(r) = super::convert_pairs::convert(v, ty, program) {
+        return r;
+    }
     match ty {
         Ty::Any => Ok(v.clone()),
         Ty::Vacuum => Ok(Value::Vacuum),

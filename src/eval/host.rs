@@ -57,6 +57,12 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             io.args().into_iter().map(Value::text).collect(),
         )),
         Host::Directorium => Ok(Value::text(io.program_dir())),
+        Host::ArgumentaParsa => super::host_args::parse(prog, &args[0], &args[1], io.args()),
+        Host::LegeLineam => match io.read_line() {
+            Ok(Some(line)) => Ok(Value::text(line)),
+            Ok(None) => Ok(Value::Nihil),
+            Err(e) => fault(codes::RUN_HOST, format!("cannot read standard input: {e}")),
+        },
         Host::Progressus => {
             super::host_progress::progress(io, text(h, &args[0])?);
             Ok(Value::Vacuum)

@@ -45,11 +45,13 @@ mod checkpoint;
 mod codegen;
 mod config;
 mod convert;
+mod convert_pairs;
 mod cursus;
 pub mod display;
 mod exec;
 mod finite;
 mod host;
+mod host_args;
 mod host_csv;
 mod host_progress;
 mod host_tensor_file;
@@ -131,6 +133,12 @@ pub trait Io {
     /// `hospes.argumenta`: the program's arguments (after `--` on the command line).
     fn args(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// `lege`: the next line of standard input without its line break (`\n` or
+    /// `\r\n`); `None` at the end of the input (and for a host without one).
+    fn read_line(&mut self) -> Result<Option<String>, String> {
+        Ok(None)
     }
 
     /// `hospes.progressus`: a transient status line (shown only on a terminal).

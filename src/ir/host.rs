@@ -41,6 +41,11 @@ hosts! {
     // process
     Hora = "hora", 0;
     Argumenta = "argumenta", 0;
+    // `incipit argumenta name`: the command line parsed by its declarations
+    // (genus id, spec text; src/ir/lower/argumenta.rs)
+    ArgumentaParsa = "argumenta_parsa", 2;
+    // `lege`: one line of standard input without its line break, nihil at its end
+    LegeLineam = "lege_lineam", 0;
     Directorium = "directorium", 0;
     Progressus = "progressus", 1;
     ProgressusFinis = "progressus_finis", 1;
@@ -74,7 +79,8 @@ impl Host {
             | Host::ParaDirectorium => vec![Ty::Text],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
-            Host::Hora | Host::Argumenta | Host::Directorium => vec![],
+            Host::Hora | Host::Argumenta | Host::Directorium | Host::LegeLineam => vec![],
+            Host::ArgumentaParsa => vec![Ty::Int, Ty::Text],
             Host::Folia
             | Host::NominaFoliorum
             | Host::PrimumNonFinitum
@@ -101,6 +107,8 @@ impl Host {
             | Host::ParaDirectorium => Ty::Vacuum,
             Host::LegeCsv | Host::LegeTensorem => tensor(),
             Host::Hora => Ty::Float,
+            Host::ArgumentaParsa => Ty::Any,
+            Host::LegeLineam => Ty::Union(vec![Ty::Text, Ty::Nihil]),
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),
             Host::ExFoliis => args.first().cloned().unwrap_or(Ty::Any),

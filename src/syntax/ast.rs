@@ -157,9 +157,11 @@ pub struct TopFixum {
     pub value: Expr,
 }
 
-/// `incipit (exitus code)? { … }`
+/// `incipit (argumenta name)? (exitus code)? { … }`
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// `argumenta name`: the name bound to the parsed command line.
+    pub args: Option<Ident>,
     pub exit: Option<Expr>,
     pub body: Block,
 }

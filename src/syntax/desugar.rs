@@ -104,6 +104,26 @@ pub fn magnitudo(marker: Ident, name: Ident) -> Res<Generic> {
     }
 }
 
+/// `incipit argumenta name … { … }`: the only word allowed between `incipit` and the
+/// name is `argumenta`.
+pub fn entry(args: Option<(Ident, Ident)>, exit: Option<Expr>, body: Block) -> Res<Entry> {
+    let args = match args {
+        None => None,
+        Some((marker, name)) if marker.name == "argumenta" => Some(name),
+        Some((marker, _)) => {
+            return Err(ParseError::User {
+                error: Diagnostic::error(
+                    codes::PARSE_UNEXPECTED,
+                    format!("unexpected `{}` after `incipit`", marker.name),
+                    marker.span,
+                )
+                .with_hint("write `incipit argumenta name { … }` to bind the command line"),
+            })
+        }
+    };
+    Ok(Entry { args, exit, body })
+}
+
 pub fn union(file: FileId, first: Type, rest: Vec<Type>, l: usize, r: usize) -> Type {
     let mut members = vec![first];
     members.extend(rest);

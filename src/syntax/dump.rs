@@ -113,7 +113,11 @@ impl Printer {
                     .exit
                     .as_ref()
                     .map_or(String::new(), |x| format!(" exitus {}", expr(x)));
-                self.line(ind, &format!("(incipit{exit}"));
+                let args = e
+                    .args
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" argumenta {}", a.name));
+                self.line(ind, &format!("(incipit{args}{exit}"));
                 self.block_body(ind + 1, &e.body);
                 self.line(ind, ")");
             }

@@ -191,7 +191,6 @@ pub const OUT_WORDS: &[&str] = &[
     "postpara",
     "sparge",
     "finge",
-    "lege",
     "clausura",
     "aliter",
 ];

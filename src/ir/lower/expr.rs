@@ -167,7 +167,8 @@ impl Lowerer<'_> {
             ExprKind::Convert { expr, ty, fallback } => {
                 let m = self.cur_module();
                 let target = self.ty(m, ty);
-                let (v, _) = self.expr(expr, None);
+                let (v, from) = self.expr(expr, None);
+                self.check_conversion(&from, &target, span);
                 match fallback {
                     None => {
                         self.check_may_throw_convert(span);
@@ -345,6 +346,18 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None if id.name == "vacua" => self.vacua(expected, id.span),
+            // `lege`: one line of standard input (docs/language.md § "Standard input").
+            None if id.name == "lege" => {
+                let ty = Ty::Union(vec![Ty::Text, Ty::Nihil]);
+                (
+                    self.temp(
+                        Rhs::Host(crate::ir::host::Host::LegeLineam, vec![]),
+                        ty.clone(),
+                        id.span,
+                    ),
+                    ty,
+                )
+            }
             None if crate::syntax::token::OUT_WORDS.contains(&id.name.as_str()) => {
                 self.diags.push(
                     Diagnostic::error(

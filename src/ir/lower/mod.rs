@@ -3,7 +3,9 @@
 //! is lowered to slot-addressed, A-normal-form IR. Name resolution happens here:
 //! after lowering, no name is ever looked up again.
 
+mod argumenta;
 mod chain;
+mod conversion;
 mod do_while;
 mod expr;
 mod func;
@@ -564,6 +566,9 @@ impl Lowerer<'_> {
                         item.span,
                     );
                     self.begin(id, m, &[], None);
+                    if let Some(name) = &e.args {
+                        self.entry_args(&item.annotations, name);
+                    }
                     self.block_inline(&e.body);
                     let code = match &e.exit {
                         Some(x) => self.expr_to(x, &Ty::Int),
