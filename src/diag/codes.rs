@@ -95,6 +95,7 @@ codes! {
     RUN_DATA = "RUN020", "a data file whose contents do not fit (a ragged CSV row, a field that is not a number, …)";
     RUN_CHECKPOINT_MISFIT = "RUN021", "a training checkpoint of another model or optimizer (a name missing or extra, a shape that differs)";
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
+    RUN_JSON = "RUN023", "a JSON text that does not parse (the message gives its line and column)";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

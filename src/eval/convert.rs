@@ -25,6 +25,9 @@ fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
 
 /// `v ↦ ty`.
 pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
+    if let Some(r) = super::data::convert(v, ty, program) {
+        return r;
+    }
     match ty {
         Ty::Any => Ok(v.clone()),
         Ty::Vacuum => Ok(Value::Vacuum),
@@ -193,6 +196,9 @@ pub(crate) fn is_type(v: &Value, ty: &Ty) -> bool {
             _ => false,
         },
         Ty::Union(ms) => ms.iter().any(|m| is_type(v, m)),
+        Ty::Json => matches!(v, Value::Json(_)),
+        Ty::Set(_) => matches!(v, Value::Set(_)),
+        Ty::Interval => matches!(v, Value::Interval(_)),
     }
 }
 

@@ -136,6 +136,14 @@ impl Lowerer<'_> {
                 end,
                 inclusive,
                 step,
+            } if expected == Some(&Ty::Interval) => {
+                self.interval_value(start, end, *inclusive, step.as_deref(), span)
+            }
+            ExprKind::Range {
+                start,
+                end,
+                inclusive,
+                step,
             } => {
                 let a = self.expr_to(start, &Ty::Int);
                 let b = self.expr_to(end, &Ty::Int);
@@ -155,7 +163,8 @@ impl Lowerer<'_> {
             ExprKind::Convert { expr, ty, fallback } => {
                 let m = self.cur_module();
                 let target = self.ty(m, ty);
-                let (v, _) = self.expr(expr, None);
+                let (v, from) = self.expr(expr, None);
+                self.check_data_conversion(&from, &target, span);
                 match fallback {
                     None => {
                         self.check_may_throw_convert(span);
@@ -366,6 +375,7 @@ impl Lowerer<'_> {
         match expected {
             Some(t @ Ty::List(_)) => (self.temp(Rhs::List(vec![]), t.clone(), span), t.clone()),
             Some(t @ Ty::Map(..)) => (self.temp(Rhs::Map(vec![]), t.clone(), span), t.clone()),
+            Some(t @ Ty::Set(_)) => self.empty_set(t, span),
             Some(Ty::Text) => (konst(Const::Text(String::new())), Ty::Text),
             Some(Ty::Int) => (konst(Const::Int(0)), Ty::Int),
             Some(Ty::Float) => (konst(Const::Float(0.0)), Ty::Float),

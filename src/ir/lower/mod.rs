@@ -4,6 +4,7 @@
 //! after lowering, no name is ever looked up again.
 
 mod chain;
+mod data;
 mod expr;
 mod func;
 mod hints;
