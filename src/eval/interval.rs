@@ -9,11 +9,19 @@ use super::{fault, FResult};
 use crate::diag::codes;
 use crate::ir::Method;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Interval {
     pub start: i64,
     pub end: i64,
     pub inclusive: bool,
+}
+
+/// Two ranges are equal when they hold the same integers (`0‥6 ≡ 0…5`; every empty
+/// range equals every other).
+impl PartialEq for Interval {
+    fn eq(&self, other: &Interval) -> bool {
+        (self.len() == 0 && other.len() == 0) || self.half_open() == other.half_open()
+    }
 }
 
 impl Interval {
@@ -215,6 +223,9 @@ mod tests {
         // [0, 5] ∩ [3, 9) = {3, 4, 5}, written inclusively like the receiver.
         assert_eq!(show(call(Method::Inter, &r(0, 5, true), &[iv(r(3, 9, false))])), "3…5");
         assert_eq!(r(0, 3, true).len(), 4);
+        assert_eq!(r(0, 6, false), r(0, 5, true));
+        assert_eq!(r(5, 5, false), r(9, 2, true));
+        assert_ne!(r(0, 6, false), r(0, 6, true));
         assert_eq!(r(5, 0, false).len(), 0);
         assert_eq!(r(i64::MIN, i64::MAX, true).len(), u64::MAX);
         assert_eq!(show(call(Method::Continet, &r(0, 10, false), &[Value::Int(10)])), "false");

@@ -99,7 +99,7 @@ impl Lowerer<'_> {
             let mut d = crate::diag::Diagnostic::error(
                 codes::SEM_TYPE_MISMATCH,
                 format!(
-                    "a `{}` cannot be converted to `{}`",
+                    "a value of type `{}` cannot be converted to `{}`",
                     print::ty(&self.program, from),
                     print::ty(&self.program, to)
                 ),
