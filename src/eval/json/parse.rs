@@ -435,4 +435,26 @@ mod tests {
         let long = format!("\"{}\"", "a".repeat(1002));
         assert!(parse(&long, B).unwrap_err().limit);
     }
+
+    #[test]
+    fn never_panics_on_damaged_text() {
+        // Every prefix of a document, and the document with each byte replaced by
+        // each of a few troublesome bytes: an error or a value, never a panic.
+        let doc = "{\"a\": [1, -2.5e+3, true, false, null], \"é\": \"\\u00e9\\ud83d\\ude00\\n\", \"o\": {}}";
+        for end in 0..=doc.len() {
+            if doc.is_char_boundary(end) {
+                let _ = parse(&doc[..end], B);
+            }
+        }
+        let bytes = doc.as_bytes();
+        for i in 0..bytes.len() {
+            for b in [b'"', b'\\', b'{', b']', b'u', b'0', b'-', b'e', b'.', b',', 0x01, b' '] {
+                let mut m = bytes.to_vec();
+                m[i] = b;
+                if let Ok(t) = std::str::from_utf8(&m) {
+                    let _ = parse(t, B);
+                }
+            }
+        }
+    }
 }
