@@ -61,7 +61,12 @@ fn a_genus_of_the_same_name_shades_the_type() {
     let src = "genus instans {\n    numerus t\n}\n\nincipit {\n    fixum instans i ← instans { t = 3 }\n    nota i.t\n}\n";
     let path = scratch("shade", src);
     let out = common::faber(&["run", path.to_str().unwrap()]);
-    assert_eq!(common::text(&out.stdout), "3\n", "{}", common::text(&out.stderr));
+    assert_eq!(
+        common::text(&out.stdout),
+        "3\n",
+        "{}",
+        common::text(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0));
 }
 

@@ -28,7 +28,9 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> Option<FResult<V
         (Value::Json(j), _) => super::json::boxing::from_json(j, ty, program),
         (_, Ty::Json) => super::json::boxing::to_json(v, program).map(Value::Json),
         (Value::Set(_), Ty::Set(e)) if matches!(**e, Ty::Any) => Ok(v.clone()),
-        (Value::Set(s), Ty::Set(e)) => super::set::from_items(&super::set::items(s), e, ty, program),
+        (Value::Set(s), Ty::Set(e)) => {
+            super::set::from_items(&super::set::items(s), e, ty, program)
+        }
         (Value::List(items) | Value::Tuple(items), Ty::Set(e)) => {
             super::set::from_items(items, e, ty, program)
         }
@@ -66,7 +68,9 @@ pub(crate) fn each(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::Set(s) => Some(super::set::items(s)),
         Value::Json(j) => match &**j {
-            super::json::Json::Array(a) => Some(a.iter().map(|x| Value::Json(Rc::clone(x))).collect()),
+            super::json::Json::Array(a) => {
+                Some(a.iter().map(|x| Value::Json(Rc::clone(x))).collect())
+            }
             _ => None,
         },
         _ => None,

@@ -20,7 +20,7 @@ pub struct Interval {
 /// range equals every other).
 impl PartialEq for Interval {
     fn eq(&self, other: &Interval) -> bool {
-        (self.len() == 0 && other.len() == 0) || self.half_open() == other.half_open()
+        (self.is_empty() && other.is_empty()) || self.half_open() == other.half_open()
     }
 }
 
@@ -31,6 +31,11 @@ impl Interval {
             self.start as i128,
             self.end as i128 + i128::from(self.inclusive),
         )
+    }
+
+    /// Whether the range holds no integer.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// How many integers the range holds.
@@ -145,7 +150,7 @@ pub(crate) fn call(m: Method, r: &Interval, args: &[Value]) -> FResult<Value> {
         }
         Method::Vacua | Method::Nonvacua => {
             arity(m, args, 0)?;
-            Ok(Value::Bool((r.len() == 0) == (m == Method::Vacua)))
+            Ok(Value::Bool(r.is_empty() == (m == Method::Vacua)))
         }
         Method::Continet => {
             arity(m, args, 1)?;
@@ -216,22 +221,47 @@ mod tests {
     #[test]
     fn algebra() {
         // [0, 6) ∩ [4, 10) = [4, 6); [0, 5) ∪ [5, 10) = [0, 10); [0, 3) and [6, 9) do not join.
-        assert_eq!(show(call(Method::Inter, &r(0, 6, false), &[iv(r(4, 10, false))])), "4‥6");
-        assert_eq!(show(call(Method::Unio, &r(0, 5, false), &[iv(r(5, 10, false))])), "0‥10");
-        assert_eq!(show(call(Method::Unio, &r(0, 3, false), &[iv(r(6, 9, false))])), "nihil");
-        assert_eq!(show(call(Method::Inter, &r(0, 3, false), &[iv(r(3, 9, false))])), "nihil");
+        assert_eq!(
+            show(call(Method::Inter, &r(0, 6, false), &[iv(r(4, 10, false))])),
+            "4‥6"
+        );
+        assert_eq!(
+            show(call(Method::Unio, &r(0, 5, false), &[iv(r(5, 10, false))])),
+            "0‥10"
+        );
+        assert_eq!(
+            show(call(Method::Unio, &r(0, 3, false), &[iv(r(6, 9, false))])),
+            "nihil"
+        );
+        assert_eq!(
+            show(call(Method::Inter, &r(0, 3, false), &[iv(r(3, 9, false))])),
+            "nihil"
+        );
         // [0, 5] ∩ [3, 9) = {3, 4, 5}, written inclusively like the receiver.
-        assert_eq!(show(call(Method::Inter, &r(0, 5, true), &[iv(r(3, 9, false))])), "3…5");
+        assert_eq!(
+            show(call(Method::Inter, &r(0, 5, true), &[iv(r(3, 9, false))])),
+            "3…5"
+        );
         assert_eq!(r(0, 3, true).len(), 4);
         assert_eq!(r(0, 6, false), r(0, 5, true));
         assert_eq!(r(5, 5, false), r(9, 2, true));
         assert_ne!(r(0, 6, false), r(0, 6, true));
         assert_eq!(r(5, 0, false).len(), 0);
         assert_eq!(r(i64::MIN, i64::MAX, true).len(), u64::MAX);
-        assert_eq!(show(call(Method::Continet, &r(0, 10, false), &[Value::Int(10)])), "false");
-        assert_eq!(show(call(Method::Continet, &r(0, 10, true), &[Value::Int(10)])), "true");
         assert_eq!(
-            show(call(Method::Unio, &r(0, i64::MAX, true), &[iv(r(-5, 0, false))])),
+            show(call(Method::Continet, &r(0, 10, false), &[Value::Int(10)])),
+            "false"
+        );
+        assert_eq!(
+            show(call(Method::Continet, &r(0, 10, true), &[Value::Int(10)])),
+            "true"
+        );
+        assert_eq!(
+            show(call(
+                Method::Unio,
+                &r(0, i64::MAX, true),
+                &[iv(r(-5, 0, false))]
+            )),
             format!("-5…{}", i64::MAX)
         );
     }

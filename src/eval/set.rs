@@ -71,7 +71,10 @@ pub(crate) fn call_mut(m: Method, s: &mut Rc<Set>, args: &mut [Value]) -> FResul
             if s.len() >= super::config::list_limit() {
                 return fault(
                     codes::RUN_LIMIT,
-                    format!("a copia with more than {} elements", super::config::list_limit()),
+                    format!(
+                        "a copia with more than {} elements",
+                        super::config::list_limit()
+                    ),
                 );
             }
             super::value::check_push(s.len(), s.capacity(), super::value::ENTRY_BYTES)?;
@@ -109,12 +112,7 @@ pub(crate) fn display(out: &mut String, s: &Set, program: &Program) {
 
 /// `lista ↦ copia<T>` (each element converted to `T` first; repeats collapse) and
 /// `copia ↦ copia<T>`.
-pub(crate) fn from_items(
-    items: &[Value],
-    elem: &Ty,
-    ty: &Ty,
-    program: &Program,
-) -> FResult<Value> {
+pub(crate) fn from_items(items: &[Value], elem: &Ty, ty: &Ty, program: &Program) -> FResult<Value> {
     let mut out = Set::default();
     for x in items {
         let x = super::convert::convert(x, elem, program)?;

@@ -15,10 +15,10 @@
 use std::rc::Rc;
 
 use super::{Json, Members, MAX_DEPTH};
+use crate::diag::codes;
 use crate::eval::display::display;
 use crate::eval::value::{Key, Map, Record, Set, Value};
 use crate::eval::{fault, FResult, Fault};
-use crate::diag::codes;
 use crate::ir::{print, Program, Ty};
 
 fn too_deep<T>() -> FResult<T> {
@@ -62,7 +62,7 @@ fn boxed(v: &Value, program: &Program, depth: usize) -> FResult<Rc<Json>> {
         Value::Text(t) => Json::Text(t.to_string()),
         Value::Bytes(b) => Json::Array(b.iter().map(|x| Rc::new(Json::Int(*x as i64))).collect()),
         Value::List(items) | Value::Tuple(items) => return array(&mut items.iter()),
-        Value::Set(s) => Json::Array(s.iter().map(|k| key_json(k)).collect()),
+        Value::Set(s) => Json::Array(s.iter().map(key_json).collect()),
         Value::Map(m) => {
             let mut out = Members::default();
             for (k, x) in m.iter() {

@@ -64,7 +64,9 @@ pub(crate) fn call(m: Method, j: &Rc<Json>, args: &[Value]) -> FResult<Value> {
         Method::Claves => {
             arity(m, args, 0)?;
             match &**j {
-                Json::Object(o) => Ok(Value::list(o.keys().map(|k| Value::text(k.clone())).collect())),
+                Json::Object(o) => Ok(Value::list(
+                    o.keys().map(|k| Value::text(k.clone())).collect(),
+                )),
                 other => fault(
                     codes::RUN_TYPE,
                     format!("`claves` of a valor that is {}", other.kind()),

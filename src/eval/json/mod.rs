@@ -160,7 +160,10 @@ mod tests {
         );
         let j = Json::Object(m);
         assert_eq!(text(&j, false), r#"{"a\"b":1,"c":[2.5,null,"x\ny\u0001"]}"#);
-        assert_eq!(text(&j, true), r#"{"a\"b": 1, "c": [2.5, null, "x\ny\u0001"]}"#);
+        assert_eq!(
+            text(&j, true),
+            r#"{"a\"b": 1, "c": [2.5, null, "x\ny\u0001"]}"#
+        );
         assert_eq!(text(&Json::Float(3.0), false), "3.0");
     }
 

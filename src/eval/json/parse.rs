@@ -51,10 +51,7 @@ pub fn parse(text: &str, bounds: Bounds) -> Result<Json, ParseError> {
     let v = p.value(0)?;
     p.ws();
     if p.pos < p.b.len() {
-        return Err(p.error(format!(
-            "unexpected {} after the JSON value",
-            p.found()
-        )));
+        return Err(p.error(format!("unexpected {} after the JSON value", p.found())));
     }
     Ok(v)
 }
@@ -128,9 +125,7 @@ impl Parser<'_> {
 
     fn enter(&self, depth: usize) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
-            return Err(self.limit(format!(
-                "JSON nested more than {MAX_DEPTH} levels deep"
-            )));
+            return Err(self.limit(format!("JSON nested more than {MAX_DEPTH} levels deep")));
         }
         Ok(())
     }
@@ -162,7 +157,11 @@ impl Parser<'_> {
         }
         loop {
             self.ws();
-            self.room(items.len(), items.capacity(), std::mem::size_of::<Rc<Json>>())?;
+            self.room(
+                items.len(),
+                items.capacity(),
+                std::mem::size_of::<Rc<Json>>(),
+            )?;
             items.push(Rc::new(self.value(depth)?));
             self.ws();
             match self.b.get(self.pos) {
@@ -271,7 +270,11 @@ impl Parser<'_> {
                         Some(b't') => out.push('\t'),
                         Some(b'u') => out.push(self.unicode_escape(at)?),
                         _ => {
-                            return Err(self.error_at(at, "an unknown escape in a string".into(), false))
+                            return Err(self.error_at(
+                                at,
+                                "an unknown escape in a string".into(),
+                                false,
+                            ))
                         }
                     }
                 }
@@ -398,27 +401,49 @@ mod tests {
 
     #[test]
     fn reads_values() {
-        let j = parse(r#" {"a": [1, -2.5e1, true, null, "x\u00e9\ud83d\ude00"], "b": {}} "#, B).unwrap();
+        let j = parse(
+            r#" {"a": [1, -2.5e1, true, null, "x\u00e9\ud83d\ude00"], "b": {}} "#,
+            B,
+        )
+        .unwrap();
         let Json::Object(m) = j else { panic!() };
         let Json::Array(a) = &*m["a"] else { panic!() };
         assert_eq!(*a[0], Json::Int(1));
         assert_eq!(*a[1], Json::Float(-25.0));
         assert_eq!(*a[4], Json::Text("xé😀".into()));
-        assert_eq!(parse("12345678901234567890", B).unwrap(), Json::Float(12345678901234567890.0));
+        assert_eq!(
+            parse("12345678901234567890", B).unwrap(),
+            Json::Float(12345678901234567890.0)
+        );
     }
 
     #[test]
     fn errors_have_line_and_column() {
-        assert_eq!(err("{\n  \"a\": 1,\n  \"b\" 2\n}").0..=err("{\n  \"a\": 1,\n  \"b\" 2\n}").1, 3..=7);
-        assert_eq!(err("[1, 2").2, "expected `,` or `]` in an array, found the end of the text");
-        assert_eq!(err("{\"a\":1,\"a\":2}"), (1, 8, "duplicate key \"a\"".into()));
+        assert_eq!(
+            err("{\n  \"a\": 1,\n  \"b\" 2\n}").0..=err("{\n  \"a\": 1,\n  \"b\" 2\n}").1,
+            3..=7
+        );
+        assert_eq!(
+            err("[1, 2").2,
+            "expected `,` or `]` in an array, found the end of the text"
+        );
+        assert_eq!(
+            err("{\"a\":1,\"a\":2}"),
+            (1, 8, "duplicate key \"a\"".into())
+        );
         assert_eq!(err("01").1, 1);
-        assert_eq!(err("1.").2, "expected a digit after `.`, found the end of the text");
+        assert_eq!(
+            err("1.").2,
+            "expected a digit after `.`, found the end of the text"
+        );
         assert_eq!(err("\"é\\q\"").1, 3);
         assert_eq!(err("1e999").2, "the number 1e999 is too large");
         assert_eq!(err("[1] x").2, "unexpected `x` after the JSON value");
         assert_eq!(err("\"\\ud800\"").2, "a lone surrogate in a `\\u` escape");
-        assert_eq!(err("").2, "expected a JSON value, found the end of the text");
+        assert_eq!(
+            err("").2,
+            "expected a JSON value, found the end of the text"
+        );
         assert_eq!(err("[tru]").1, 2);
     }
 
@@ -448,7 +473,9 @@ mod tests {
         }
         let bytes = doc.as_bytes();
         for i in 0..bytes.len() {
-            for b in [b'"', b'\\', b'{', b']', b'u', b'0', b'-', b'e', b'.', b',', 0x01, b' '] {
+            for b in [
+                b'"', b'\\', b'{', b']', b'u', b'0', b'-', b'e', b'.', b',', 0x01, b' ',
+            ] {
                 let mut m = bytes.to_vec();
                 m[i] = b;
                 if let Ok(t) = std::str::from_utf8(&m) {

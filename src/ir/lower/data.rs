@@ -87,10 +87,9 @@ impl Lowerer<'_> {
                 t,
                 Ty::List(_) | Ty::Tensor { .. } | Ty::Text | Ty::Json | Ty::Set(_)
             ),
-            (Ty::Interval, t) => !matches!(
-                t,
-                Ty::List(_) | Ty::Tensor { .. } | Ty::Text | Ty::Interval
-            ),
+            (Ty::Interval, t) => {
+                !matches!(t, Ty::List(_) | Ty::Tensor { .. } | Ty::Text | Ty::Interval)
+            }
             (f, Ty::Set(_)) => !matches!(f, Ty::Any | Ty::List(_) | Ty::Json | Ty::Union(_)),
             (f, Ty::Interval) => !matches!(f, Ty::Any | Ty::Union(_)),
             _ => false,
@@ -137,6 +136,9 @@ impl Lowerer<'_> {
     /// `vacua` of a `copia`: the empty set.
     pub(super) fn empty_set(&mut self, t: &Ty, span: Span) -> (Operand, Ty) {
         let list = self.temp(Rhs::List(vec![]), Ty::List(Box::new(Ty::Any)), span);
-        (self.temp(Rhs::Convert(list, t.clone()), t.clone(), span), t.clone())
+        (
+            self.temp(Rhs::Convert(list, t.clone()), t.clone(), span),
+            t.clone(),
+        )
     }
 }
