@@ -5,7 +5,7 @@
 
 use super::Lowerer;
 use crate::diag::codes;
-use crate::ir::{print, Method, Operand, Rhs, Ty};
+use crate::ir::{print, BinOp, Method, Operand, Rhs, Ty};
 use crate::source::Span;
 use crate::syntax::ast;
 
@@ -109,6 +109,33 @@ impl Lowerer<'_> {
             }
             self.diags.push(d);
         }
+    }
+
+    /// SEM004 for `≡` / `≠` between a `valor` and a value of another known type (not
+    /// `nihil`): a `valor` only ever equals a `valor`, so the comparison would be
+    /// constant; the hint says to convert first.
+    pub(super) fn check_data_comparison(&mut self, op: BinOp, l: &Ty, r: &Ty, span: Span) {
+        if !matches!(op, BinOp::Eq | BinOp::Ne) {
+            return;
+        }
+        let other = match (l, r) {
+            (Ty::Json, o) | (o, Ty::Json) => o,
+            _ => return,
+        };
+        if matches!(other, Ty::Json | Ty::Any | Ty::Nihil | Ty::Union(_)) {
+            return;
+        }
+        let shown = print::ty(&self.program, other);
+        self.diags.push(
+            crate::diag::Diagnostic::error(
+                codes::SEM_TYPE_MISMATCH,
+                format!("a `valor` compared with a `{shown}` is never equal to it"),
+                span,
+            )
+            .with_hint(format!(
+                "convert the valor first: `(v ↦ {shown}) ≡ …`, or box the other side: `x ↦ valor`"
+            )),
+        );
     }
 
     /// `a ‥ b` / `a … b` where an `intervallum` is expected: the range as a value.
