@@ -73,6 +73,21 @@ impl Lowerer<'_> {
                 }
                 let name = path[0].name.as_str();
                 if let Some(ty) = self.builtin_type(m, name, args) {
+                    if name == "intervallum" {
+                        if let Some(a) = args.first() {
+                            let e = self.targ(m, a);
+                            if !matches!(e, Ty::Any | Ty::Int) {
+                                self.error(
+                                    codes::SEM_TYPE_MISMATCH,
+                                    format!(
+                                        "an intervallum has numerus bounds, not `{}`",
+                                        crate::ir::print::ty(&self.program, &e)
+                                    ),
+                                    t.span,
+                                );
+                            }
+                        }
+                    }
                     if let Ty::Set(e) = &ty {
                         if !matches!(**e, Ty::Any | Ty::Int | Ty::Text | Ty::Bool) {
                             self.error(
