@@ -613,6 +613,10 @@ pub struct Program {
     pub tests: Vec<TestCase>,
     /// `@ radix backward "G"` requests: the autodiff pass fills each companion's body.
     pub backward: Vec<Backward>,
+    /// Per genus, per field: the declared default when it is a literal
+    /// (`textus regio = "Roma"`), which `valor ↦ Genus` puts in a field the object
+    /// lacks (src/eval/json/boxing.rs). Shorter than `genera` where nothing is known.
+    pub literal_defaults: Vec<Vec<Option<Const>>>,
 }
 
 /// A function `primal` annotated `@ radix backward`, and its declared companion.

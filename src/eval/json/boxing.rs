@@ -9,14 +9,16 @@
 //! Unboxing (`valor ↦ T`) matches the JSON kind exactly: `numerus` takes an integer,
 //! `fractus` any number, `textus` a string, `bivalens` a boolean, `nihil` null; `lista`,
 //! `iuncta`, `copia` and `octeti` an array; `tabula` and a `genus` an object (a record
-//! ignores extra keys, and a missing field is `nihil` when its type admits `nihil`,
-//! else the conversion fails). A failed conversion throws (catch with `⇥` or `fac`).
+//! ignores extra keys; a missing field takes its literal default, else `nihil` when its
+//! type admits `nihil`, else the conversion fails). A failed conversion throws (catch
+//! with `⇥` or `fac`).
 
 use std::rc::Rc;
 
 use super::{Json, Members, MAX_DEPTH};
 use crate::diag::codes;
 use crate::eval::display::display;
+use crate::eval::machine::const_value;
 use crate::eval::value::{Key, Map, Record, Set, Value};
 use crate::eval::{fault, FResult, Fault};
 use crate::ir::{print, Program, Ty};
@@ -201,10 +203,15 @@ fn unboxed(j: &Rc<Json>, ty: &Ty, program: &Program, depth: usize) -> FResult<Va
             let Some(genus) = program.genera.get(g.0 as usize) else {
                 return no("");
             };
+            let literals = program.literal_defaults.get(g.0 as usize);
             let mut fields = Vec::with_capacity(genus.fields.len());
-            for f in &genus.fields {
+            for (i, f) in genus.fields.iter().enumerate() {
+                let literal = literals.and_then(|l| l.get(i)).and_then(Option::as_ref);
                 match members.get(&f.name) {
                     Some(x) => fields.push(unboxed(x, &f.ty, program, depth + 1)?),
+                    None if literal.is_some() => {
+                        fields.push(literal.map_or(Value::Nihil, const_value))
+                    }
                     None if admits_nihil(&f.ty) => fields.push(Value::Nihil),
                     None => return no(&format!("the field `{}` is missing", f.name)),
                 }

@@ -9,6 +9,34 @@ use crate::ir::{print, BinOp, Method, Operand, Rhs, Ty};
 use crate::source::Span;
 use crate::syntax::ast;
 
+/// A field default that is a literal (a number, optionally negated, a text, a
+/// `bivalens`, `nihil`), as the constant a field of type `ty` holds; `None` otherwise.
+pub(super) fn literal_const(e: &ast::Expr, ty: &Ty) -> Option<crate::ir::Const> {
+    use crate::ir::Const;
+    use crate::syntax::ast::{ExprKind, Literal, UnOp};
+    let c = match &e.kind {
+        ExprKind::Lit(Literal::Int(i)) => Const::Int(*i),
+        ExprKind::Lit(Literal::Float(f)) => Const::Float(*f),
+        ExprKind::Lit(Literal::Text(t) | Literal::Ascii(t)) => Const::Text(t.clone()),
+        ExprKind::Lit(Literal::Bool(b)) => Const::Bool(*b),
+        ExprKind::Lit(Literal::Nihil) => Const::Nihil,
+        ExprKind::Unary {
+            op: UnOp::Neg,
+            expr,
+        } => match literal_const(expr, &Ty::Any)? {
+            Const::Int(i) => Const::Int(i.checked_neg()?),
+            Const::Float(f) => Const::Float(-f),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    // The declared-type coercion a constructor applies (`fractus x ← 3` holds 3.0).
+    Some(match (c, ty) {
+        (Const::Int(i), Ty::Float) => Const::Float(i as f64),
+        (c, _) => c,
+    })
+}
+
 /// The built-in methods of a receiver of a data type, or `None` for other types.
 fn methods_of(t: &Ty) -> Option<&'static [Method]> {
     Some(match t {

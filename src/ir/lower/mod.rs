@@ -23,6 +23,7 @@ use crate::ir::*;
 use crate::resolve::ModuleGraph;
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, Annotation, Item, ItemKind, Literal};
+use data::literal_const;
 use func::FnCx;
 pub use types::TypeName;
 
@@ -271,6 +272,7 @@ impl Lowerer<'_> {
                     };
                     let mut fields = Vec::new();
                     let mut defaults = Vec::new();
+                    let mut literals = Vec::new();
                     for member in &g.members {
                         if let ast::GenusMember::Field {
                             ty, name, default, ..
@@ -285,6 +287,7 @@ impl Lowerer<'_> {
                                 continue;
                             }
                             let ty = self.ty(m, ty);
+                            literals.push(default.as_ref().and_then(|e| literal_const(e, &ty)));
                             fields.push(Field {
                                 name: name.name.clone(),
                                 ty,
@@ -294,6 +297,11 @@ impl Lowerer<'_> {
                     }
                     self.program.genera[id.0 as usize].fields = fields;
                     self.defaults[id.0 as usize] = defaults;
+                    let lits = &mut self.program.literal_defaults;
+                    if lits.len() <= id.0 as usize {
+                        lits.resize(id.0 as usize + 1, Vec::new());
+                    }
+                    lits[id.0 as usize] = literals;
                 }
                 _ => {}
             }
