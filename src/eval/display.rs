@@ -144,6 +144,9 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
             }
             out.push(']');
         }
+        Value::Json(_) | Value::Set(_) | Value::Interval(_) => {
+            super::data::display_into(out, v, program);
+        }
         Value::Nihil => out.push_str("nihil"),
         Value::Vacuum => out.push_str("vacuum"),
     }

@@ -575,6 +575,10 @@ impl<'p, 'io> Machine<'p, 'io> {
             Rhs::Field(o, i) => ops::field(&self.get(o), *i),
             Rhs::Index(a, i) => ops::index(&self.get(a), &self.get(i)),
             Rhs::Convert(o, ty) => convert::convert(&self.get(o), ty, prog),
+            // A value where a `valor` is declared is boxed (it may fail: a NaN).
+            Rhs::Coerce(o, crate::ir::Ty::Json) => {
+                convert::convert(&self.get(o), &crate::ir::Ty::Json, prog)
+            }
             Rhs::Coerce(o, ty) => Ok(convert::coerce(self.val(o), ty)),
             Rhs::Is(o, test, negated) => {
                 Ok(Value::Bool(convert::is(&self.get(o), test) != *negated))

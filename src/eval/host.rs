@@ -47,6 +47,9 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 ),
             }
         }
+        Host::JsonSolve => super::json::methods::solve(&args[0]),
+        Host::JsonTempta => super::json::methods::tempta(&args[0]),
+        Host::JsonPange => super::json::methods::pange(&args[0]),
         Host::Hora => {
             static START: OnceLock<Instant> = OnceLock::new();
             Ok(Value::Float(

@@ -107,6 +107,19 @@ impl<'p> Machine<'p, '_> {
                     loop_body!(self, body, span);
                 }
             }
+            (Value::Interval(r), EachKind::Values) => {
+                let r = **r;
+                for k in 0..r.len() {
+                    self.set(var, Value::Int(r.start.wrapping_add(k as i64)));
+                    loop_body!(self, body, span);
+                }
+            }
+            (other, EachKind::Values) if super::data::each(other).is_some() => {
+                for x in super::data::each(other).unwrap_or_default() {
+                    self.set(var, x);
+                    loop_body!(self, body, span);
+                }
+            }
             (other, _) => {
                 return Err(self.error(
                     codes::RUN_TYPE,

@@ -124,7 +124,14 @@ pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value
     if let Method::TextSlice { inclusive } = m {
         return super::slice::text_slice(recv, args, inclusive);
     }
+    if let Method::Interval { inclusive } = m {
+        arity(m, args, 1)?;
+        return super::interval::make(recv, &args[0], inclusive);
+    }
     match recv {
+        Value::Json(j) => super::json::methods::call(m, j, args),
+        Value::Set(s) => super::set::call(m, s, args),
+        Value::Interval(r) => super::interval::call(m, r, args),
         Value::Tensor(t) => tensor_method(m, recv, t, args),
         Value::List(items) | Value::Tuple(items) => list_method(m, recv, items, args),
         Value::Text(t) => text_method(m, recv, t, args),
@@ -404,9 +411,16 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
             super::tensors::store(t, &args[0], &args[1])?;
             Ok(Value::Vacuum)
         }
-        (Method::Appende | Method::Detrahe | Method::Pone | Method::Dele | Method::Ponde, _) => {
-            no_method(m, recv)
-        }
+        (Method::Adde | Method::Dele, Value::Set(s)) => super::set::call_mut(m, s, args),
+        (
+            Method::Appende
+            | Method::Detrahe
+            | Method::Pone
+            | Method::Dele
+            | Method::Ponde
+            | Method::Adde,
+            _,
+        ) => no_method(m, recv),
         _ => call(m, recv, args),
     }
 }

@@ -32,10 +32,19 @@ pub enum Value {
     Func(Rc<Closure>),
     /// A dense f64 tensor (its own storage is shared copy-on-write too).
     Tensor(Rc<Tensor>),
+    /// `json` / `valor` (src/eval/json/).
+    Json(Rc<super::json::Json>),
+    /// `copia<T>`: an insertion-ordered set (src/eval/set.rs).
+    Set(Rc<Set>),
+    /// `intervallum<numerus>` (src/eval/interval.rs).
+    Interval(Rc<super::interval::Interval>),
     Nihil,
     #[default]
     Vacuum,
 }
+
+/// An insertion-ordered set (`copia`).
+pub type Set = indexmap::IndexSet<Key, FxBuildHasher>;
 
 /// A `genus` value: one value per declared field, in declaration order.
 #[derive(Clone, Debug)]
@@ -125,6 +134,9 @@ impl Value {
             Value::Record(_) => "genus",
             Value::Func(_) => "functio",
             Value::Tensor(_) => "tensor",
+            Value::Json(_) => "valor",
+            Value::Set(_) => "copia",
+            Value::Interval(_) => "intervallum",
             Value::Nihil => "nihil",
             Value::Vacuum => "vacuum",
         }
@@ -170,6 +182,11 @@ impl Value {
             (Value::Tensor(a), Value::Tensor(b)) => {
                 Rc::ptr_eq(a, b) || (a.shape() == b.shape() && a.data() == b.data())
             }
+            (Value::Json(a), Value::Json(b)) => a == b,
+            (Value::Set(a), Value::Set(b)) => {
+                Rc::ptr_eq(a, b) || (a.len() == b.len() && a.iter().all(|k| b.contains(k)))
+            }
+            (Value::Interval(a), Value::Interval(b)) => a == b,
             (Value::Nihil, Value::Nihil) | (Value::Vacuum, Value::Vacuum) => true,
             _ => false,
         }

@@ -66,6 +66,10 @@ hosts! {
     // the same checkpoint as bytes in faber's versioned envelope (src/eval/checkpoint.rs)
     TensoresAdOctetos = "tensores_ad_octetos", 1;
     TensoresExOctetis = "tensores_ex_octetis", 2;
+    // JSON text (norma:json): parse (RUN025 with line:column), parse or nihil, print
+    JsonSolve = "json_solve", 1;
+    JsonTempta = "json_tempta", 1;
+    JsonPange = "json_pange", 1;
 }
 
 impl Host {
@@ -76,7 +80,10 @@ impl Host {
             | Host::LegeOctetos
             | Host::Progressus
             | Host::ProgressusFinis
-            | Host::ParaDirectorium => vec![Ty::Text],
+            | Host::ParaDirectorium
+            | Host::JsonSolve
+            | Host::JsonTempta => vec![Ty::Text],
+            Host::JsonPange => vec![Ty::Json],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
             Host::Hora | Host::Argumenta | Host::Directorium | Host::LegeLineam => vec![],
@@ -97,7 +104,11 @@ impl Host {
     /// `carga_tensores` return a tree of the same type as their tree argument.
     pub fn result(self, args: &[Ty]) -> Ty {
         match self {
-            Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum => Ty::Text,
+            Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum | Host::JsonPange => {
+                Ty::Text
+            }
+            Host::JsonSolve => Ty::Json,
+            Host::JsonTempta => Ty::Union(vec![Ty::Json, Ty::Nihil]),
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
             Host::ScribeTextum

@@ -64,6 +64,12 @@ pub enum Ty {
         int: bool,
     },
     Union(Vec<Ty>),
+    /// `json` / `valor`: one dynamic JSON value (src/eval/json/).
+    Json,
+    /// `copia<T>`: a set of `numerus`, `textus` or `bivalens` values (src/eval/set.rs).
+    Set(Box<Ty>),
+    /// `intervallum<numerus>`: an integer range as a value (src/eval/interval.rs).
+    Interval,
 }
 
 /// A compile-time constant.
@@ -158,6 +164,17 @@ pub enum Method {
     TextSlice {
         inclusive: bool,
     },
+    /// `copia.adde(x)`: inserts one element (changes the set).
+    Adde,
+    /// `intervallum.inter(r)` / `intervallum.union(r)`: intersection / union of two
+    /// ranges, `nihil` when it is not a range.
+    Inter,
+    Unio,
+    /// `a ‥ b` / `a … b` where an `intervallum` is expected: the range value (receiver
+    /// `a`, argument `b`), made by lowering only (no method spelling).
+    Interval {
+        inclusive: bool,
+    },
 }
 
 impl Method {
@@ -193,6 +210,9 @@ impl Method {
         Method::Sinus,
         Method::Cosinus,
         Method::Ponde,
+        Method::Adde,
+        Method::Inter,
+        Method::Unio,
     ];
 
     pub fn from_name(name: &str) -> Option<Method> {
@@ -227,6 +247,9 @@ impl Method {
             "sinus" => Method::Sinus,
             "cosinus" => Method::Cosinus,
             "ponde" => Method::Ponde,
+            "adde" => Method::Adde,
+            "inter" => Method::Inter,
+            "union" => Method::Unio,
             _ => return None,
         })
     }
@@ -265,6 +288,11 @@ impl Method {
             Method::Ponde => "ponde",
             Method::TextSlice { inclusive: false } => "[‥]",
             Method::TextSlice { inclusive: true } => "[…]",
+            Method::Adde => "adde",
+            Method::Inter => "inter",
+            Method::Unio => "union",
+            Method::Interval { inclusive: false } => "‥",
+            Method::Interval { inclusive: true } => "…",
         }
     }
 
@@ -273,7 +301,12 @@ impl Method {
     pub fn mutates(self) -> bool {
         matches!(
             self,
-            Method::Appende | Method::Detrahe | Method::Pone | Method::Dele | Method::Ponde
+            Method::Appende
+                | Method::Detrahe
+                | Method::Pone
+                | Method::Dele
+                | Method::Ponde
+                | Method::Adde
         )
     }
 }
@@ -583,6 +616,10 @@ pub struct Program {
     pub tests: Vec<TestCase>,
     /// `@ radix backward "G"` requests: the autodiff pass fills each companion's body.
     pub backward: Vec<Backward>,
+    /// Per genus, per field: the declared default when it is a literal
+    /// (`textus regio = "Roma"`), which `valor ↦ Genus` puts in a field the object
+    /// lacks (src/eval/json/boxing.rs). Shorter than `genera` where nothing is known.
+    pub literal_defaults: Vec<Vec<Option<Const>>>,
 }
 
 /// A function `primal` annotated `@ radix backward`, and its declared companion.

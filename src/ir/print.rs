@@ -87,6 +87,9 @@ pub fn ty(p: &Program, t: &Ty) -> String {
             let ts: Vec<String> = ts.iter().map(|t| ty(p, t)).collect();
             ts.join(" ∪ ")
         }
+        Ty::Json => "valor".into(),
+        Ty::Set(e) => format!("copia<{}>", ty(p, e)),
+        Ty::Interval => "intervallum<numerus>".into(),
     }
 }
 

@@ -148,6 +148,14 @@ impl Lowerer<'_> {
                 end,
                 inclusive,
                 step,
+            } if expected == Some(&Ty::Interval) => {
+                self.interval_value(start, end, *inclusive, step.as_deref(), span)
+            }
+            ExprKind::Range {
+                start,
+                end,
+                inclusive,
+                step,
             } => {
                 let a = self.expr_to(start, &Ty::Int);
                 let b = self.expr_to(end, &Ty::Int);
@@ -168,6 +176,7 @@ impl Lowerer<'_> {
                 let m = self.cur_module();
                 let target = self.ty(m, ty);
                 let (v, from) = self.expr(expr, None);
+                self.check_data_conversion(&from, &target, span);
                 self.check_conversion(&from, &target, span);
                 match fallback {
                     None => {
@@ -392,6 +401,7 @@ impl Lowerer<'_> {
         match expected {
             Some(t @ Ty::List(_)) => (self.temp(Rhs::List(vec![]), t.clone(), span), t.clone()),
             Some(t @ Ty::Map(..)) => (self.temp(Rhs::Map(vec![]), t.clone(), span), t.clone()),
+            Some(t @ Ty::Set(_)) => self.empty_set(t, span),
             Some(Ty::Text) => (konst(Const::Text(String::new())), Ty::Text),
             Some(Ty::Int) => (konst(Const::Int(0)), Ty::Int),
             Some(Ty::Float) => (konst(Const::Float(0.0)), Ty::Float),

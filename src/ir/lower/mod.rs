@@ -6,6 +6,7 @@
 mod argumenta;
 mod chain;
 mod conversion;
+mod data;
 mod do_while;
 mod expr;
 mod func;
@@ -27,6 +28,7 @@ use crate::ir::*;
 use crate::resolve::ModuleGraph;
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, Annotation, Item, ItemKind, Literal};
+use data::literal_const;
 use func::FnCx;
 pub use types::TypeName;
 
@@ -287,6 +289,7 @@ impl Lowerer<'_> {
                     let mut fields = Vec::new();
                     let mut defaults = Vec::new();
                     self.generics = self.genus_generics[id.0 as usize].clone();
+                    let mut literals = Vec::new();
                     for member in &g.members {
                         if let ast::GenusMember::Field {
                             ty,
@@ -305,6 +308,7 @@ impl Lowerer<'_> {
                                 continue;
                             }
                             let mut ty = self.ty(m, ty);
+                            literals.push(default.as_ref().and_then(|e| literal_const(e, &ty)));
                             let mut default = default.clone().map(|e| (m, e));
                             // `T f sponte`: omitted in a record literal, the field is `nihil`.
                             if *sponte && default.is_none() {
@@ -321,6 +325,11 @@ impl Lowerer<'_> {
                     self.generics.clear();
                     self.program.genera[id.0 as usize].fields = fields;
                     self.defaults[id.0 as usize] = defaults;
+                    let lits = &mut self.program.literal_defaults;
+                    if lits.len() <= id.0 as usize {
+                        lits.resize(id.0 as usize + 1, Vec::new());
+                    }
+                    lits[id.0 as usize] = literals;
                 }
                 _ => {}
             }

@@ -410,6 +410,9 @@ impl Lowerer<'_> {
             (Ty::Map(_, v), EachKind::Values) => (**v).clone(),
             (Ty::Text, EachKind::Values) => Ty::Text,
             (Ty::Text, EachKind::Keys) => Ty::Int,
+            (Ty::Set(e), EachKind::Values) => (**e).clone(),
+            (Ty::Interval, EachKind::Values) => Ty::Int,
+            (Ty::Json, EachKind::Values) => Ty::Json,
             _ => Ty::Any,
         };
         let (slot, blk) = self.loop_body(var, vty, binding, body);

@@ -31,6 +31,10 @@ impl Lowerer<'_> {
             }
             TypeKind::Shaped { path, dims } => {
                 let name = path.last().map_or("", |i| i.name.as_str());
+                if path.len() == 1 && is_out_of_subset(name) {
+                    self.out_of_subset_type(name, t.span);
+                    return Ty::Any;
+                }
                 if path.len() == 1 && is_tensor_sugar(name) {
                     Ty::Tensor {
                         shape: Some(dims.iter().map(dim).collect()),
@@ -72,6 +76,33 @@ impl Lowerer<'_> {
                 }
                 let name = path[0].name.as_str();
                 if let Some(ty) = self.builtin_type(m, name, args) {
+                    if name == "intervallum" {
+                        if let Some(a) = args.first() {
+                            let e = self.targ(m, a);
+                            if !matches!(e, Ty::Any | Ty::Int) {
+                                self.error(
+                                    codes::SEM_TYPE_MISMATCH,
+                                    format!(
+                                        "an intervallum has numerus bounds, not `{}`",
+                                        crate::ir::print::ty(&self.program, &e)
+                                    ),
+                                    t.span,
+                                );
+                            }
+                        }
+                    }
+                    if let Ty::Set(e) = &ty {
+                        if !matches!(**e, Ty::Any | Ty::Int | Ty::Text | Ty::Bool) {
+                            self.error(
+                                codes::SEM_TYPE_MISMATCH,
+                                format!(
+                                    "a copia holds numerus, textus or bivalens, not `{}`",
+                                    crate::ir::print::ty(&self.program, e)
+                                ),
+                                t.span,
+                            );
+                        }
+                    }
                     return ty;
                 }
                 match self.modules[m].types.get(name) {
@@ -82,6 +113,10 @@ impl Lowerer<'_> {
                     Some(TypeName::Alias(ty)) => ty.clone(),
                     None => {
                         if self.generics.iter().any(|g| g == name) {
+                            return Ty::Any;
+                        }
+                        if is_out_of_subset(name) {
+                            self.out_of_subset_type(name, t.span);
                             return Ty::Any;
                         }
                         let hint = self.type_hint(m, name);
@@ -123,6 +158,18 @@ impl Lowerer<'_> {
         Ty::Record(g)
     }
 
+    /// SEM014 for a type of Faber that faber does not implement (docs/language.md § 10).
+    fn out_of_subset_type(&mut self, name: &str, span: crate::source::Span) {
+        self.diags.push(
+            Diagnostic::error(
+                codes::SEM_UNSUPPORTED,
+                format!("the type `{name}` is outside the subset faber supports"),
+                span,
+            )
+            .with_hint("docs/language.md § 10 lists what is not supported"),
+        );
+    }
+
     fn targ(&mut self, m: usize, a: &TypeArg) -> Ty {
         match a {
             TypeArg::Type(t) => self.ty(m, t),
@@ -139,6 +186,9 @@ impl Lowerer<'_> {
             "textus" | "ascii" => Ty::Text,
             "octeti" => Ty::Bytes,
             "vacuum" => Ty::Vacuum,
+            "json" | "valor" => Ty::Json,
+            "copia" => Ty::Set(Box::new(arg(self, 0))),
+            "intervallum" => Ty::Interval,
             "lista" => Ty::List(Box::new(arg(self, 0))),
             "tabula" => Ty::Map(Box::new(arg(self, 0)), Box::new(arg(self, 1))),
             "tensor" => {
@@ -182,6 +232,29 @@ fn is_list_sugar(n: &str) -> bool {
     n.strip_prefix('l').is_some_and(|w| WIDTHS.contains(&w))
 }
 
+/// Types of Faber outside the subset: each is SEM014 where a type is written (a
+/// `genus` or `typus` of the same name in the module shades it).
+pub const OUT_TYPES: &[&str] = &[
+    "instans",
+    "cursor",
+    "modulus",
+    "vector",
+    "matrix",
+    "regex",
+    "sparsa",
+    "promissum",
+    "atomic",
+    "ignotum",
+    "forma",
+];
+
+fn is_out_of_subset(n: &str) -> bool {
+    OUT_TYPES.contains(&n)
+        || ["s", "v"]
+            .iter()
+            .any(|p| n.strip_prefix(p).is_some_and(|w| WIDTHS.contains(&w)))
+}
+
 fn is_tensor_sugar(n: &str) -> bool {
     n.strip_prefix('t').is_some_and(|w| WIDTHS.contains(&w))
 }
@@ -189,6 +262,8 @@ fn is_tensor_sugar(n: &str) -> bool {
 /// True when a value of static type `actual` needs Int→Float coercion to fit `declared`.
 pub fn needs_coercion(declared: &Ty, actual: &Ty) -> bool {
     match declared {
+        // Boxing: a value where a `valor` is declared becomes one (src/eval/json/).
+        Ty::Json => *actual != Ty::Json,
         Ty::Float => matches!(actual, Ty::Int | Ty::Any),
         Ty::List(e) if **e == Ty::Float => !matches!(actual, Ty::List(a) if **a == Ty::Float),
         _ => false,
@@ -224,6 +299,11 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         }
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
+        // Every value but a function boxes into `valor` (src/eval/json/boxing.rs).
+        (Json, Func(..)) => true,
+        (Json, _) => false,
+        (Set(d), Set(a)) => incompatible(d, a),
+        (Interval, Interval) => false,
         _ => true,
     }
 }

@@ -103,6 +103,7 @@ impl Lowerer<'_> {
                     }
                     _ => {}
                 }
+                self.check_data_comparison(op, &lt, &rt, span);
                 let ty = binary_type(op, &lt, &rt);
                 (
                     self.temp(Rhs::Prim(Prim::Binary(op), vec![l, r]), ty.clone(), span),

@@ -342,6 +342,9 @@ impl Lowerer<'_> {
             self.diags.push(d);
             return (konst(Const::Nihil), Ty::Any);
         };
+        if !self.data_method_ok(&recv_ty, method, name) {
+            return (konst(Const::Nihil), Ty::Any);
+        }
         let ret = method_type(method, &recv_ty);
         let elem = match &recv_ty {
             Ty::List(e) => (**e).clone(),
@@ -429,6 +432,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Ty::List(e) => (**e).clone(),
         Ty::Map(_, v) => (**v).clone(),
         Ty::Text => Ty::Text,
+        Ty::Json => Ty::Json,
         _ => Ty::Any,
     };
     match m {
@@ -446,6 +450,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
+            Ty::Json => Ty::List(Box::new(Ty::Text)),
             _ => Ty::List(Box::new(Ty::Any)),
         },
         Method::Absolutum | Method::Maximus | Method::Minimus => recv.clone(),
@@ -456,6 +461,9 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         | Method::Logarithmus
         | Method::Sinus
         | Method::Cosinus => Ty::Float,
-        Method::Appende | Method::Pone | Method::Dele | Method::Ponde => Ty::Vacuum,
+        Method::Dele => Ty::Bool,
+        Method::Appende | Method::Pone | Method::Ponde | Method::Adde => Ty::Vacuum,
+        Method::Inter | Method::Unio => Ty::Union(vec![Ty::Interval, Ty::Nihil]),
+        Method::Interval { .. } => Ty::Interval,
     }
 }
