@@ -6,16 +6,28 @@ use lalrpop_util::{ErrorRecovery, ParseError};
 use super::ast::Module;
 use super::grammar::ModuleParser;
 use super::hints;
-use super::lexer::{lex, Spanned};
+use super::lexer::{lex_in, Spanned};
 use super::token::Tok;
+use super::vocab::Locale;
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 
 /// Parses one file of the source map into its AST, or returns every diagnostic
-/// found (lexing and parsing, in source order).
+/// found (lexing and parsing, in source order). The file is Latin unless its
+/// frontmatter names another reader locale.
 pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic>> {
+    parse_in(sources, file, Locale::LA)
+}
+
+/// [`parse`] with `default` as the reader locale of a file whose frontmatter names
+/// none (the package's `[reader] locale`).
+pub fn parse_in(
+    sources: &SourceMap,
+    file: FileId,
+    default: Locale,
+) -> Result<Module, Vec<Diagnostic>> {
     let text = sources.text(file);
-    let lexed = lex(file, text);
+    let lexed = lex_in(file, text, default);
     let mut diags = lexed.diagnostics;
     let tokens = lexed.tokens;
     let mut recovered = Vec::new();
@@ -61,6 +73,7 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
         Some(items) if diags.is_empty() => Ok(Module {
             file,
             frontmatter: lexed.frontmatter,
+            locale: lexed.locale,
             items,
         }),
         _ => Err(diags),

@@ -15,7 +15,9 @@ pub enum Raw {
     #[regex(r"#[^\n]*", allow_greedy = true)]
     Comment,
 
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    /// A name or keyword: a Unicode identifier (UAX #31: XID_Start or `_`, then
+    /// XID_Continue), so that every reader locale's words lex the same way.
+    #[regex(r"[\p{XID_Start}_][\p{XID_Continue}]*")]
     Word,
     #[token("_", priority = 10)]
     Underscore,

@@ -331,7 +331,7 @@ impl Lowerer<'_> {
                 );
                 (konst(Const::Nihil), Ty::Any)
             }
-            None if id.name == "vacua" => self.vacua(expected, id.span),
+            None if self.is_vacua(m, &id.name) => self.vacua(expected, id.span),
             None if crate::syntax::token::OUT_WORDS.contains(&id.name.as_str()) => {
                 self.diags.push(
                     Diagnostic::error(

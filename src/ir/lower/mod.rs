@@ -8,6 +8,7 @@ mod expr;
 mod func;
 mod hints;
 mod inplace;
+mod intrinsics;
 mod operators;
 mod returns;
 mod slice;
@@ -42,6 +43,9 @@ pub struct ModInfo {
     pub types: FxHashMap<String, TypeName>,
     /// Names importers may see (declarations without `@ privata`, `publica` imports).
     pub exports: FxHashSet<String>,
+    /// The reader locale the module is written in: how its types, intrinsic methods
+    /// and `vacua` are spelled (src/syntax/vocab.rs).
+    pub locale: crate::syntax::vocab::Locale,
 }
 
 /// A function's signature, known before any body is lowered.
@@ -86,6 +90,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         l.modules.push(ModInfo {
             name: display_name(&module.name),
             file: module.file,
+            locale: module.ast.locale,
             ..ModInfo::default()
         });
         l.declare_types(m, &module.ast.items);
