@@ -8,7 +8,8 @@ use super::grammar::ModuleParser;
 use super::hints;
 use super::lexer::{lex_in, Spanned};
 use super::token::Tok;
-use super::vocab::Locale;
+use super::token::Kw;
+use super::vocab::{vocabulary, Locale, Section};
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 
@@ -56,7 +57,7 @@ pub fn parse_in(
             continue;
         }
         seen_error = true;
-        if let Some(d) = convert(sources, file, &tokens, e) {
+        if let Some(d) = convert(sources, file, &tokens, e, lexed.locale) {
             // One parse error per line: later ones on the same line are usually
             // consequences of the first.
             let line = sources.line_col(d.span).0;
@@ -111,6 +112,7 @@ fn convert(
     file: FileId,
     tokens: &[Spanned],
     e: ParseError<usize, Tok, Diagnostic>,
+    locale: Locale,
 ) -> Option<Diagnostic> {
     let span = |l: usize, r: usize| Span::new(file, l, r);
     match e {
@@ -124,7 +126,7 @@ fn convert(
             codes::PARSE_EXTRA_TOKEN,
             format!(
                 "unexpected {} after the end of the file's items",
-                t.describe()
+                describe(&t, locale)
             ),
             span(l, r),
         )),
@@ -132,7 +134,10 @@ fn convert(
             let location = sources.text(file).len();
             let mut d = Diagnostic::error(
                 codes::PARSE_UNEXPECTED_EOF,
-                format!("the file ends early: expected {}", expected_list(&expected)),
+                format!(
+                    "the file ends early: expected {}",
+                    expected_list(&expected, locale)
+                ),
                 span(location, location),
             );
             if expected.iter().any(|x| x == "\"}\"") {
@@ -151,7 +156,7 @@ fn convert(
             if t == Tok::Error {
                 return None;
             }
-            Some(unexpected(sources, file, tokens, l, t, r, &expected))
+            Some(unexpected(sources, file, tokens, (l, t, r), &expected, locale))
         }
     }
 }
@@ -160,10 +165,9 @@ fn unexpected(
     sources: &SourceMap,
     file: FileId,
     tokens: &[Spanned],
-    l: usize,
-    t: Tok,
-    r: usize,
+    (l, t, r): Spanned,
     expected: &[String],
+    locale: Locale,
 ) -> Diagnostic {
     let span = Span::new(file, l, r);
     let text = sources.text(file);
@@ -172,15 +176,20 @@ fn unexpected(
     let pos = tokens.iter().position(|(tl, _, _)| *tl == l);
     let at = pos.map(|pos| hints::At { text, tokens, pos });
     if let Tok::Ident(name) = &t {
-        if super::token::OUT_WORDS.contains(&name.as_str()) {
+        if let Some(canonical) = vocabulary().out_of_subset(locale, name) {
+            let also = if canonical == name {
+                String::new()
+            } else {
+                format!(" (canonical `{canonical}`)")
+            };
             return Diagnostic::error(
                 codes::PARSE_UNSUPPORTED,
-                format!("`{name}` is outside the subset faber supports"),
+                format!("`{name}`{also} is outside the subset faber supports"),
                 span,
             )
             .with_hint("docs/language.md § 10 lists what is not supported");
         }
-        if name == "aliter" {
+        if name == "aliter" && locale == Locale::LA {
             return Diagnostic::error(
                 codes::PARSE_RETIRED_KEYWORD,
                 "`aliter` is a retired spelling",
@@ -211,7 +220,7 @@ fn unexpected(
                 .unwrap_or_else(|| "an expression statement starts with a name or `ego`; to evaluate an expression, bind it: `fixum _ _ ← …`".to_string());
             return Diagnostic::error(
                 codes::PARSE_BAD_STATEMENT_START,
-                format!("a statement cannot start with {}", t.describe()),
+                format!("a statement cannot start with {}", describe(&t, locale)),
                 span,
             )
             .with_hint(hint);
@@ -221,8 +230,8 @@ fn unexpected(
         codes::PARSE_UNEXPECTED,
         format!(
             "unexpected {}, expected {}",
-            t.describe(),
-            expected_list(expected)
+            describe(&t, locale),
+            expected_list(expected, locale)
         ),
         span,
     );
@@ -288,8 +297,40 @@ fn keyword_hint(t: &Tok, expected: &[String], at: Option<&hints::At>) -> Option<
     hints::misspelled_head_keyword(at?)
 }
 
-/// Formats lalrpop's expected-terminal list for humans.
-fn expected_list(expected: &[String]) -> String {
+/// How a token is shown, with keywords in the file's reader locale.
+fn describe(t: &Tok, locale: Locale) -> String {
+    match t {
+        Tok::Kw(_) | Tok::ReddeBare if locale != Locale::LA => localize(&t.describe(), locale),
+        _ => t.describe(),
+    }
+}
+
+/// Rewrites every backticked Latin keyword of a message made from grammar terminals
+/// (never from user text) into its spelling in `locale`.
+fn localize(message: &str, locale: Locale) -> String {
+    if locale == Locale::LA {
+        return message.to_string();
+    }
+    let v = vocabulary();
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let spelled = (i % 2 == 1 && Kw::from_word(part).is_some())
+            .then(|| v.spell(Section::Keyword, locale, part))
+            .flatten();
+        out.push_str(spelled.unwrap_or(part));
+    }
+    out
+}
+
+/// Formats lalrpop's expected-terminal list for humans, keywords in `locale`.
+fn expected_list(expected: &[String], locale: Locale) -> String {
+    localize(&expected_list_latin(expected), locale)
+}
+
+fn expected_list_latin(expected: &[String]) -> String {
     let mut names: Vec<String> = expected
         .iter()
         .map(|x| {

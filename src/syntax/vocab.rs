@@ -130,6 +130,17 @@ impl Vocabulary {
         map.get(fold(word).as_ref()).copied()
     }
 
+    /// The canonical keyword of a construct outside faber's subset (`discerne`,
+    /// `argumenta`, …, the list `token::OUT_WORDS`) that `word` spells in `locale`.
+    pub fn out_of_subset(&self, locale: Locale, word: &str) -> Option<&'static str> {
+        use super::token::OUT_WORDS;
+        if locale == Locale::LA {
+            return OUT_WORDS.iter().find(|w| **w == word).copied();
+        }
+        let row = self.lookup(Section::Keyword, locale, word)?;
+        OUT_WORDS.contains(&row.canonical).then_some(row.canonical)
+    }
+
     /// The row a spelling names in one section of a locale.
     pub fn lookup(&self, section: Section, locale: Locale, word: &str) -> Option<&Row> {
         let key = (section, fold(word).into_owned());
@@ -330,8 +341,13 @@ mod tests {
                     panic!("{}: `{s}` spells both `{prev}` and `{}`", l.code(), row.canonical);
                 }
             }
-            // A type name of the locale is never one of its reserved words.
-            for row in v.rows.iter().filter(|r| r.section == Section::Type) {
+            // A type name of the locale is never one of its reserved words (except
+            // `nihil`, which the grammar reads as a type where it is the keyword).
+            for row in v
+                .rows
+                .iter()
+                .filter(|r| r.section == Section::Type && r.canonical != "nihil")
+            {
                 if let Some(s) = row.spelling(l) {
                     assert_eq!(v.keyword(l, s), None, "{}: type `{s}` is reserved", l.code());
                 }

@@ -332,7 +332,10 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None if self.is_vacua(m, &id.name) => self.vacua(expected, id.span),
-            None if crate::syntax::token::OUT_WORDS.contains(&id.name.as_str()) => {
+            None if crate::syntax::vocab::vocabulary()
+                .out_of_subset(self.modules[m].locale, &id.name)
+                .is_some() =>
+            {
                 self.diags.push(
                     Diagnostic::error(
                         codes::SEM_UNSUPPORTED,
