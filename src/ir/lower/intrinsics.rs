@@ -37,6 +37,15 @@ fn is_faber_name(name: &str) -> bool {
 pub fn resolve(locale: Locale, name: &str, recv: &Ty) -> Spelled {
     let v = vocabulary();
     if locale == Locale::LA && is_faber_name(name) {
+        // `t.radix()` on a tensor is the tensor op of the same term (`sqrt`); on
+        // anything else the name keeps the meaning faber has always given it.
+        if matches!(recv, Ty::Tensor { .. }) && Op::from_method(name).is_none() {
+            if let Intrinsic::Known(row) = v.intrinsic(locale, name) {
+                if let Some(op) = row.faber.iter().find(|n| Op::from_method(n).is_some()) {
+                    return Spelled::Faber(op);
+                }
+            }
+        }
         return Spelled::AsWritten;
     }
     match v.intrinsic(locale, name) {

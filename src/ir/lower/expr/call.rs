@@ -190,7 +190,13 @@ impl Lowerer<'_> {
         let recv_ty = self.peek_type(base);
         // The built-in the spelling names in this module's reader locale.
         let locale = self.modules[self.cur_module()].locale;
-        let spelled = intrinsics::resolve(locale, &name.name, &recv_ty);
+        // A number literal receiver picks the number method of a shared term (`exp`).
+        let pick_ty = match &base.kind {
+            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
+            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
+            _ => recv_ty.clone(),
+        };
+        let spelled = intrinsics::resolve(locale, &name.name, &pick_ty);
         let internal: &str = match &spelled {
             Spelled::Faber(n) => n,
             Spelled::AsWritten => &name.name,
