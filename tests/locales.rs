@@ -195,7 +195,10 @@ fn every_locale_of_the_table_runs_the_translated_program() {
         if code != "la" {
             // The translation really is in the other vocabulary.
             let main = t.word("incipit", t.col(code)).unwrap();
-            assert!(body.contains(main) && !body.contains("incipit {"), "{code}:\n{body}");
+            assert!(
+                body.contains(main) && !body.contains("incipit {"),
+                "{code}:\n{body}"
+            );
             let added = t.method("addita", t.col(code)).unwrap();
             assert!(body.contains(&format!(".{added}(")), "{code}:\n{body}");
         }
@@ -285,7 +288,10 @@ fn the_manifest_sets_the_default_and_the_frontmatter_wins() {
 fn an_unknown_locale_names_the_known_ones() {
     let dir = scratch("unknown");
     let file = dir.join("main.fab");
-    write(&file, "+++\nlocale = \"en-US\"\n+++\nincipit {\n    nota 1\n}\n");
+    write(
+        &file,
+        "+++\nlocale = \"en-US\"\n+++\nincipit {\n    nota 1\n}\n",
+    );
     let (status, _, err) = run(&file);
     assert_eq!(status, 1);
     assert!(err.contains("error[LEX009]"), "{err}");
@@ -301,7 +307,10 @@ fn an_unknown_locale_names_the_known_ones() {
     write(&pkg.join("src/main.fab"), "incipit {\n}\n");
     let (status, _, err) = run(&pkg);
     assert_eq!(status, 1);
-    assert!(err.contains("error[CLI002]") && err.contains("`latin`"), "{err}");
+    assert!(
+        err.contains("error[CLI002]") && err.contains("`latin`"),
+        "{err}"
+    );
     assert!(err.contains("`zh-Hant`"), "{err}");
 }
 
@@ -340,7 +349,10 @@ fn a_keyword_of_another_locale_is_an_ordinary_name() {
     );
     let (status, _, err) = run(&ty);
     assert_eq!(status, 1);
-    assert!(err.contains("error[SEM015]") && err.contains("`numerus`"), "{err}");
+    assert!(
+        err.contains("error[SEM015]") && err.contains("`numerus`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -354,20 +366,35 @@ fn diagnostics_quote_the_users_spelling() {
     let (status, _, err) = run(&file);
     assert_eq!(status, 1);
     // A misspelling is matched against the English spellings.
-    assert!(err.contains("no method `lenght`") && err.contains("did you mean `length`?"), "{err}");
+    assert!(
+        err.contains("no method `lenght`") && err.contains("did you mean `length`?"),
+        "{err}"
+    );
     // The Latin spelling is not read in an English file; the hint gives the English one.
     assert!(err.contains("no method `longitudo`"), "{err}");
     assert!(err.contains("where it is `length`"), "{err}");
     // Arity errors name the method as written.
-    assert!(err.contains("`added` takes 1 argument(s) but 0 were given"), "{err}");
+    assert!(
+        err.contains("`added` takes 1 argument(s) but 0 were given"),
+        "{err}"
+    );
     // A vocabulary intrinsic faber lacks is named with its canonical name.
-    assert!(err.contains("error[SEM014]") && err.contains("`sort` (canonical `ordina`)"), "{err}");
+    assert!(
+        err.contains("error[SEM014]") && err.contains("`sort` (canonical `ordina`)"),
+        "{err}"
+    );
     // Parse errors list the expected keywords in the file's locale.
     let parse = dir.join("parse.fab");
-    write(&parse, "+++\nlocale = \"en\"\n+++\nmain {\n    if 1 > 0 print 1\n}\n");
+    write(
+        &parse,
+        "+++\nlocale = \"en\"\n+++\nmain {\n    if 1 > 0 print 1\n}\n",
+    );
     let (status, _, err) = run(&parse);
     assert_eq!(status, 1);
-    assert!(err.contains("unexpected keyword `print`, expected one of `then`, `{`"), "{err}");
+    assert!(
+        err.contains("unexpected keyword `print`, expected one of `then`, `{`"),
+        "{err}"
+    );
     let top = dir.join("top.fab");
     write(&top, "+++\nlocale = \"en\"\n+++\nincipit {\n}\n");
     let (_, _, err) = run(&top);

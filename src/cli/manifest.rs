@@ -290,7 +290,11 @@ mod tests {
         let text = "[package]\nname = \"p\"\n[locale]\nlocale = \"xx\"\n";
         let d = err(text);
         assert!(d.message.contains("`xx`"));
-        assert!(d.hint.as_deref().is_some_and(|h| h.contains("`zh-Hant`")), "{:?}", d.hint);
+        assert!(
+            d.hint.as_deref().is_some_and(|h| h.contains("`zh-Hant`")),
+            "{:?}",
+            d.hint
+        );
         assert_eq!(&text[d.span.range()], "\"xx\"");
         let text = "[package]\nname = \"p\"\n[reader]\nlocale = \"EN\"\n";
         assert!(err(text).message.contains("[reader]"));

@@ -122,9 +122,9 @@ fn read_module(path: &Path, shown: &str) -> Result<String, LoadError> {
 
 impl Loader for FsLoader {
     fn default_locale(&self, name: &str) -> Locale {
-        let library = name
-            .split_once(':')
-            .is_some_and(|(lib, _)| !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let library = name.split_once(':').is_some_and(|(lib, _)| {
+            !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
         if library {
             Locale::LA
         } else {

@@ -7,8 +7,8 @@ use super::ast::Module;
 use super::grammar::ModuleParser;
 use super::hints;
 use super::lexer::{lex_in, Spanned};
-use super::token::Tok;
 use super::token::Kw;
+use super::token::Tok;
 use super::vocab::{vocabulary, Locale, Section};
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
@@ -156,7 +156,14 @@ fn convert(
             if t == Tok::Error {
                 return None;
             }
-            Some(unexpected(sources, file, tokens, (l, t, r), &expected, locale))
+            Some(unexpected(
+                sources,
+                file,
+                tokens,
+                (l, t, r),
+                &expected,
+                locale,
+            ))
         }
     }
 }

@@ -29,7 +29,10 @@ impl Locale {
     /// The locale a frontmatter or manifest code names (exact, case-sensitive).
     pub fn from_code(code: &str) -> Option<Locale> {
         let v = vocabulary();
-        v.codes.iter().position(|c| *c == code).map(|i| Locale(i as u8))
+        v.codes
+            .iter()
+            .position(|c| *c == code)
+            .map(|i| Locale(i as u8))
     }
 
     /// The locale's code as the frontmatter writes it (`la`, `en`, `zh-Hans`, …).
@@ -152,7 +155,8 @@ impl Vocabulary {
     /// The canonical name of the primitive type spelled `word` in `locale` (whether
     /// or not faber implements it; lowering decides).
     pub fn type_name(&self, locale: Locale, word: &str) -> Option<&'static str> {
-        self.lookup(Section::Type, locale, word).map(|r| r.canonical)
+        self.lookup(Section::Type, locale, word)
+            .map(|r| r.canonical)
     }
 
     /// What `.word(…)` names in `locale`.
@@ -310,12 +314,25 @@ mod tests {
         for row in v.rows.iter().filter(|r| r.section == Section::Keyword) {
             let k = Kw::from_word(row.canonical);
             if row.implemented() && row.canonical != "vacua" {
-                assert!(k.is_some(), "`{}` is marked `=` but is no keyword", row.canonical);
+                assert!(
+                    k.is_some(),
+                    "`{}` is marked `=` but is no keyword",
+                    row.canonical
+                );
             }
             if k.is_some() {
-                assert!(row.implemented(), "`{}` is a keyword marked `-`", row.canonical);
+                assert!(
+                    row.implemented(),
+                    "`{}` is a keyword marked `-`",
+                    row.canonical
+                );
                 for l in Locale::all() {
-                    assert!(row.spelling(l).is_some(), "`{}` in {}", row.canonical, l.code());
+                    assert!(
+                        row.spelling(l).is_some(),
+                        "`{}` in {}",
+                        row.canonical,
+                        l.code()
+                    );
                 }
             }
         }
@@ -338,7 +355,11 @@ mod tests {
                 let Some(s) = row.spelling(l) else { continue };
                 let key = format!("{:?}:{}", row.section, fold(s));
                 if let Some(prev) = seen.insert(key, row.canonical) {
-                    panic!("{}: `{s}` spells both `{prev}` and `{}`", l.code(), row.canonical);
+                    panic!(
+                        "{}: `{s}` spells both `{prev}` and `{}`",
+                        l.code(),
+                        row.canonical
+                    );
                 }
             }
             // A type name of the locale is never one of its reserved words (except
@@ -349,7 +370,12 @@ mod tests {
                 .filter(|r| r.section == Section::Type && r.canonical != "nihil")
             {
                 if let Some(s) = row.spelling(l) {
-                    assert_eq!(v.keyword(l, s), None, "{}: type `{s}` is reserved", l.code());
+                    assert_eq!(
+                        v.keyword(l, s),
+                        None,
+                        "{}: type `{s}` is reserved",
+                        l.code()
+                    );
                 }
             }
         }
@@ -360,8 +386,13 @@ mod tests {
         let v = vocabulary();
         let en = Locale::from_code("en").unwrap();
         assert!(matches!(v.intrinsic(en, "added"), Intrinsic::Known(r) if r.faber == ["addita"]));
-        assert!(matches!(v.intrinsic(en, "exp"), Intrinsic::Known(r) if r.faber == ["exp", "exponens"]));
-        assert!(matches!(v.intrinsic(en, "sort"), Intrinsic::Unimplemented(_)));
+        assert!(
+            matches!(v.intrinsic(en, "exp"), Intrinsic::Known(r) if r.faber == ["exp", "exponens"])
+        );
+        assert!(matches!(
+            v.intrinsic(en, "sort"),
+            Intrinsic::Unimplemented(_)
+        ));
         assert_eq!(v.intrinsic(en, "tanh"), Intrinsic::NotInTable);
         assert!(v.covers("addita") && !v.covers("tanh"));
         assert_eq!(v.spell(Section::Intrinsic, en, "addita"), Some("added"));

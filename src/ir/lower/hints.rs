@@ -188,8 +188,16 @@ impl Lowerer<'_> {
         };
         // Built-in names in the module's reader locale (src/ir/lower/intrinsics.rs).
         let locale = self.modules[self.cur_module()].locale;
-        let ops = || Op::ALL.iter().map(move |o| intrinsics::spell(locale, o.name()));
-        let methods = || Method::ALL.iter().map(move |m| intrinsics::spell(locale, m.name()));
+        let ops = || {
+            Op::ALL
+                .iter()
+                .map(move |o| intrinsics::spell(locale, o.name()))
+        };
+        let methods = || {
+            Method::ALL
+                .iter()
+                .map(move |m| intrinsics::spell(locale, m.name()))
+        };
         match recv {
             Ty::Record(g) => {
                 cands.extend(genus_methods(Some(*g)));

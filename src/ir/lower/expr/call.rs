@@ -401,7 +401,9 @@ impl Lowerer<'_> {
                 ),
                 name.span,
             )
-            .with_hint("docs/language.md § Reader locales lists the intrinsics faber does not implement"),
+            .with_hint(
+                "docs/language.md § Reader locales lists the intrinsics faber does not implement",
+            ),
         );
         (konst(Const::Nihil), Ty::Any)
     }
