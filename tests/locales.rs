@@ -400,3 +400,37 @@ fn diagnostics_quote_the_users_spelling() {
     let (_, _, err) = run(&top);
     assert!(err.contains("`fn`, `class`, `import`, `main`"), "{err}");
 }
+
+#[test]
+fn faber_test_reads_the_package_locale_and_english_modifiers() {
+    let dir = scratch("tests");
+    write(
+        &dir.join("faber.toml"),
+        "[package]\nname = \"p\"\n[reader]\nlocale = \"en\"\n",
+    );
+    write(
+        &dir.join("src/twice.fab"),
+        "fn twice(int n) → int {\n    return 2 * n\n}\n\ndescribe \"twice\" {\n    test \"positive\" {\n        assert twice(2) ≡ 4\n    }\n    test \"later\" skip \"not yet\" {\n        assert false\n    }\n}\n",
+    );
+    let o = faber(&["test", dir.join("src").to_str().unwrap()]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    // One case passes; `skip` is `omitte`: the other is skipped, not failed.
+    assert!(
+        out.contains("1 passed") && out.contains("1 skipped"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn a_latin_keyword_in_an_english_statement_gets_the_english_spelling() {
+    let dir = scratch("latin-head");
+    let file = dir.join("main.fab");
+    write(
+        &file,
+        "+++\nlocale = \"en\"\n+++\nfn f(int n) → int {\n    redde n\n}\n\nmain {\n    print f(1)\n}\n",
+    );
+    let (status, _, err) = run(&file);
+    assert_eq!(status, 1);
+    assert!(err.contains("where it is `return`"), "{err}");
+}

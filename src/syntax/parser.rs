@@ -10,7 +10,7 @@ use super::lexer::{lex_in, Spanned};
 use super::token::Kw;
 use super::token::Tok;
 use super::vocab::{vocabulary, Locale, Section};
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, suggest, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 
 /// Parses one file of the source map into its AST, or returns every diagnostic
@@ -270,7 +270,7 @@ fn unexpected(
         if let Some(at) = &at {
             d = d.with_hint(hints::assign_hint(at, expected));
         }
-    } else if let Some(hint) = keyword_hint(&t, expected, at.as_ref()) {
+    } else if let Some(hint) = keyword_hint(&t, expected, at.as_ref(), locale) {
         d = d.with_hint(hint);
     } else if let Some(hint) = at
         .as_ref()
@@ -295,13 +295,64 @@ fn wants_only_ident(expected: &[String]) -> bool {
 /// A misspelled keyword: the rejected word itself where the grammar wanted a
 /// keyword (`functoi` at top level), or the word heading the statement
 /// (`reddde x`).
-fn keyword_hint(t: &Tok, expected: &[String], at: Option<&hints::At>) -> Option<String> {
+fn keyword_hint(
+    t: &Tok,
+    expected: &[String],
+    at: Option<&hints::At>,
+    locale: Locale,
+) -> Option<String> {
+    if locale != Locale::LA {
+        return localized_keyword_hint(t, expected, at, locale);
+    }
     if let Tok::Ident(name) = t {
         if let Some(h) = hints::misspelled_expected_keyword(name, expected) {
             return Some(h);
         }
     }
     hints::misspelled_head_keyword(at?)
+}
+
+/// [`keyword_hint`] in a file of another reader locale: a Latin keyword gets its
+/// spelling in the locale, a misspelling is compared with the locale's keywords.
+fn localized_keyword_hint(
+    t: &Tok,
+    expected: &[String],
+    at: Option<&hints::At>,
+    locale: Locale,
+) -> Option<String> {
+    let v = vocabulary();
+    let word = match t {
+        Tok::Ident(name) => Some(name.as_str()),
+        _ => None,
+    };
+    let head = at.and_then(hints::head_word);
+    for w in word.iter().chain(head.iter()) {
+        if v.keyword(Locale::LA, w).is_some() {
+            if let Some(s) = v.spell(Section::Keyword, locale, w) {
+                return Some(format!(
+                    "`{w}` is a Latin keyword; this file reads locale `{}`, where it is `{s}`",
+                    locale.code()
+                ));
+            }
+        }
+    }
+    let spelled = |latin: &[&str]| -> Vec<&'static str> {
+        latin
+            .iter()
+            .filter_map(|k| v.spell(Section::Keyword, locale, k))
+            .collect()
+    };
+    if let Some(w) = word {
+        let latin: Vec<&str> = expected
+            .iter()
+            .map(|x| x.trim_matches('"'))
+            .filter(|x| Kw::from_word(x).is_some())
+            .collect();
+        if let Some(h) = suggest::hint(w, spelled(&latin)) {
+            return Some(h);
+        }
+    }
+    suggest::hint(head?, spelled(hints::HEAD_KEYWORDS))
 }
 
 /// How a token is shown, with keywords in the file's reader locale.

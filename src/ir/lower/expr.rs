@@ -347,7 +347,9 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None => {
-                let hint = self.name_hint(&id.name);
+                let hint = self
+                    .foreign_keyword_hint(m, &id.name)
+                    .or_else(|| self.name_hint(&id.name));
                 self.error_hint(
                     codes::SEM_UNKNOWN_NAME,
                     format!("cannot find `{}` in this scope", id.name),

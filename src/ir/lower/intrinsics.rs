@@ -80,6 +80,21 @@ pub fn spell(locale: Locale, name: &str) -> &str {
 }
 
 impl super::Lowerer<'_> {
+    /// An unknown name that is a Latin keyword in a module of another locale: the
+    /// hint gives the locale's spelling (`redde` in English is `return`).
+    pub(super) fn foreign_keyword_hint(&self, m: usize, name: &str) -> Option<String> {
+        let locale = self.modules[m].locale;
+        let v = vocabulary();
+        if locale == Locale::LA || v.keyword(Locale::LA, name).is_none() {
+            return None;
+        }
+        let spelled = v.spell(Section::Keyword, locale, name)?;
+        Some(format!(
+            "`{name}` is a Latin keyword; this file reads locale `{}`, where it is `{spelled}`",
+            locale.code()
+        ))
+    }
+
     /// True when `name` is the empty value `vacua` as module `m`'s locale spells it
     /// (`empty` in English): a word with a meaning that is not reserved.
     pub(super) fn is_vacua(&self, m: usize, name: &str) -> bool {

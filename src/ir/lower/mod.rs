@@ -606,7 +606,16 @@ impl Lowerer<'_> {
                         Some(Literal::Text(t)) => Some(t.clone()),
                         _ => None,
                     };
-                    match md.name.name.as_str() {
+                    // Modifiers are vocabulary (`omitte` is `skip` in English).
+                    let spelled = md.name.name.as_str();
+                    let modifier = crate::syntax::vocab::vocabulary()
+                        .lookup(
+                            crate::syntax::vocab::Section::Keyword,
+                            self.modules[m].locale,
+                            spelled,
+                        )
+                        .map_or(spelled, |r| r.canonical);
+                    match modifier {
                         "tag" => case.tags.extend(text),
                         "omitte" | "futurum" => case.skip = Some(text.unwrap_or_default()),
                         "solum" => case.only = true,
