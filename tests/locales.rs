@@ -434,3 +434,45 @@ fn a_latin_keyword_in_an_english_statement_gets_the_english_spelling() {
     assert_eq!(status, 1);
     assert!(err.contains("where it is `return`"), "{err}");
 }
+
+/// Copies `examples/NAME` into a scratch package whose files are translated to `code`
+/// and whose manifest sets `[reader] locale` (no frontmatter in the files).
+fn translated_example(t: &Table, name: &str, code: &str) -> PathBuf {
+    let src = Path::new(ROOT).join("examples").join(name);
+    let dst = scratch(&format!("example-{name}-{code}"));
+    fn copy(t: &Table, from: &Path, to: &Path, code: &str) {
+        for entry in std::fs::read_dir(from).expect("read example dir").flatten() {
+            let p = entry.path();
+            let q = to.join(entry.file_name());
+            if p.is_dir() {
+                std::fs::create_dir_all(&q).unwrap();
+                copy(t, &p, &q, code);
+            } else if p.extension().is_some_and(|e| e == "fab") {
+                let body = std::fs::read_to_string(&p).unwrap();
+                write(&q, &t.translate(&body, code));
+            } else if p.file_name().is_some_and(|n| n == "faber.toml") {
+                let body = std::fs::read_to_string(&p).unwrap();
+                write(&q, &format!("{body}\n[reader]\nlocale = \"{code}\"\n"));
+            }
+        }
+    }
+    copy(t, &src, &dst, code);
+    dst
+}
+
+#[test]
+fn translated_examples_print_what_the_originals_print() {
+    // The packages' libraries (`gradus:…`) stay Latin; the example's own files are read
+    // in the manifest's locale.
+    let t = table();
+    for name in ["mlp", "primes"] {
+        let (code0, want, err0) = run(&Path::new(ROOT).join("examples").join(name));
+        assert_eq!(code0, 0, "{name}: {err0}");
+        for code in ["en", "th-TH", "zh-Hant"] {
+            let dir = translated_example(&t, name, code);
+            let (status, out, err) = run(&dir);
+            assert_eq!(status, 0, "{name} in {code}: {err}");
+            assert_eq!(out, want, "{name} in {code}");
+        }
+    }
+}
