@@ -476,3 +476,25 @@ fn translated_examples_print_what_the_originals_print() {
         }
     }
 }
+
+#[test]
+fn an_english_private_annotation_hides_the_function() {
+    let dir = scratch("private");
+    write(
+        &dir.join("lib.fab"),
+        "+++\nlocale = \"en\"\n+++\n@ private\nfn hidden(int n) → int {\n    return n\n}\n\nfn shown(int n) → int {\n    return hidden(n) + 1\n}\n",
+    );
+    write(
+        &dir.join("ok.fab"),
+        "importa ex \"./lib\" privata lib\n\nincipit {\n    nota lib.shown(1)\n}\n",
+    );
+    write(
+        &dir.join("bad.fab"),
+        "importa ex \"./lib\" privata lib\n\nincipit {\n    nota lib.hidden(1)\n}\n",
+    );
+    let (status, out, err) = run(&dir.join("ok.fab"));
+    assert_eq!((status, out.as_str()), (0, "2\n"), "{err}");
+    let (status, _, err) = run(&dir.join("bad.fab"));
+    assert_eq!(status, 1);
+    assert!(err.contains("no public function `hidden`"), "{err}");
+}

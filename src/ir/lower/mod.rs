@@ -137,8 +137,14 @@ fn display_name(canonical: &str) -> String {
     }
 }
 
-fn is_private(anns: &[Annotation]) -> bool {
-    anns.iter().any(|a| a.name.name == "privata")
+/// `@ privata` (`@ private` in English: the annotation is the keyword's spelling in the
+/// module's reader locale).
+fn is_private(anns: &[Annotation], locale: crate::syntax::vocab::Locale) -> bool {
+    let v = crate::syntax::vocab::vocabulary();
+    anns.iter().any(|a| {
+        a.name.name == "privata"
+            || v.keyword(locale, &a.name.name) == Some(crate::syntax::token::Kw::Privata)
+    })
 }
 
 impl Lowerer<'_> {
@@ -193,7 +199,7 @@ impl Lowerer<'_> {
                             g.name.span,
                         );
                     }
-                    if !is_private(&item.annotations) {
+                    if !is_private(&item.annotations, self.modules[m].locale) {
                         self.modules[m].exports.insert(g.name.name.clone());
                     }
                 }
@@ -201,7 +207,7 @@ impl Lowerer<'_> {
                     self.modules[m]
                         .types
                         .insert(a.name.name.clone(), TypeName::Alias(Ty::Any));
-                    if !is_private(&item.annotations) {
+                    if !is_private(&item.annotations, self.modules[m].locale) {
                         self.modules[m].exports.insert(a.name.name.clone());
                     }
                 }
@@ -405,7 +411,7 @@ impl Lowerer<'_> {
     fn declare_values(&mut self, m: usize, items: &[Item]) {
         let module_name = self.modules[m].name.clone();
         for item in items {
-            let exported = !is_private(&item.annotations);
+            let exported = !is_private(&item.annotations, self.modules[m].locale);
             match &item.kind {
                 ItemKind::Func(f) => {
                     let id = self.declare_function(
