@@ -83,9 +83,7 @@ impl Table {
     fn word(&self, w: &str, col: usize) -> Option<&str> {
         self.rows
             .iter()
-            .find(|(sec, la, f, _)| {
-                (sec == "kw" && la == w && f != "-") || (sec == "ty" && la == w)
-            })
+            .find(|(sec, la, f, _)| (sec == "kw" || sec == "ty") && la == w && f != "-")
             .map(|r| r.3[col].as_str())
             .filter(|s| *s != "-")
     }
@@ -102,9 +100,23 @@ impl Table {
     }
 
     /// The Latin program `src` in locale `code`, word by word; text literals and
-    /// comments are kept as they are.
+    /// comments are kept as they are. A word after `.` is an intrinsic only when it is
+    /// called, its receiver is no import alias and the file declares no `functio` of
+    /// that name (fields, module functions and genus methods are names).
     fn translate(&self, src: &str, code: &str) -> String {
         let col = self.col(code);
+        let mut names: Vec<String> = vec!["hospes".into()];
+        for line in src.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.first() == Some(&"importa") {
+                names.extend(words.last().map(|w| w.to_string()));
+            }
+            for pair in words.windows(2) {
+                if pair[0] == "functio" {
+                    names.push(pair[1].split('(').next().unwrap_or("").to_string());
+                }
+            }
+        }
         let mut out = String::new();
         let chars: Vec<char> = src.chars().collect();
         let mut i = 0;
@@ -137,8 +149,17 @@ impl Table {
                 }
                 let w: String = chars[start..i].iter().collect();
                 let after_dot = start > 0 && chars[start - 1] == '.';
-                let t = if after_dot {
+                let mut r = start.saturating_sub(1);
+                while r > 0 && (chars[r - 1].is_ascii_alphanumeric() || chars[r - 1] == '_') {
+                    r -= 1;
+                }
+                let receiver: String = chars[r..start.saturating_sub(1)].iter().collect();
+                let called = chars.get(i) == Some(&'(');
+                let name = names.contains(&receiver) || names.contains(&w);
+                let t = if after_dot && called && !name {
                     self.method(&w, col)
+                } else if after_dot {
+                    None
                 } else {
                     self.word(&w, col)
                 };
@@ -458,6 +479,51 @@ fn translated_example(t: &Table, name: &str, code: &str) -> PathBuf {
     }
     copy(t, &src, &dst, code);
     dst
+}
+
+#[test]
+fn every_run_program_prints_the_same_in_english_and_traditional_chinese() {
+    // tests/run/*.fab (single-file programs in Latin), translated with the table.
+    let t = table();
+    let dir = scratch("run-programs");
+    let mut count = 0;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("tests/run"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fab"))
+        .collect();
+    files.sort();
+    for file in files {
+        let body = std::fs::read_to_string(&file).unwrap();
+        if body.starts_with("+++") || body.contains("importa") {
+            continue;
+        }
+        let want = run(&file);
+        for code in ["en", "zh-Hant"] {
+            let q = dir.join(format!(
+                "{code}-{}",
+                file.file_name().unwrap().to_string_lossy()
+            ));
+            write(
+                &q,
+                &format!(
+                    "+++\nlocale = \"{code}\"\n+++\n{}",
+                    t.translate(&body, code)
+                ),
+            );
+            let got = run(&q);
+            assert_eq!(
+                (got.0, &got.1),
+                (want.0, &want.1),
+                "{} in {code}: {}",
+                file.display(),
+                got.2
+            );
+        }
+        count += 1;
+    }
+    assert!(count > 100, "only {count} programs");
 }
 
 #[test]
