@@ -564,3 +564,33 @@ fn an_english_private_annotation_hides_the_function() {
     assert_eq!(status, 1);
     assert!(err.contains("no public function `hidden`"), "{err}");
 }
+
+#[test]
+fn the_matrix_product_glyph_is_not_part_of_a_unicode_name() {
+    // U+00B7 `·` is XID_Continue, but in Faber it is the matrix product: `a·a` is three
+    // tokens, in every locale.
+    let dir = scratch("middle-dot");
+    for (code, main, print, name) in [
+        ("la", "incipit", "nota", "a"),
+        ("zh-Hans", "入口", "显示", "甲"),
+    ] {
+        let file = dir.join(format!("{code}.fab"));
+        write(
+            &file,
+            &format!("+++\nlocale = \"{code}\"\n+++\n{main} {{\n    {print} 3·4, (2 + 1)·2\n    {print} {name}·{name}\n}}\n"),
+        );
+        let (_, _, err) = run(&file);
+        // `a`/`甲` is unknown, and named alone, not as `a·a`.
+        assert!(
+            err.contains(&format!("cannot find `{name}`")),
+            "{code}: {err}"
+        );
+    }
+    let file = dir.join("ok.fab");
+    write(
+        &file,
+        "incipit {\n    fixum numerus a ← 3\n    nota a·a, 3·4\n}\n",
+    );
+    let (status, out, err) = run(&file);
+    assert_eq!((status, out.as_str()), (0, "9, 12\n"), "{err}");
+}
