@@ -227,12 +227,14 @@ fn unsupported_locale_is_cli002() {
     let dir = scratch("locale");
     write(
         &dir.join("faber.toml"),
-        "[package]\nname = \"p\"\n[reader]\nlocale = \"en\"\n",
+        "[package]\nname = \"p\"\n[reader]\nlocale = \"xx\"\n",
     );
     write(&dir.join("src/main.fab"), "incipit {\n}\n");
     let o = faber(&["check", arg(&dir)]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("error[CLI002]"), "{}", stderr(&o));
+    // The diagnostic names the locales faber knows (docs/language.md § Reader locales).
+    assert!(stderr(&o).contains("`en`"), "{}", stderr(&o));
     // A file inside the package picks up the same settings.
     let o = faber(&["check", arg(&dir.join("src/main.fab"))]);
     assert_eq!(code(&o), 1);

@@ -28,6 +28,10 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> ExitCode {
     }
     let mut diags = input.notes;
     let mut loader = super::modules::FsLoader::new(ctx.lib_root.clone());
+    loader.package_locale = input
+        .package
+        .as_ref()
+        .map_or_else(Default::default, |m| m.locale);
     if let Err(errors) = faber::compile(&mut sources, input.entry, &mut loader) {
         diags.extend(errors);
     }

@@ -210,6 +210,19 @@ fn read_manifest(
     Ok((manifest, file))
 }
 
+/// The reader locale of `file` when its frontmatter names none: the `[reader] locale`
+/// of the nearest `faber.toml` above it, else Latin (`faber test`, which reads each
+/// test file on its own).
+pub fn package_locale(
+    file: &Path,
+    sources: &mut SourceMap,
+) -> Result<faber::syntax::vocab::Locale, Vec<Diagnostic>> {
+    match manifest_above(file) {
+        Some(path) => Ok(read_manifest(&path, sources)?.0.locale),
+        None => Ok(faber::syntax::vocab::Locale::LA),
+    }
+}
+
 /// The nearest `faber.toml` in the directory of `file` or any directory above it.
 fn manifest_above(file: &Path) -> Option<PathBuf> {
     let dir = match file.parent() {

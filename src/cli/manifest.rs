@@ -11,7 +11,7 @@
 //! entry = "main.fab"  # default
 //!
 //! [reader]            # or [locale]
-//! locale = "la"       # the only locale we read
+//! locale = "en"       # the reader locale of the package's files (default "la")
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -24,6 +24,7 @@ use toml::Spanned;
 
 use faber::diag::{codes, Diagnostic, Severity};
 use faber::source::{FileId, Span};
+use faber::syntax::vocab::Locale;
 
 /// The settings of one package.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +39,9 @@ pub struct Manifest {
     /// Where `[paths] entry` (else `[paths] source`) is written, when it is: the
     /// loader points there when the entry leaves the package (src/cli/load.rs).
     pub paths_span: Option<Span>,
+    /// `[reader] locale` (or `[locale] locale`): the reader locale of the package's
+    /// files whose frontmatter names none. The frontmatter wins for its file.
+    pub locale: Locale,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -149,15 +153,19 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
     let source = path_setting(raw.paths.source, "source", "src")?;
     let entry = path_setting(raw.paths.entry, "entry", "main.fab")?;
 
+    let mut locale = Locale::LA;
     for (table, settings) in [("reader", &raw.reader), ("locale", &raw.locale)] {
-        if let Some(locale) = settings.as_ref().and_then(|s| s.locale.as_ref()) {
-            if locale.get_ref() != "la" {
-                return Err(Diagnostic::error(
-                    codes::CLI_MANIFEST,
-                    format!("unsupported locale `{}` in [{table}]", locale.get_ref()),
-                    span(locale.span()),
-                )
-                .with_hint("faber reads only the Latin keyword surface: locale = \"la\""));
+        if let Some(code) = settings.as_ref().and_then(|s| s.locale.as_ref()) {
+            match Locale::from_code(code.get_ref()) {
+                Some(l) => locale = l,
+                None => {
+                    return Err(Diagnostic::error(
+                        codes::CLI_MANIFEST,
+                        format!("unknown reader locale `{}` in [{table}]", code.get_ref()),
+                        span(code.span()),
+                    )
+                    .with_hint(format!("the known locales are {}", Locale::known_list())));
+                }
             }
         }
     }
@@ -188,6 +196,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         source,
         entry,
         paths_span,
+        locale,
         notes,
     })
 }
@@ -277,14 +286,23 @@ mod tests {
     }
 
     #[test]
-    fn locale_must_be_la() {
-        let text = "[package]\nname = \"p\"\n[locale]\nlocale = \"en\"\n";
+    fn locale_is_a_known_reader_locale() {
+        let text = "[package]\nname = \"p\"\n[locale]\nlocale = \"xx\"\n";
         let d = err(text);
-        assert!(d.message.contains("`en`"));
-        assert_eq!(&text[d.span.range()], "\"en\"");
-        let text = "[package]\nname = \"p\"\n[reader]\nlocale = \"en\"\n";
+        assert!(d.message.contains("`xx`"));
+        assert!(
+            d.hint.as_deref().is_some_and(|h| h.contains("`zh-Hant`")),
+            "{:?}",
+            d.hint
+        );
+        assert_eq!(&text[d.span.range()], "\"xx\"");
+        let text = "[package]\nname = \"p\"\n[reader]\nlocale = \"EN\"\n";
         assert!(err(text).message.contains("[reader]"));
-        ok("[package]\nname = \"p\"\n[locale]\nlocale = \"la\"\n");
+        let en = ok("[package]\nname = \"p\"\n[reader]\nlocale = \"en\"\n");
+        assert_eq!(en.locale.code(), "en");
+        let th = ok("[package]\nname = \"p\"\n[locale]\nlocale = \"th-TH\"\n");
+        assert_eq!(th.locale.code(), "th-TH");
+        assert_eq!(ok("[package]\nname = \"p\"\n").locale.code(), "la");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::resolve::{canonical_name, LoadError, Loader};
+use faber::syntax::vocab::Locale;
 use rustc_hash::FxHashMap;
 
 use super::load::STDIN_NAME;
@@ -21,6 +22,9 @@ pub struct FsLoader {
     /// Module name of every real path loaded, so that two spellings of one file
     /// (`./a`, `../d/a`, a symlink) are one module.
     names: FxHashMap<PathBuf, String>,
+    /// The package's `[reader] locale`: the default of its own files (library
+    /// modules, `lib:…`, stay Latin unless their frontmatter says otherwise).
+    pub package_locale: Locale,
 }
 
 impl FsLoader {
@@ -35,6 +39,7 @@ impl FsLoader {
             root: None,
             real: FxHashMap::default(),
             names: FxHashMap::default(),
+            package_locale: Locale::LA,
         }
     }
 
@@ -116,6 +121,17 @@ fn read_module(path: &Path, shown: &str) -> Result<String, LoadError> {
 }
 
 impl Loader for FsLoader {
+    fn default_locale(&self, name: &str) -> Locale {
+        let library = name.split_once(':').is_some_and(|(lib, _)| {
+            !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if library {
+            Locale::LA
+        } else {
+            self.package_locale
+        }
+    }
+
     fn entry(&mut self, name: &str) {
         let dir = if name == STDIN_NAME {
             std::fs::canonicalize(".").ok()

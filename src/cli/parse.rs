@@ -23,7 +23,11 @@ pub fn run(args: &ParseArgs, ctx: &Context) -> ExitCode {
         Err(diags) => return ctx.report(&sources, &diags),
     };
     let mut diags = input.notes;
-    match faber::syntax::parse(&sources, input.entry) {
+    let locale = input
+        .package
+        .as_ref()
+        .map_or_else(Default::default, |m| m.locale);
+    match faber::syntax::parse_in(&sources, input.entry, locale) {
         Ok(module) => print_stdout(&faber::syntax::dump_ast(&module)),
         Err(errors) => diags.extend(errors),
     }

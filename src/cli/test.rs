@@ -139,6 +139,14 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
             }
         };
         let mut loader = FsLoader::new(ctx.lib_root.clone());
+        loader.package_locale = match load::package_locale(file, &mut sources) {
+            Ok(l) => l,
+            Err(ds) => {
+                let _ = ctx.report(&sources, &ds);
+                outcomes.push(blocked(file));
+                continue;
+            }
+        };
         match faber::compile(&mut sources, entry, &mut loader) {
             Ok(p) => programs.push((file.display().to_string(), p)),
             Err(diags) => {

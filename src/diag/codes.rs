@@ -27,7 +27,7 @@ codes! {
     LEX_ASCII_OPERATOR = "LEX006", "an ASCII spelling of an operator that Faber writes as a glyph";
     LEX_UNSUPPORTED_GLYPH = "LEX007", "a glyph outside the supported subset";
     LEX_BAD_FRONTMATTER = "LEX008", "frontmatter that is not valid TOML or is not closed";
-    LEX_UNSUPPORTED_LOCALE = "LEX009", "a frontmatter locale other than `la`";
+    LEX_UNSUPPORTED_LOCALE = "LEX009", "a frontmatter locale that is not a reader locale";
     LEX_BAD_BYTES = "LEX010", "a malformed `|…|` byte literal";
     LEX_BAD_ANNOTATION = "LEX011", "a malformed annotation line";
     LEX_UNICODE_SPACE = "LEX012", "a non-ASCII space character outside a literal";

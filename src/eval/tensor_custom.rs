@@ -201,7 +201,11 @@ pub(super) fn retro_laminatio(op: Op, a: Operands) -> FResult<Value> {
 pub(super) fn retro_collige(op: Op, a: Operands) -> FResult<Value> {
     let table = tensor_arg(op, a[2])?;
     let g = tensor_arg(op, a[1])?;
-    tensor(kr(k::embedding_table_backward(g, tensor_arg(op, a[0])?, table))?)
+    tensor(kr(k::embedding_table_backward(
+        g,
+        tensor_arg(op, a[0])?,
+        table,
+    ))?)
 }
 
 pub(super) fn retro_permute(op: Op, a: Operands) -> FResult<Value> {

@@ -8,7 +8,8 @@ use rustc_hash::FxHashMap;
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{ItemKind, Module};
-use crate::syntax::parse;
+use crate::syntax::parse_in;
+use crate::syntax::vocab::Locale;
 
 mod hints;
 
@@ -43,6 +44,12 @@ pub trait Loader {
     /// you mean" hint of an import that was not found. None by default.
     fn candidates(&self, _missing: &str) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The reader locale of module `name` when its frontmatter names none: the
+    /// package's `[reader] locale` for the package's own files. Latin by default.
+    fn default_locale(&self, _name: &str) -> Locale {
+        Locale::LA
     }
 }
 
@@ -115,7 +122,8 @@ pub fn load_graph(
 
 impl Walk<'_> {
     fn visit(&mut self, name: String, file: FileId, via: Option<Span>) -> Option<usize> {
-        let ast = match parse(self.sources, file) {
+        let default = self.loader.default_locale(&name);
+        let ast = match parse_in(self.sources, file, default) {
             Ok(ast) => ast,
             Err(ds) => {
                 self.diags.extend(ds);

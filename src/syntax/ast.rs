@@ -23,6 +23,8 @@ pub struct Module {
     pub file: FileId,
     /// The raw TOML between the `+++` lines, when the file has frontmatter.
     pub frontmatter: Option<String>,
+    /// The reader locale the file is written in (src/syntax/vocab.rs).
+    pub locale: super::vocab::Locale,
     pub items: Vec<Item>,
 }
 

@@ -109,7 +109,16 @@ pub fn magnitudo(marker: Ident, name: Ident) -> Res<Generic> {
 pub fn entry(args: Option<(Ident, Ident)>, exit: Option<Expr>, body: Block) -> Res<Entry> {
     let args = match args {
         None => None,
-        Some((marker, name)) if marker.name == "argumenta" => Some(name),
+        // `argumenta` in any reader locale (`args`, …): the word is read by its place.
+        Some((marker, name))
+            if crate::syntax::vocab::vocabulary().spells_anywhere(
+                crate::syntax::vocab::Section::Keyword,
+                "argumenta",
+                &marker.name,
+            ) =>
+        {
+            Some(name)
+        }
         Some((marker, _)) => {
             return Err(ParseError::User {
                 error: Diagnostic::error(

@@ -237,6 +237,19 @@ pub fn misspelled_head_keyword(at: &At) -> Option<String> {
     foreign::keyword_hint(word).or_else(|| suggest::hint(word, HEAD_KEYWORDS.iter().copied()))
 }
 
+/// The first word of a statement that starts with two words (where
+/// [`misspelled_head_keyword`] looks for a keyword), for the locale-aware hints.
+pub fn head_word<'a>(at: &'a At) -> Option<&'a str> {
+    let head = at.statement_start(at.pos);
+    if head >= at.pos {
+        return None;
+    }
+    match (at.tok(head), at.tok(head + 1)) {
+        (Some(Tok::Ident(word)), Some(Tok::Ident(_))) => Some(word),
+        _ => None,
+    }
+}
+
 /// `varia x = 3`, `fixum x ← 3`: the binding lacks its type, so the grammar read
 /// `x` as the type and rejects the `=` or `←` where it wants the name.
 pub fn binding_without_type(at: &At) -> Option<String> {

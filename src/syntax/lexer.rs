@@ -21,6 +21,7 @@ use logos::Logos;
 
 use super::ast::{AnnotArg, Annotation, Ident};
 use super::token::{Kw, Raw, Tok};
+use super::vocab::{vocabulary, Locale};
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
 
@@ -35,13 +36,24 @@ pub type Spanned = (usize, Tok, usize);
 pub struct Lexed {
     pub tokens: Vec<Spanned>,
     pub frontmatter: Option<String>,
+    /// The reader locale the file was read in: its frontmatter's, else the default.
+    pub locale: Locale,
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Lexes a file whose default reader locale is Latin.
 pub fn lex(file: FileId, text: &str) -> Lexed {
+    lex_in(file, text, Locale::LA)
+}
+
+/// Lexes a file in its frontmatter's `locale`, else in `default` (the package's
+/// `[reader] locale`). Keywords are looked up in that locale's column of the
+/// vocabulary (src/syntax/vocab.rs); every other step is the same for all locales.
+pub fn lex_in(file: FileId, text: &str, default: Locale) -> Lexed {
     let mut lx = Lexer {
         file,
         text,
+        locale: default,
         tokens: Vec::new(),
         diags: Vec::new(),
     };
@@ -53,6 +65,7 @@ pub fn lex(file: FileId, text: &str) -> Lexed {
     Lexed {
         tokens: lx.tokens,
         frontmatter,
+        locale: lx.locale,
         diagnostics: lx.diags,
     }
 }
@@ -60,6 +73,7 @@ pub fn lex(file: FileId, text: &str) -> Lexed {
 struct Lexer<'a> {
     file: FileId,
     text: &'a str,
+    locale: Locale,
     tokens: Vec<Spanned>,
     diags: Vec<Diagnostic>,
 }
@@ -225,7 +239,10 @@ impl<'a> Lexer<'a> {
                 if after_period || self.prev_is_word(&[Kw::Functio]) {
                     return Tok::Ident(slice.to_string());
                 }
-                if slice == "aliter" && matches!(self.tokens.last(), Some((_, Tok::RBrace, _))) {
+                if slice == "aliter"
+                    && self.locale == Locale::LA
+                    && matches!(self.tokens.last(), Some((_, Tok::RBrace, _)))
+                {
                     let d = Diagnostic::error(
                         codes::PARSE_RETIRED_KEYWORD,
                         "`aliter` is a retired spelling",
@@ -235,7 +252,7 @@ impl<'a> Lexer<'a> {
                     self.diags.push(d);
                     return Tok::Kw(Kw::Secus);
                 }
-                match Kw::from_word(slice) {
+                match vocabulary().keyword(self.locale, slice) {
                     Some(k) => Tok::Kw(k),
                     None => Tok::Ident(slice.to_string()),
                 }

@@ -8,6 +8,7 @@ pub(crate) mod hints;
 pub mod lexer;
 mod parser;
 pub mod token;
+pub mod vocab;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(
@@ -22,4 +23,4 @@ lalrpop_util::lalrpop_mod!(
 );
 
 pub use dump::dump_ast;
-pub use parser::parse;
+pub use parser::{parse, parse_in};

@@ -6,16 +6,29 @@ use lalrpop_util::{ErrorRecovery, ParseError};
 use super::ast::Module;
 use super::grammar::ModuleParser;
 use super::hints;
-use super::lexer::{lex, Spanned};
+use super::lexer::{lex_in, Spanned};
+use super::token::Kw;
 use super::token::Tok;
-use crate::diag::{codes, Diagnostic};
+use super::vocab::{vocabulary, Locale, Section};
+use crate::diag::{codes, suggest, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 
 /// Parses one file of the source map into its AST, or returns every diagnostic
-/// found (lexing and parsing, in source order).
+/// found (lexing and parsing, in source order). The file is Latin unless its
+/// frontmatter names another reader locale.
 pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic>> {
+    parse_in(sources, file, Locale::LA)
+}
+
+/// [`parse`] with `default` as the reader locale of a file whose frontmatter names
+/// none (the package's `[reader] locale`).
+pub fn parse_in(
+    sources: &SourceMap,
+    file: FileId,
+    default: Locale,
+) -> Result<Module, Vec<Diagnostic>> {
     let text = sources.text(file);
-    let lexed = lex(file, text);
+    let lexed = lex_in(file, text, default);
     let mut diags = lexed.diagnostics;
     let tokens = lexed.tokens;
     let mut recovered = Vec::new();
@@ -44,7 +57,7 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
             continue;
         }
         seen_error = true;
-        if let Some(d) = convert(sources, file, &tokens, e) {
+        if let Some(d) = convert(sources, file, &tokens, e, lexed.locale) {
             // One parse error per line: later ones on the same line are usually
             // consequences of the first.
             let line = sources.line_col(d.span).0;
@@ -61,6 +74,7 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
         Some(items) if diags.is_empty() => Ok(Module {
             file,
             frontmatter: lexed.frontmatter,
+            locale: lexed.locale,
             items,
         }),
         _ => Err(diags),
@@ -98,6 +112,7 @@ fn convert(
     file: FileId,
     tokens: &[Spanned],
     e: ParseError<usize, Tok, Diagnostic>,
+    locale: Locale,
 ) -> Option<Diagnostic> {
     let span = |l: usize, r: usize| Span::new(file, l, r);
     match e {
@@ -111,7 +126,7 @@ fn convert(
             codes::PARSE_EXTRA_TOKEN,
             format!(
                 "unexpected {} after the end of the file's items",
-                t.describe()
+                describe(&t, locale)
             ),
             span(l, r),
         )),
@@ -119,7 +134,10 @@ fn convert(
             let location = sources.text(file).len();
             let mut d = Diagnostic::error(
                 codes::PARSE_UNEXPECTED_EOF,
-                format!("the file ends early: expected {}", expected_list(&expected)),
+                format!(
+                    "the file ends early: expected {}",
+                    expected_list(&expected, locale)
+                ),
                 span(location, location),
             );
             if expected.iter().any(|x| x == "\"}\"") {
@@ -138,7 +156,14 @@ fn convert(
             if t == Tok::Error {
                 return None;
             }
-            Some(unexpected(sources, file, tokens, l, t, r, &expected))
+            Some(unexpected(
+                sources,
+                file,
+                tokens,
+                (l, t, r),
+                &expected,
+                locale,
+            ))
         }
     }
 }
@@ -147,10 +172,9 @@ fn unexpected(
     sources: &SourceMap,
     file: FileId,
     tokens: &[Spanned],
-    l: usize,
-    t: Tok,
-    r: usize,
+    (l, t, r): Spanned,
     expected: &[String],
+    locale: Locale,
 ) -> Diagnostic {
     let span = Span::new(file, l, r);
     let text = sources.text(file);
@@ -159,15 +183,20 @@ fn unexpected(
     let pos = tokens.iter().position(|(tl, _, _)| *tl == l);
     let at = pos.map(|pos| hints::At { text, tokens, pos });
     if let Tok::Ident(name) = &t {
-        if super::token::OUT_WORDS.contains(&name.as_str()) {
+        if let Some(canonical) = vocabulary().out_of_subset(locale, name) {
+            let also = if canonical == name {
+                String::new()
+            } else {
+                format!(" (canonical `{canonical}`)")
+            };
             return Diagnostic::error(
                 codes::PARSE_UNSUPPORTED,
-                format!("`{name}` is outside the subset faber supports"),
+                format!("`{name}`{also} is outside the subset faber supports"),
                 span,
             )
             .with_hint("docs/language.md § 10 lists what is not supported");
         }
-        if name == "aliter" {
+        if name == "aliter" && locale == Locale::LA {
             return Diagnostic::error(
                 codes::PARSE_RETIRED_KEYWORD,
                 "`aliter` is a retired spelling",
@@ -198,7 +227,7 @@ fn unexpected(
                 .unwrap_or_else(|| "an expression statement starts with a name or `ego`; to evaluate an expression, bind it: `fixum _ _ ← …`".to_string());
             return Diagnostic::error(
                 codes::PARSE_BAD_STATEMENT_START,
-                format!("a statement cannot start with {}", t.describe()),
+                format!("a statement cannot start with {}", describe(&t, locale)),
                 span,
             )
             .with_hint(hint);
@@ -208,8 +237,8 @@ fn unexpected(
         codes::PARSE_UNEXPECTED,
         format!(
             "unexpected {}, expected {}",
-            t.describe(),
-            expected_list(expected)
+            describe(&t, locale),
+            expected_list(expected, locale)
         ),
         span,
     );
@@ -241,7 +270,7 @@ fn unexpected(
         if let Some(at) = &at {
             d = d.with_hint(hints::assign_hint(at, expected));
         }
-    } else if let Some(hint) = keyword_hint(&t, expected, at.as_ref()) {
+    } else if let Some(hint) = keyword_hint(&t, expected, at.as_ref(), locale) {
         d = d.with_hint(hint);
     } else if let Some(hint) = at
         .as_ref()
@@ -266,7 +295,15 @@ fn wants_only_ident(expected: &[String]) -> bool {
 /// A misspelled keyword: the rejected word itself where the grammar wanted a
 /// keyword (`functoi` at top level), or the word heading the statement
 /// (`reddde x`).
-fn keyword_hint(t: &Tok, expected: &[String], at: Option<&hints::At>) -> Option<String> {
+fn keyword_hint(
+    t: &Tok,
+    expected: &[String],
+    at: Option<&hints::At>,
+    locale: Locale,
+) -> Option<String> {
+    if locale != Locale::LA {
+        return localized_keyword_hint(t, expected, at, locale);
+    }
     if let Tok::Ident(name) = t {
         if let Some(h) = hints::misspelled_expected_keyword(name, expected) {
             return Some(h);
@@ -275,8 +312,83 @@ fn keyword_hint(t: &Tok, expected: &[String], at: Option<&hints::At>) -> Option<
     hints::misspelled_head_keyword(at?)
 }
 
-/// Formats lalrpop's expected-terminal list for humans.
-fn expected_list(expected: &[String]) -> String {
+/// [`keyword_hint`] in a file of another reader locale: a Latin keyword gets its
+/// spelling in the locale, a misspelling is compared with the locale's keywords.
+fn localized_keyword_hint(
+    t: &Tok,
+    expected: &[String],
+    at: Option<&hints::At>,
+    locale: Locale,
+) -> Option<String> {
+    let v = vocabulary();
+    let word = match t {
+        Tok::Ident(name) => Some(name.as_str()),
+        _ => None,
+    };
+    let head = at.and_then(hints::head_word);
+    for w in word.iter().chain(head.iter()) {
+        if v.keyword(Locale::LA, w).is_some() {
+            if let Some(s) = v.spell(Section::Keyword, locale, w) {
+                return Some(format!(
+                    "`{w}` is a Latin keyword; this file reads locale `{}`, where it is `{s}`",
+                    locale.code()
+                ));
+            }
+        }
+    }
+    let spelled = |latin: &[&str]| -> Vec<&'static str> {
+        latin
+            .iter()
+            .filter_map(|k| v.spell(Section::Keyword, locale, k))
+            .collect()
+    };
+    if let Some(w) = word {
+        let latin: Vec<&str> = expected
+            .iter()
+            .map(|x| x.trim_matches('"'))
+            .filter(|x| Kw::from_word(x).is_some())
+            .collect();
+        if let Some(h) = suggest::hint(w, spelled(&latin)) {
+            return Some(h);
+        }
+    }
+    suggest::hint(head?, spelled(hints::HEAD_KEYWORDS))
+}
+
+/// How a token is shown, with keywords in the file's reader locale.
+fn describe(t: &Tok, locale: Locale) -> String {
+    match t {
+        Tok::Kw(_) | Tok::ReddeBare if locale != Locale::LA => localize(&t.describe(), locale),
+        _ => t.describe(),
+    }
+}
+
+/// Rewrites every backticked Latin keyword of a message made from grammar terminals
+/// (never from user text) into its spelling in `locale`.
+fn localize(message: &str, locale: Locale) -> String {
+    if locale == Locale::LA {
+        return message.to_string();
+    }
+    let v = vocabulary();
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let spelled = (i % 2 == 1 && Kw::from_word(part).is_some())
+            .then(|| v.spell(Section::Keyword, locale, part))
+            .flatten();
+        out.push_str(spelled.unwrap_or(part));
+    }
+    out
+}
+
+/// Formats lalrpop's expected-terminal list for humans, keywords in `locale`.
+fn expected_list(expected: &[String], locale: Locale) -> String {
+    localize(&expected_list_latin(expected), locale)
+}
+
+fn expected_list_latin(expected: &[String]) -> String {
     let mut names: Vec<String> = expected
         .iter()
         .map(|x| {

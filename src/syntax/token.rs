@@ -15,7 +15,11 @@ pub enum Raw {
     #[regex(r"#[^\n]*", allow_greedy = true)]
     Comment,
 
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    /// A name or keyword: a Unicode identifier (UAX #31: XID_Start or `_`, then
+    /// XID_Continue), so that every reader locale's words lex the same way. The middle
+    /// dots U+00B7 and U+0387, which XID_Continue includes, are left out: `·` is the
+    /// matrix product, so `a·b` stays three tokens.
+    #[regex(r"[\p{XID_Start}_][\p{XID_Continue}--[\u{00B7}\u{0387}]]*")]
     Word,
     #[token("_", priority = 10)]
     Underscore,

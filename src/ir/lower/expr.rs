@@ -354,9 +354,9 @@ impl Lowerer<'_> {
                 );
                 (konst(Const::Nihil), Ty::Any)
             }
-            None if id.name == "vacua" => self.vacua(expected, id.span),
+            None if self.is_vacua(m, &id.name) => self.vacua(expected, id.span),
             // `lege`: one line of standard input (docs/language.md § "Standard input").
-            None if id.name == "lege" => {
+            None if self.is_word(m, &id.name, "lege") => {
                 let ty = Ty::Union(vec![Ty::Text, Ty::Nihil]);
                 (
                     self.temp(
@@ -367,7 +367,10 @@ impl Lowerer<'_> {
                     ty,
                 )
             }
-            None if crate::syntax::token::OUT_WORDS.contains(&id.name.as_str()) => {
+            None if crate::syntax::vocab::vocabulary()
+                .out_of_subset(self.modules[m].locale, &id.name)
+                .is_some() =>
+            {
                 self.diags.push(
                     Diagnostic::error(
                         codes::SEM_UNSUPPORTED,
@@ -379,7 +382,9 @@ impl Lowerer<'_> {
                 (konst(Const::Nihil), Ty::Any)
             }
             None => {
-                let hint = self.name_hint(&id.name);
+                let hint = self
+                    .foreign_keyword_hint(m, &id.name)
+                    .or_else(|| self.name_hint(&id.name));
                 self.error_hint(
                     codes::SEM_UNKNOWN_NAME,
                     format!("cannot find `{}` in this scope", id.name),

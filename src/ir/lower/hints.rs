@@ -2,7 +2,7 @@
 //! name is compared against (see docs/diagnostics.md, "Suggestions"). The distance
 //! rule itself lives in `crate::diag::suggest`.
 
-use super::{Lowerer, ModItem, TypeName};
+use super::{intrinsics, Lowerer, ModItem, TypeName};
 use crate::diag::{codes, foreign, suggest, Diagnostic};
 use crate::ir::ops::Op;
 use crate::ir::{GenusId, Method, Ty};
@@ -186,6 +186,18 @@ impl Lowerer<'_> {
             v.sort();
             v
         };
+        // Built-in names in the module's reader locale (src/ir/lower/intrinsics.rs).
+        let locale = self.modules[self.cur_module()].locale;
+        let ops = || {
+            Op::ALL
+                .iter()
+                .map(move |o| intrinsics::spell(locale, o.name()))
+        };
+        let methods = || {
+            Method::ALL
+                .iter()
+                .map(move |m| intrinsics::spell(locale, m.name()))
+        };
         match recv {
             Ty::Record(g) => {
                 cands.extend(genus_methods(Some(*g)));
@@ -193,20 +205,20 @@ impl Lowerer<'_> {
                 cands.extend(genus.fields.iter().map(|f| f.name.as_str()));
             }
             Ty::Tensor { .. } => {
-                cands.extend(Op::ALL.iter().map(|o| o.name()));
-                cands.extend(Method::ALL.iter().map(|m| m.name()));
+                cands.extend(ops());
+                cands.extend(methods());
             }
             Ty::Any => {
-                cands.extend(Method::ALL.iter().map(|m| m.name()));
-                cands.extend(Op::ALL.iter().map(|o| o.name()));
+                cands.extend(methods());
+                cands.extend(ops());
                 cands.extend(genus_methods(None));
             }
             // A list converts to a tensor for the tensor ops.
             Ty::List(_) => {
-                cands.extend(Method::ALL.iter().map(|m| m.name()));
-                cands.extend(Op::ALL.iter().map(|o| o.name()));
+                cands.extend(methods());
+                cands.extend(ops());
             }
-            _ => cands.extend(Method::ALL.iter().map(|m| m.name())),
+            _ => cands.extend(methods()),
         }
         if let Some(h) = suggest::hint(name, cands.iter().copied()) {
             return Some(h);

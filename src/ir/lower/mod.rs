@@ -12,6 +12,7 @@ mod expr;
 mod func;
 mod hints;
 mod inplace;
+mod intrinsics;
 mod operators;
 mod returns;
 pub(crate) mod sizes;
@@ -49,6 +50,9 @@ pub struct ModInfo {
     pub types: FxHashMap<String, TypeName>,
     /// Names importers may see (declarations without `@ privata`, `publica` imports).
     pub exports: FxHashSet<String>,
+    /// The reader locale the module is written in: how its types, intrinsic methods
+    /// and `vacua` are spelled (src/syntax/vocab.rs).
+    pub locale: crate::syntax::vocab::Locale,
 }
 
 /// A function's signature, known before any body is lowered.
@@ -102,6 +106,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         l.modules.push(ModInfo {
             name: display_name(&module.name),
             file: module.file,
+            locale: module.ast.locale,
             ..ModInfo::default()
         });
         l.declare_types(m, &module.ast.items);
@@ -148,8 +153,14 @@ fn display_name(canonical: &str) -> String {
     }
 }
 
-fn is_private(anns: &[Annotation]) -> bool {
-    anns.iter().any(|a| a.name.name == "privata")
+/// `@ privata` (`@ private` in English: the annotation is the keyword's spelling in the
+/// module's reader locale).
+fn is_private(anns: &[Annotation], locale: crate::syntax::vocab::Locale) -> bool {
+    let v = crate::syntax::vocab::vocabulary();
+    anns.iter().any(|a| {
+        a.name.name == "privata"
+            || v.keyword(locale, &a.name.name) == Some(crate::syntax::token::Kw::Privata)
+    })
 }
 
 impl Lowerer<'_> {
@@ -206,7 +217,7 @@ impl Lowerer<'_> {
                             g.name.span,
                         );
                     }
-                    if !is_private(&item.annotations) {
+                    if !is_private(&item.annotations, self.modules[m].locale) {
                         self.modules[m].exports.insert(g.name.name.clone());
                     }
                 }
@@ -214,7 +225,7 @@ impl Lowerer<'_> {
                     self.modules[m]
                         .types
                         .insert(a.name.name.clone(), TypeName::Alias(Ty::Any));
-                    if !is_private(&item.annotations) {
+                    if !is_private(&item.annotations, self.modules[m].locale) {
                         self.modules[m].exports.insert(a.name.name.clone());
                     }
                 }
@@ -444,7 +455,7 @@ impl Lowerer<'_> {
     fn declare_values(&mut self, m: usize, items: &[Item]) {
         let module_name = self.modules[m].name.clone();
         for item in items {
-            let exported = !is_private(&item.annotations);
+            let exported = !is_private(&item.annotations, self.modules[m].locale);
             match &item.kind {
                 ItemKind::Func(f) => {
                     let id = self.declare_function(
@@ -651,7 +662,16 @@ impl Lowerer<'_> {
                         Some(Literal::Text(t)) => Some(t.clone()),
                         _ => None,
                     };
-                    match md.name.name.as_str() {
+                    // Modifiers are vocabulary (`omitte` is `skip` in English).
+                    let spelled = md.name.name.as_str();
+                    let modifier = crate::syntax::vocab::vocabulary()
+                        .lookup(
+                            crate::syntax::vocab::Section::Keyword,
+                            self.modules[m].locale,
+                            spelled,
+                        )
+                        .map_or(spelled, |r| r.canonical);
+                    match modifier {
                         "tag" => case.tags.extend(text),
                         "omitte" | "futurum" => case.skip = Some(text.unwrap_or_default()),
                         "solum" => case.only = true,

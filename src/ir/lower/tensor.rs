@@ -148,6 +148,7 @@ impl Lowerer<'_> {
         &mut self,
         base: &ast::Expr,
         name: &ast::Ident,
+        spelled: &str,
         args: &[ast::Expr],
         span: Span,
     ) -> Option<(Operand, Ty)> {
@@ -157,7 +158,7 @@ impl Lowerer<'_> {
                 codes::SEM_ARITY,
                 format!(
                     "`{}` takes {} argument(s) but {} were given",
-                    op.name(),
+                    spelled,
                     op.arity() - 1,
                     args.len()
                 ),

@@ -6,6 +6,7 @@ use super::Lowerer;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{GenusId, Ty};
 use crate::syntax::ast::{Dim, Type, TypeArg, TypeKind};
+use crate::syntax::vocab::Locale;
 
 /// What a type name in a module scope can stand for.
 #[derive(Clone, Debug)]
@@ -178,8 +179,21 @@ impl Lowerer<'_> {
     }
 
     fn builtin_type(&mut self, m: usize, name: &str, args: &[TypeArg]) -> Option<Ty> {
+        // Primitive types are vocabulary: the module's reader locale spells them
+        // (src/syntax/vocab.rs); a Latin type word in another locale is a plain name.
+        let locale = self.modules[m].locale;
+        let vocab = crate::syntax::vocab::vocabulary();
+        let name = match vocab.type_name(locale, name) {
+            Some(canonical) => canonical,
+            None if locale != Locale::LA && vocab.type_name(Locale::LA, name).is_some() => {
+                return None
+            }
+            None => name,
+        };
         let arg = |s: &mut Self, i: usize| args.get(i).map_or(Ty::Any, |a| s.targ(m, a));
         Some(match name {
+            // `nihil` is a keyword in Latin; other locales may spell the type apart.
+            "nihil" => Ty::Nihil,
             "numerus" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" => Ty::Int,
             "fractus" | "f16" | "f32" | "f64" => Ty::Float,
             "bivalens" => Ty::Bool,

@@ -1,8 +1,10 @@
 //! Stage 1 of the lexer: the `+++` frontmatter block (TOML) at the top of a file.
-//! Only `locale` is read; it must be `la`.
+//! Only `locale` is read: a code of the vocabulary's locales (src/syntax/vocab.rs)
+//! sets the file's reader locale, overriding the package default.
 
 use super::Lexer;
 use crate::diag::{codes, Diagnostic};
+use crate::syntax::vocab::Locale;
 
 impl Lexer<'_> {
     /// Returns where code starts and the frontmatter text, if any.
@@ -48,17 +50,20 @@ impl Lexer<'_> {
             }
             Ok(table) => {
                 if let Some(locale) = table.get("locale") {
-                    if locale.as_str() != Some("la") {
-                        let shown = locale.to_string();
-                        let (lo, hi) = locale_value_span(content)
-                            .map_or((offset, offset), |(a, b)| (offset + a, offset + b));
-                        let d = Diagnostic::error(
-                            codes::LEX_UNSUPPORTED_LOCALE,
-                            format!("unsupported locale {shown}"),
-                            self.span(lo, hi),
-                        )
-                        .with_hint("only the Latin locale `la` is supported");
-                        self.diags.push(d);
+                    match locale.as_str().and_then(Locale::from_code) {
+                        Some(l) => self.locale = l,
+                        None => {
+                            let shown = locale.to_string();
+                            let (lo, hi) = locale_value_span(content)
+                                .map_or((offset, offset), |(a, b)| (offset + a, offset + b));
+                            let d = Diagnostic::error(
+                                codes::LEX_UNSUPPORTED_LOCALE,
+                                format!("unknown reader locale {shown}"),
+                                self.span(lo, hi),
+                            )
+                            .with_hint(format!("the known locales are {}", Locale::known_list()));
+                            self.diags.push(d);
+                        }
                     }
                 }
             }

@@ -5,6 +5,7 @@
 use super::{konst, Lowered};
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::host::Host;
+use crate::ir::lower::intrinsics::{self, Spelled};
 use crate::ir::lower::sizes::ArgInfo;
 use crate::ir::lower::sponte::arity_range;
 use crate::ir::lower::types::TypeName;
@@ -219,11 +220,25 @@ impl Lowerer<'_> {
         want_value: bool,
     ) -> Lowered {
         let recv_ty = self.peek_type(base);
+        // The built-in the spelling names in this module's reader locale.
+        let locale = self.modules[self.cur_module()].locale;
+        // A number literal receiver picks the number method of a shared term (`exp`).
+        let pick_ty = match &base.kind {
+            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
+            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
+            _ => recv_ty.clone(),
+        };
+        let spelled = intrinsics::resolve(locale, &name.name, &pick_ty);
+        let internal: &str = match &spelled {
+            Spelled::Faber(n) => n,
+            Spelled::AsWritten => &name.name,
+            Spelled::Unimplemented(_) | Spelled::Foreign => "",
+        };
         // A genus method, found from the receiver's type or, when unknown, by a
         // method name that only one genus declares.
         let genus_method = match &recv_ty {
             Ty::Record(g) => self.methods.get(&(*g, name.name.clone())).copied(),
-            Ty::Any if Method::from_name(&name.name).is_none() => {
+            Ty::Any if Method::from_name(internal).is_none() => {
                 let hits: Vec<FuncId> = self
                     .methods
                     .iter()
@@ -304,17 +319,25 @@ impl Lowerer<'_> {
                 return (self.temp(Rhs::CallValue(fv, ops), ret.clone(), span), ret);
             }
         }
-        if Op::from_method(&name.name).is_some() {
+        if let Spelled::Unimplemented(row) = spelled {
+            return self.unimplemented_intrinsic(row, name, args);
+        }
+        let internal = internal.to_string();
+        if Op::from_method(&internal).is_some() {
             let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
             if tensor_typed
-                || (!Op::shared_with_lists(&name.name) && Method::from_name(&name.name).is_none())
+                || (!Op::shared_with_lists(&internal) && Method::from_name(&internal).is_none())
             {
+                let op_name = ast::Ident {
+                    name: internal,
+                    span: name.span,
+                };
                 return self
-                    .tensor_method(base, name, args, span)
+                    .tensor_method(base, &op_name, &name.name, args, span)
                     .unwrap_or((konst(Const::Nihil), Ty::Any));
             }
         }
-        let Some(method) = Method::from_name(&name.name) else {
+        let Some(method) = Method::from_name(&internal) else {
             let mut d = Diagnostic::error(
                 codes::SEM_UNKNOWN_FUNCTION,
                 format!(
@@ -325,6 +348,14 @@ impl Lowerer<'_> {
                 name.span,
             );
             let mut near_hint = self.method_hint(&recv_ty, &name.name);
+            if matches!(spelled, Spelled::Foreign) {
+                near_hint = Some(format!(
+                    "`{}` is the Latin spelling; this file reads locale `{}`, where it is `{}`",
+                    name.name,
+                    locale.code(),
+                    intrinsics::spell(locale, &name.name)
+                ));
+            }
             if let ExprKind::Name(id) = &base.kind {
                 let m = self.cur_module();
                 let is_fn = matches!(self.modules[m].values.get(&id.name), Some(ModItem::Func(_)));
@@ -380,6 +411,38 @@ impl Lowerer<'_> {
             self.temp(Rhs::Method(method, recv, ops), ret.clone(), span),
             ret,
         )
+    }
+
+    /// `.sort()` and the like: a term of the reader vocabulary that faber does not
+    /// implement (docs/language.md § Reader locales lists them).
+    fn unimplemented_intrinsic(
+        &mut self,
+        row: &crate::syntax::vocab::Row,
+        name: &ast::Ident,
+        args: &[ast::Expr],
+    ) -> Lowered {
+        for a in args {
+            self.expr(a, None);
+        }
+        let canonical = if row.canonical == name.name {
+            String::new()
+        } else {
+            format!(" (canonical `{}`)", row.canonical)
+        };
+        self.diags.push(
+            Diagnostic::error(
+                codes::SEM_UNSUPPORTED,
+                format!(
+                    "the intrinsic method `{}`{canonical} is outside the subset faber supports",
+                    name.name
+                ),
+                name.span,
+            )
+            .with_hint(
+                "docs/language.md § Reader locales lists the intrinsics faber does not implement",
+            ),
+        );
+        (konst(Const::Nihil), Ty::Any)
     }
 
     /// The static type of an expression without emitting code (names, fields, ego).
