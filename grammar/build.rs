@@ -23,7 +23,8 @@ const ACCEPTS_COPY: &str =
     "        let mut __states = __states.to_vec();\n        __states.extend(__error_state);\n";
 
 /// What `accepts_fast_path` puts before them (its first line marks a patched file).
-const ACCEPTS_FAST: &str = "        // faber (grammar/build.rs): the first action without a copy of the stack.
+const ACCEPTS_FAST: &str =
+    "        // faber (grammar/build.rs): the first action without a copy of the stack.
         {
             let __top = match __error_state {
                 Some(__error_state) => __error_state,
