@@ -141,10 +141,10 @@ const BOXED: &[&str] = &[
 
 /// Holds the [`BOXED`] nonterminals in the generated `__Symbol` enum behind a `Box`.
 /// The parser's stack is a `Vec<(usize, __Symbol, usize)>`, and every shift and every
-/// reduction moves whole entries: with an `Item` inline an entry is 352 bytes, most of
+/// reduction moves whole entries: with an `Item` inline an entry is about 350 bytes, most of
 /// them copied for an expression's chain of unit reductions (one per precedence level).
 /// Boxed, the largest variant left is the error-recovery record (144 bytes), and an
-/// entry is 168. The grammar's actions still produce and receive the plain types: the
+/// entry about 170. The grammar's actions still produce and receive the plain types: the
 /// edit boxes a value where a reduction pushes it (`__Symbol::VariantN(__nt)`) and
 /// unboxes it where `__pop_VariantN` takes it off the stack, and it checks that these
 /// are the only places the variant occurs. A type not in the generated enum (after a

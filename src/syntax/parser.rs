@@ -324,9 +324,10 @@ fn expected_list(expected: &[String]) -> String {
 /// The operators that `expected_list` folds into "an operator". A `match` rather than
 /// a table search: each arm compares against a short constant, which the compiler does
 /// inline, where `<[&str]>::contains` calls `bcmp` once per entry of equal length. Under
-/// the fuzzer every such call goes through libFuzzer's `memcmp` hook, and this function
-/// runs for every name of every "expected …" list: 5 % of the `parser` target's
-/// instructions (docs/robustness.md § Throughput, round 4).
+/// the fuzzer every such call goes through libFuzzer's `memcmp` hook, and the search ran
+/// for every name of every "expected …" list: 5 % of the `parser` fuzz target's
+/// instructions, of which the `match` saves about half (docs/robustness.md § Throughput,
+/// round 4).
 fn is_operator(name: &str) -> bool {
     matches!(
         name,
