@@ -1,17 +1,22 @@
-//! Build script: generates the parser from `grammar/faber.lalrpop`, and the table of
-//! bundled `.fab` libraries (`stdlib/src` as `norma:`, `gradus-fab/src` as `gradus:`)
-//! that the binary embeds, both into OUT_DIR.
+//! Build script: generates the parser from `grammar/faber.lalrpop` (then edits it for
+//! speed, `postprocess.rs`), and the table of bundled `.fab` libraries (`stdlib/src`
+//! as `norma:`, `gradus-fab/src` as `gradus:`) that the binary embeds, both into
+//! OUT_DIR.
+
+mod postprocess;
 
 use std::path::{Path, PathBuf};
 
 fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
+    postprocess::remove_unedited(&out.join("faber.rs"));
     lalrpop::Configuration::new()
         .set_in_dir("grammar")
         .set_out_dir(&out)
         .emit_rerun_directives(true)
         .process()
         .expect("grammar/faber.lalrpop failed to generate");
+    postprocess::edit_generated_parser(&out.join("faber.rs"));
     bundle_libraries(&out);
 }
 
