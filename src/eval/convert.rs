@@ -27,10 +27,10 @@ fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
 pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
     // `valor`, `copia` and `intervallum` (src/eval/data.rs), then the matrix pairs of
     // src/ir/conversion.rs that the arms below do not cover.
-    if let Some(r) = super::data::convert(v, ty, program) {
+    if let Some(r) = super::data::convert(v, ty, program, convert) {
         return r;
     }
-    if let Some(r) = super::convert_pairs::convert(v, ty, program) {
+    if let Some(r) = super::convert_pairs::convert(v, ty, program, convert) {
         return r;
     }
     match ty {

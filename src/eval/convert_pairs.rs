@@ -32,7 +32,12 @@ fn throw(msg: String) -> FResult<Value> {
 }
 
 /// `v ↦ ty` for a pair of the matrix handled here; `None` for the general arms.
-pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> Option<FResult<Value>> {
+pub(crate) fn convert(
+    v: &Value,
+    ty: &Ty,
+    program: &Program,
+    recur: super::value::Convert,
+) -> Option<FResult<Value>> {
     let (from, to) = (family(v)?, Family::of(ty)?);
     if !verdict(from, to) {
         return Some(throw(format!(
@@ -66,7 +71,7 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> Option<FResult<V
             if matches!(**elem, Ty::Any) {
                 Ok(keys)
             } else {
-                super::convert::convert(&keys, ty, program)
+                recur(&keys, ty, program)
             }
         }
         _ => return None,

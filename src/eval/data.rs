@@ -1,5 +1,5 @@
 //! `↦` for the data types `valor`, `copia` and `intervallum` (docs/language.md § 6),
-//! hooked into src/eval/convert.rs: [`convert`] answers `None` when neither the value
+//! hooked into src/eval/convert.rs (which hands itself in as `recur`): [`convert`] answers `None` when neither the value
 //! nor the target is one of them, and the general rules apply.
 
 use std::rc::Rc;
@@ -22,24 +22,29 @@ fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
     Err(Fault::Throw(Value::text(msg)))
 }
 
-pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> Option<FResult<Value>> {
+pub(crate) fn convert(
+    v: &Value,
+    ty: &Ty,
+    program: &Program,
+    recur: super::value::Convert,
+) -> Option<FResult<Value>> {
     Some(match (v, ty) {
         (_, Ty::Any | Ty::Vacuum) => return None,
         (Value::Json(j), _) => super::json::boxing::from_json(j, ty, program),
         (_, Ty::Json) => super::json::boxing::to_json(v, program).map(Value::Json),
         (Value::Set(_), Ty::Set(e)) if matches!(**e, Ty::Any) => Ok(v.clone()),
         (Value::Set(s), Ty::Set(e)) => {
-            super::set::from_items(&super::set::items(s), e, ty, program)
+            super::set::from_items(&super::set::items(s), e, ty, program, recur)
         }
         (Value::List(items) | Value::Tuple(items), Ty::Set(e)) => {
-            super::set::from_items(items, e, ty, program)
+            super::set::from_items(items, e, ty, program, recur)
         }
         (Value::Set(s), Ty::List(_) | Ty::Tensor { .. }) => {
-            super::convert::convert(&Value::list(super::set::items(s)), ty, program)
+            recur(&Value::list(super::set::items(s)), ty, program)
         }
         (Value::Interval(_), Ty::Interval) => Ok(v.clone()),
         (Value::Interval(r), Ty::List(_) | Ty::Tensor { .. }) => match r.items() {
-            Ok(items) => super::convert::convert(&Value::list(items), ty, program),
+            Ok(items) => recur(&Value::list(items), ty, program),
             Err(e) => Err(e),
         },
         (Value::Set(_) | Value::Interval(_), Ty::Text) => Ok(Value::text(display(v, program))),
@@ -49,17 +54,6 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> Option<FResult<V
         }
         _ => return None,
     })
-}
-
-/// `nota`'s form of the data types (nothing for every other value): a `valor` as
-/// its JSON text with spaces after `,` and `:`, a set as `{a, b}`, a range as `a‥b`.
-pub(crate) fn display_into(out: &mut String, v: &Value, program: &Program) {
-    match v {
-        Value::Json(j) => super::json::write(out, j, true, super::config::text_limit()),
-        Value::Set(s) => super::set::display(out, s, program),
-        Value::Interval(r) => out.push_str(&r.to_string()),
-        _ => {}
-    }
 }
 
 /// The values `itera ex` walks in a set or a JSON array (`None` for other values;

@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+pub use super::numbers::float_into;
 use super::value::{Key, Value};
 use super::{fault, FResult};
 use crate::diag::codes;
@@ -144,21 +145,26 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
             }
             out.push(']');
         }
-        Value::Json(_) | Value::Set(_) | Value::Interval(_) => {
-            super::data::display_into(out, v, program);
+        // a `valor` as its JSON text with spaces after `,` and `:`
+        Value::Json(j) => super::json::write(out, j, true, super::config::text_limit()),
+        // `{1, 2, 3}`: a set's elements in insertion order, displayed as in a list
+        Value::Set(s) => {
+            out.push('{');
+            for (i, k) in s.iter().enumerate() {
+                if out.len() > super::config::text_limit() {
+                    return;
+                }
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                display_into(out, &k.to_value(), program);
+            }
+            out.push('}');
         }
+        // `a‥b`, `a…b`
+        Value::Interval(r) => out.push_str(&r.to_string()),
         Value::Nihil => out.push_str("nihil"),
         Value::Vacuum => out.push_str("vacuum"),
-    }
-}
-
-/// A float: integral finite values with one decimal (`16576.0`, `-0.0`), others in
-/// Rust's shortest round-trip form, which never uses an exponent.
-pub fn float_into(out: &mut String, f: f64) {
-    if f.is_finite() && f.fract() == 0.0 {
-        let _ = write!(out, "{f:.1}");
-    } else {
-        let _ = write!(out, "{f}");
     }
 }
 

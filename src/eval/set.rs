@@ -3,7 +3,6 @@
 
 use std::rc::Rc;
 
-use super::display::display_into;
 use super::ops::key_of;
 use super::value::{Key, Set, Value};
 use super::{fault, FResult, Fault};
@@ -95,27 +94,18 @@ pub(crate) fn call_mut(m: Method, s: &mut Rc<Set>, args: &mut [Value]) -> FResul
     }
 }
 
-/// `{1, 2, 3}`: the elements in insertion order, displayed as in a list.
-pub(crate) fn display(out: &mut String, s: &Set, program: &Program) {
-    out.push('{');
-    for (i, k) in s.iter().enumerate() {
-        if out.len() > super::config::text_limit() {
-            return;
-        }
-        if i > 0 {
-            out.push_str(", ");
-        }
-        display_into(out, &k.to_value(), program);
-    }
-    out.push('}');
-}
-
 /// `lista ↦ copia<T>` (each element converted to `T` first; repeats collapse) and
 /// `copia ↦ copia<T>`.
-pub(crate) fn from_items(items: &[Value], elem: &Ty, ty: &Ty, program: &Program) -> FResult<Value> {
+pub(crate) fn from_items(
+    items: &[Value],
+    elem: &Ty,
+    ty: &Ty,
+    program: &Program,
+    recur: super::value::Convert,
+) -> FResult<Value> {
     let mut out = Set::default();
     for x in items {
-        let x = super::convert::convert(x, elem, program)?;
+        let x = recur(x, elem, program)?;
         match Key::from_value(&x) {
             Some(k) => {
                 out.insert(k);

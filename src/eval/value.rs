@@ -12,6 +12,12 @@ use std::rc::Rc;
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
+pub use super::numbers::{int_float_cmp, int_float_eq};
+
+/// `v ↦ ty` as src/eval/convert.rs defines it, handed to the conversions of the data
+/// types and the matrix pairs (data.rs, set.rs, convert_pairs.rs) so that they convert
+/// parts of a value without importing convert.rs, which calls them.
+pub(crate) type Convert = fn(&Value, &crate::ir::Ty, &crate::ir::Program) -> super::FResult<Value>;
 use crate::ir::{FuncId, GenusId};
 use crate::tensor::Tensor;
 
@@ -37,7 +43,7 @@ pub enum Value {
     /// `copia<T>`: an insertion-ordered set (src/eval/set.rs).
     Set(Rc<Set>),
     /// `intervallum<numerus>` (src/eval/interval.rs).
-    Interval(Rc<super::interval::Interval>),
+    Interval(Rc<super::range::Interval>),
     Nihil,
     #[default]
     Vacuum,
@@ -234,40 +240,6 @@ pub(crate) const ITEM_BYTES: usize = std::mem::size_of::<Value>();
 /// Bytes a map entry takes: the entry (hash, key, value) and its index slot.
 pub(crate) const ENTRY_BYTES: usize =
     std::mem::size_of::<(u64, Key, Value)>() + std::mem::size_of::<usize>();
-
-/// Exact comparison of an i64 with an f64 (no rounding of large ints).
-pub fn int_float_eq(a: i64, b: f64) -> bool {
-    int_float_cmp(a, b) == Some(Ordering::Equal)
-}
-
-fn int_float_cmp(a: i64, b: f64) -> Option<Ordering> {
-    if b.is_nan() {
-        return None;
-    }
-    // 2^63 as f64; every f64 at or beyond ±2^63 is outside i64.
-    const LIM: f64 = 9_223_372_036_854_775_808.0;
-    if b >= LIM {
-        return Some(Ordering::Less);
-    }
-    if b < -LIM {
-        return Some(Ordering::Greater);
-    }
-    let t = b.trunc();
-    let ti = t as i64; // exact: |t| < 2^63
-    match a.cmp(&ti) {
-        Ordering::Equal => {
-            let frac = b - t;
-            Some(if frac > 0.0 {
-                Ordering::Less
-            } else if frac < 0.0 {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            })
-        }
-        o => Some(o),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@ pub struct Module {
     /// The raw TOML between the `+++` lines, when the file has frontmatter.
     pub frontmatter: Option<String>,
     /// The reader locale the file is written in (src/syntax/vocab.rs).
-    pub locale: super::vocab::Locale,
+    pub locale: super::locale::Locale,
     pub items: Vec<Item>,
 }
 

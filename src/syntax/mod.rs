@@ -6,6 +6,7 @@ pub mod desugar;
 mod dump;
 pub(crate) mod hints;
 pub mod lexer;
+pub mod locale;
 mod parser;
 pub mod token;
 pub mod vocab;

@@ -18,14 +18,10 @@ use super::token::Kw;
 /// The table's text, embedded at build time.
 const TABLE: &str = include_str!("vocabulary.txt");
 
-/// A reader locale: an index into the table's locale columns (`la` is column 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Locale(u8);
+pub use super::locale::Locale;
 
+/// A locale's code and list come from the table (src/syntax/locale.rs holds the value).
 impl Locale {
-    /// The canonical (Latin) locale, the default of every file.
-    pub const LA: Locale = Locale(0);
-
     /// The locale a frontmatter or manifest code names (exact, case-sensitive).
     pub fn from_code(code: &str) -> Option<Locale> {
         let v = vocabulary();

@@ -44,7 +44,7 @@ impl PartialEq for Json {
             (Json::Int(a), Json::Int(b)) => a == b,
             (Json::Float(a), Json::Float(b)) => a == b,
             (Json::Int(a), Json::Float(b)) | (Json::Float(b), Json::Int(a)) => {
-                super::value::int_float_eq(*a, *b)
+                super::numbers::int_float_eq(*a, *b)
             }
             (Json::Text(a), Json::Text(b)) => a == b,
             (Json::Array(a), Json::Array(b)) => {
@@ -83,7 +83,7 @@ pub fn write(out: &mut String, j: &Json, spaced: bool, limit: usize) {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Json::Int(i) => out.push_str(&i.to_string()),
-        Json::Float(f) => super::display::float_into(out, *f),
+        Json::Float(f) => super::numbers::float_into(out, *f),
         Json::Text(t) => write_text(out, t),
         Json::Array(items) => {
             out.push('[');
