@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 pub use super::range::Interval;
 use super::value::Value;
-use super::{fault, FResult};
+use super::{arity, fault, FResult};
 use crate::diag::codes;
 use crate::ir::Method;
 
@@ -37,17 +37,6 @@ impl Interval {
         crate::mem::check((n as usize).saturating_mul(super::value::ITEM_BYTES))
             .or_else(|m| fault(codes::RUN_LIMIT, m))?;
         Ok((0..n as i64).map(|k| Value::Int(self.start + k)).collect())
-    }
-}
-
-fn arity(m: Method, args: &[Value], n: usize) -> FResult<()> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        fault(
-            codes::RUN_TYPE,
-            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
-        )
     }
 }
 

@@ -7,22 +7,12 @@
 
 use std::rc::Rc;
 
+use super::arity;
 use super::ops::key_of;
 use super::value::Value;
 use super::{fault, FResult};
 use crate::diag::codes;
 use crate::ir::Method;
-
-fn arity(m: Method, args: &[Value], n: usize) -> FResult<()> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        fault(
-            codes::RUN_TYPE,
-            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
-        )
-    }
-}
 
 #[cold]
 #[inline(never)]

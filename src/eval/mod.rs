@@ -273,3 +273,16 @@ pub(crate) type FResult<T> = Result<T, Fault>;
 pub(crate) fn fault<T>(code: Code, msg: impl Into<String>) -> FResult<T> {
     Err(Fault::Error(code, msg.into()))
 }
+
+/// RUN010 unless a built-in method `m` got `n` arguments (the methods of lists, texts,
+/// sets, ranges and `valor`).
+pub(crate) fn arity(m: crate::ir::Method, args: &[Value], n: usize) -> FResult<()> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        fault(
+            crate::diag::codes::RUN_TYPE,
+            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
+        )
+    }
+}

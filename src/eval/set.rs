@@ -5,20 +5,9 @@ use std::rc::Rc;
 
 use super::ops::key_of;
 use super::value::{Key, Set, Value};
-use super::{fault, FResult, Fault};
+use super::{arity, fault, FResult, Fault};
 use crate::diag::codes;
 use crate::ir::{print, Method, Program, Ty};
-
-fn arity(m: Method, args: &[Value], n: usize) -> FResult<()> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        fault(
-            codes::RUN_TYPE,
-            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
-        )
-    }
-}
 
 /// A method that reads the set.
 pub(crate) fn call(m: Method, s: &Set, args: &[Value]) -> FResult<Value> {

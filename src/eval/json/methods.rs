@@ -7,19 +7,8 @@ use super::parse::{parse, Bounds};
 use super::{write, Json};
 use crate::diag::codes;
 use crate::eval::value::Value;
-use crate::eval::{fault, FResult};
+use crate::eval::{arity, fault, FResult};
 use crate::ir::Method;
-
-fn arity(m: Method, args: &[Value], n: usize) -> FResult<()> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        fault(
-            codes::RUN_TYPE,
-            format!("`{}` takes {n} argument(s), got {}", m.name(), args.len()),
-        )
-    }
-}
 
 /// The member at `k`: a text key of an object or a `numerus` index of an array.
 fn member(j: &Json, k: &Value) -> Option<Rc<Json>> {
