@@ -87,7 +87,7 @@ pub struct Vocabulary {
     pub rows: Vec<Row>,
     /// Per locale: folded spelling → row index, one map per section. Where two rows
     /// share a spelling, the one faber implements wins, else the first.
-    index: Vec<FxHashMap<(Section, String), usize>>,
+    index: Vec<[FxHashMap<String, usize>; 3]>,
     /// Per locale: reserved word → keyword.
     keywords: Vec<FxHashMap<String, Kw>>,
     /// Every faber name some intrinsic row maps onto.
@@ -140,7 +140,6 @@ impl Vocabulary {
         OUT_WORDS.contains(&row.canonical).then_some(row.canonical)
     }
 
-    /// The row a spelling names in one section of a locale.
     /// Whether `word` spells the term `canonical` of `section` in some locale (for a
     /// word read by its position, where the file's locale is not known yet).
     pub fn spells_anywhere(&self, section: Section, canonical: &str, word: &str) -> bool {
@@ -150,10 +149,10 @@ impl Vocabulary {
         })
     }
 
+    /// The row a spelling names in one section of a locale.
     pub fn lookup(&self, section: Section, locale: Locale, word: &str) -> Option<&Row> {
-        let key = (section, fold(word).into_owned());
-        self.index[locale.0 as usize]
-            .get(&key)
+        self.index[locale.0 as usize][section as usize]
+            .get(fold(word).as_ref())
             .map(|&i| &self.rows[i])
     }
 
@@ -261,7 +260,7 @@ pub fn parse(text: &'static str) -> Result<Vocabulary, String> {
             spellings,
         });
     }
-    let mut index: Vec<FxHashMap<(Section, String), usize>> = vec![FxHashMap::default(); n];
+    let mut index: Vec<[FxHashMap<String, usize>; 3]> = vec![Default::default(); n];
     let mut keywords: Vec<FxHashMap<String, Kw>> = vec![FxHashMap::default(); n];
     let mut covered = FxHashMap::default();
     for (i, row) in rows.iter().enumerate() {
@@ -276,11 +275,12 @@ pub fn parse(text: &'static str) -> Result<Vocabulary, String> {
         };
         for (l, spelling) in row.spellings.iter().enumerate() {
             let Some(s) = spelling else { continue };
-            let key = (row.section, fold(s).into_owned());
-            match index[l].get(&key) {
+            let key = fold(s).into_owned();
+            let map = &mut index[l][row.section as usize];
+            match map.get(&key) {
                 Some(&j) if rows[j].implemented() || !row.implemented() => {}
                 _ => {
-                    index[l].insert(key, i);
+                    map.insert(key, i);
                 }
             }
             if let Some(k) = kw {
