@@ -32,14 +32,7 @@ impl Lowerer<'_> {
         self.emit(set_first(true));
         self.push_block();
         self.push_block();
-        let c = self.expr_to(cond, &Ty::Bool);
-        self.emit(Stmt::If {
-            cond: c,
-            then: Block::default(),
-            otherwise: Block {
-                stmts: vec![Stmt::Break],
-            },
-        });
+        self.break_unless(cond);
         let test = self.pop_block();
         self.emit(Stmt::If {
             cond: Operand::Slot(first),
@@ -60,5 +53,18 @@ impl Lowerer<'_> {
         self.cx().loops -= 1;
         let looped = self.pop_block();
         self.emit(Stmt::Loop { body: looped, span });
+    }
+
+    /// `if cond {} else { rumpe }`: the exit test of a `dum` or `fac … dum` loop,
+    /// lowered into the current block.
+    pub(super) fn break_unless(&mut self, cond: &ast::Expr) {
+        let c = self.expr_to(cond, &Ty::Bool);
+        self.emit(Stmt::If {
+            cond: c,
+            then: Block::default(),
+            otherwise: Block {
+                stmts: vec![Stmt::Break],
+            },
+        });
     }
 }

@@ -142,20 +142,7 @@ impl Walk {
                 // the loop can end.
                 let _ = self.block(body, "");
                 let left_by = std::mem::replace(&mut self.rumpe, outer);
-                if !is_verum(cond) {
-                    return Flow::Falls(Some(FallThrough {
-                        span: keyword(s, 3),
-                        note:
-                            "this loop ends when its condition is false, and no `redde` follows it",
-                    }));
-                }
-                match left_by {
-                    None => Flow::Diverges,
-                    Some(r) => Flow::Falls(Some(FallThrough {
-                        span: r,
-                        note: "this `rumpe` leaves the loop, and no `redde` follows it",
-                    })),
-                }
+                loop_exit(cond, keyword(s, 3), left_by)
             }
             // `fac { … } dum c`: like `dum c`, the loop ends when its condition is false.
             StmtKind::DoWhile { body, catch, cond } => {
@@ -165,20 +152,7 @@ impl Walk {
                     let _ = self.block(h, "");
                 }
                 let left_by = std::mem::replace(&mut self.rumpe, outer);
-                if !is_verum(cond) {
-                    return Flow::Falls(Some(FallThrough {
-                        span: cond.span,
-                        note:
-                            "this loop ends when its condition is false, and no `redde` follows it",
-                    }));
-                }
-                match left_by {
-                    None => Flow::Diverges,
-                    Some(r) => Flow::Falls(Some(FallThrough {
-                        span: r,
-                        note: "this `rumpe` leaves the loop, and no `redde` follows it",
-                    })),
-                }
+                loop_exit(cond, cond.span, left_by)
             }
             StmtKind::Iterate { body, .. } => {
                 let outer = self.rumpe.take();
@@ -202,6 +176,24 @@ impl Walk {
 
 /// The closing `}` of a braced block; for an `ergo` body (one simple statement whose
 /// span is the block's), that statement.
+/// How a `dum` or `fac … dum` loop can end: when its condition can be false (at
+/// `at`), or by the `rumpe` that left it (`left_by`); else it never ends.
+fn loop_exit(cond: &Expr, at: Span, left_by: Option<Span>) -> Flow {
+    if !is_verum(cond) {
+        return Flow::Falls(Some(FallThrough {
+            span: at,
+            note: "this loop ends when its condition is false, and no `redde` follows it",
+        }));
+    }
+    match left_by {
+        None => Flow::Diverges,
+        Some(r) => Flow::Falls(Some(FallThrough {
+            span: r,
+            note: "this `rumpe` leaves the loop, and no `redde` follows it",
+        })),
+    }
+}
+
 fn block_end(b: &Block) -> Span {
     match b.stmts.as_slice() {
         [only] if only.span == b.span => b.span,

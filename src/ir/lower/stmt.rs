@@ -64,14 +64,7 @@ impl Lowerer<'_> {
             StmtKind::If { arms, otherwise } => self.if_chain(arms, otherwise.as_ref()),
             StmtKind::While { cond, body } => {
                 self.push_block();
-                let c = self.expr_to(cond, &Ty::Bool);
-                self.emit(Stmt::If {
-                    cond: c,
-                    then: Block::default(),
-                    otherwise: Block {
-                        stmts: vec![Stmt::Break],
-                    },
-                });
+                self.break_unless(cond);
                 self.cx().loops += 1;
                 let inner = self.block(body);
                 self.cx().loops -= 1;
