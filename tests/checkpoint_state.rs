@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use faber::serialize::safetensors::{self, Dtype};
 
 fn tmp(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("faber-ckpt-{tag}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faber-ckpt-{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

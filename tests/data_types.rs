@@ -26,7 +26,7 @@ const OUT: &[(&str, &str)] = &[
 ];
 
 fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("faber-data-types-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-data-types");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{name}.fab"));
     std::fs::write(&p, text).unwrap();

@@ -47,7 +47,7 @@ fn python_with_torch() -> Option<String> {
 #[test]
 fn digits_matches_the_pytorch_reference() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let tmp = std::env::temp_dir().join(format!("faber-digits-ref-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-digits-ref");
     let out = Command::new(env!("CARGO_BIN_EXE_faber"))
         .args([
             "run",

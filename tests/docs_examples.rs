@@ -123,8 +123,8 @@ fn examples(doc: &str) -> Result<Vec<Example>, String> {
 }
 
 fn scratch_dir(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("faber-docs-examples-{}-{tag}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("faber-docs-examples-{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

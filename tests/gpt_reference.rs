@@ -22,7 +22,7 @@ fn reference_dir() -> String {
 
 #[test]
 fn gpt_matches_the_pytorch_reference() {
-    let tmp = std::env::temp_dir().join(format!("faber-gpt-ref-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-gpt-ref");
     let grads = tmp.join("grads0.safetensors");
     let out = Faber::new()
         .arg("run")

@@ -36,7 +36,8 @@ const SMALL: &[&str] = &[
 ];
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("faber-gpt-resume-{tag}-{}", std::process::id()));
+    let d =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faber-gpt-resume-{tag}"));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

@@ -56,7 +56,7 @@ fn a_tolerance_of_zero_fails() {
 
 #[test]
 fn non_differentiable_constructs_are_located() {
-    let dir = std::env::temp_dir().join(format!("faber-gc-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-gc");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("loop.fab");
     std::fs::write(

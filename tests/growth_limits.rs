@@ -27,7 +27,7 @@ struct Outcome {
 /// Writes `source` to a fresh file and runs `faber ARGS… FILE` (the file replaces the
 /// `{}` in `args`) with its address space capped.
 fn faber_capped(name: &str, source: &str, args: &[&str]) -> Outcome {
-    let dir = std::env::temp_dir().join(format!("faber-growth-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-growth");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file: PathBuf = dir.join(format!("{name}.fab"));
     std::fs::write(&file, source).expect("write program");

@@ -4,7 +4,7 @@ mod common;
 
 #[test]
 fn tensor_allocation_limit_is_configurable() {
-    let dir = std::env::temp_dir().join(format!("faber-limits-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-limits");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("big.fab");
     std::fs::write(
@@ -31,7 +31,7 @@ fn tensor_allocation_limit_is_configurable() {
 
 #[test]
 fn text_and_list_growth_limits_end_in_diagnostics() {
-    let dir = std::env::temp_dir().join(format!("faber-growth-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-limits-growth");
     std::fs::create_dir_all(&dir).unwrap();
     let text = dir.join("text.fab");
     // "ab" doubled 10 times = 2048 bytes

@@ -101,7 +101,7 @@ fn num(e: &Element, a: &str) -> f64 {
 
 /// Runs a program that writes `one.svg`, `many.svg` and `odd.svg` into a fresh directory.
 fn charts() -> HashMap<&'static str, Vec<Element>> {
-    let dir = std::env::temp_dir().join(format!("faber-plot-svg-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-plot-svg");
     std::fs::create_dir_all(&dir).unwrap();
     let program = r#"importa ex "gradus:plot" privata plot
 incipit {

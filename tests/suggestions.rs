@@ -358,7 +358,7 @@ fn genus_method_without_call() {
 
 #[test]
 fn cli_loader_suggests_bundled_and_sibling_modules() {
-    let dir = std::env::temp_dir().join(format!("faber-suggest-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-suggest");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(
         dir.join("sub/util.fab"),

@@ -62,7 +62,7 @@ fn json_report_has_the_upstream_shape() {
 
 #[test]
 fn a_file_that_does_not_compile_is_blocked() {
-    let dir = std::env::temp_dir().join(format!("faber-blocked-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-blocked");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.proba");
     std::fs::write(&file, "proba \"x\" { adfirma ignotum }\n").unwrap();

@@ -177,7 +177,8 @@ pub fn all() -> Vec<Entry> {
 /// Runs `faber ARGS` in a fresh directory holding `files`, colour off and the bundled
 /// libraries in use. The directory is removed afterwards.
 pub fn execute(label: &str, files: &[File], args: &[String]) -> Output {
-    let dir = std::env::temp_dir().join(format!("faber-explain-{}-{label}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faber-explain-{label}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for f in files {
