@@ -66,7 +66,8 @@ fn table() -> Table {
         .map(|l| {
             let c: Vec<&str> = l.split_whitespace().collect();
             let mut sp = vec![c[1].to_string()];
-            sp.extend(c[3..].iter().map(|s| s.to_string()));
+            // A cell's current spelling; older ones follow `|` and are never written.
+            sp.extend(c[3..].iter().map(|s| s.split('|').next().unwrap().to_string()));
             (c[0].to_string(), c[1].to_string(), c[2].to_string(), sp)
         })
         .collect();
@@ -619,4 +620,34 @@ fn the_matrix_product_glyph_is_not_part_of_a_unicode_name() {
     );
     let (status, out, err) = run(&file);
     assert_eq!((status, out.as_str()), (0, "9, 12\n"), "{err}");
+}
+
+#[test]
+fn older_pack_spellings_are_read_in_their_own_locale() {
+    let dir = scratch("older");
+    // Vietnamese and Traditional Chinese written with the packs' earlier words
+    // (`bắtđầu`, `in`, `vănbản`; `常數`, `如果`, `顯示`), as the public examples are.
+    let vi = dir.join("vi.fab");
+    write(
+        &vi,
+        "+++\nlocale = \"vi\"\n+++\nhàm chào(vănbản tên) → vănbản {\n  trả \"xin chào, \" + tên\n}\n\nbắtđầu {\n  hằng vănbản lời ← chào(\"bạn\")\n  in lời\n  ghi_chú lời\n}\n",
+    );
+    let (status, out, err) = run(&vi);
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "xin chào, bạn\nxin chào, bạn\n"),
+        "{err}"
+    );
+    let hant = dir.join("hant.fab");
+    write(
+        &hant,
+        "+++\nlocale = \"zh-Hant\"\n+++\n入口 {\n  常數 整數 甲 ← 2\n  如果 甲 > 1 {\n    顯示 甲\n  } 否則 {\n    註記 0\n  }\n}\n",
+    );
+    let (status, out, err) = run(&hant);
+    assert_eq!((status, out.as_str()), (0, "2\n"), "{err}");
+    // In Latin and English `in` stays an ordinary name.
+    let la = dir.join("la.fab");
+    write(&la, "incipit {\n    fixum numerus in ← 3\n    nota in\n}\n");
+    let (status, out, err) = run(&la);
+    assert_eq!((status, out.as_str()), (0, "3\n"), "{err}");
 }

@@ -126,6 +126,30 @@ def folder_of(corpus, path):
     return parts[0]
 
 
+# Every reader locale's spelling of `incipit` / `incipiet`, from faber's own
+# vocabulary table (src/syntax/vocabulary.txt): a program in another locale has
+# an entry too. Latin alone when the table cannot be read.
+VOCABULARY = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "..", "..", "src", "syntax", "vocabulary.txt")
+
+
+def entry_words():
+    words = {"incipit", "incipiet"}
+    try:
+        with open(VOCABULARY, encoding="utf-8") as f:
+            for line in f:
+                cells = line.split()
+                if len(cells) > 3 and cells[0] == "kw" and cells[1] in words:
+                    words.update(c for c in cells[3:] if c != "-")
+    except OSError:
+        pass
+    return words
+
+
+ENTRY_RE = re.compile(r"^\s*(%s)(?![\w])" % "|".join(
+    re.escape(w) for w in sorted(entry_words(), key=len, reverse=True)), re.M)
+
+
 def has_entry(path, kind):
     """Whether the unit has an `incipit` (something to run)."""
     if kind == "file":
@@ -137,7 +161,7 @@ def has_entry(path, kind):
     for p in paths:
         try:
             with open(p, encoding="utf-8", errors="replace") as f:
-                if re.search(r"^\s*(incipit|incipiet)\b", f.read(), re.M):
+                if ENTRY_RE.search(f.read()):
                     return True
         except OSError:
             pass
