@@ -403,7 +403,7 @@ fn diagnostics_quote_the_users_spelling() {
     let file = dir.join("main.fab");
     write(
         &file,
-        "+++\nlocale = \"en\"\n+++\nmain {\n    const list<int> xs ← [1, 2]\n    print xs.lenght()\n    print xs.longitudo()\n    const tf32[] seed ← empty\n    const tf32[2] t ← seed.create(1.0, [2])\n    print t.added()\n    print xs.sort()\n}\n",
+        "+++\nlocale = \"en\"\n+++\nmain {\n    const list<int> xs ← [1, 2]\n    print xs.lenght()\n    print xs.longitudo()\n    const tf32[] seed ← empty\n    const tf32[2] t ← seed.create(1.0, [2])\n    print t.added()\n    print xs.apply()\n}\n",
     );
     let (status, _, err) = run(&file);
     assert_eq!(status, 1);
@@ -422,7 +422,7 @@ fn diagnostics_quote_the_users_spelling() {
     );
     // A vocabulary intrinsic faber lacks is named with its canonical name.
     assert!(
-        err.contains("error[SEM014]") && err.contains("`sort` (canonical `ordina`)"),
+        err.contains("error[SEM014]") && err.contains("`apply` (canonical `applica`)"),
         "{err}"
     );
     // Parse errors list the expected keywords in the file's locale.

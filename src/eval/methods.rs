@@ -402,13 +402,19 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
             Ok(Value::Vacuum)
         }
         (Method::Adde | Method::Dele, Value::Set(s)) => super::set::call_mut(m, s, args),
+        (Method::Ordina, Value::List(items)) => {
+            arity(m, args, 0)?;
+            super::sort::ordina(items)?;
+            Ok(Value::Vacuum)
+        }
         (
             Method::Appende
             | Method::Detrahe
             | Method::Pone
             | Method::Dele
             | Method::Ponde
-            | Method::Adde,
+            | Method::Adde
+            | Method::Ordina,
             _,
         ) => no_method(m, recv),
         _ => call(m, recv, args),

@@ -430,7 +430,7 @@ mod tests {
             matches!(v.intrinsic(en, "exp"), Intrinsic::Known(r) if r.faber == ["exp", "exponens"])
         );
         assert!(matches!(
-            v.intrinsic(en, "sort"),
+            v.intrinsic(en, "apply"),
             Intrinsic::Unimplemented(_)
         ));
         assert_eq!(v.intrinsic(en, "tanh"), Intrinsic::NotInTable);
