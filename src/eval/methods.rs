@@ -118,6 +118,10 @@ pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value
         arity(m, args, 1)?;
         return super::interval::make(recv, &args[0], inclusive);
     }
+    if m == Method::Clamp {
+        arity(m, args, 1)?;
+        return super::interval::clamp(recv, &args[0]);
+    }
     match recv {
         Value::Json(j) => super::json::methods::call(m, j, args),
         Value::Set(s) => super::set::call(m, s, args),

@@ -178,6 +178,9 @@ pub enum Method {
     Interval {
         inclusive: bool,
     },
+    /// `x ↦ a ‥ b`: the number or range `x` (argument) clamped into the range
+    /// (receiver), made by lowering only (no method spelling): src/eval/interval.rs.
+    Clamp,
 }
 
 impl Method {
@@ -299,6 +302,7 @@ impl Method {
             Method::Unio => "union",
             Method::Interval { inclusive: false } => "‥",
             Method::Interval { inclusive: true } => "…",
+            Method::Clamp => "↦‥",
         }
     }
 

@@ -530,5 +530,6 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         }
         Method::Inter | Method::Unio => Ty::Union(vec![Ty::Interval, Ty::Nihil]),
         Method::Interval { .. } => Ty::Interval,
+        Method::Clamp => Ty::Any,
     }
 }
