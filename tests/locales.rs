@@ -645,6 +645,14 @@ fn older_pack_spellings_are_read_in_their_own_locale() {
     );
     let (status, out, err) = run(&hant);
     assert_eq!((status, out.as_str()), (0, "2\n"), "{err}");
+    // English programs upstream write `null` and the empty literal `vacua`.
+    let en = dir.join("en.fab");
+    write(
+        &en,
+        "+++\nlocale = \"en\"\n+++\nfn first(list<int> xs) → int ∪ null {\n    if xs.is_empty() {\n        return null\n    }\n    return xs[0]\n}\n\nmain {\n    var list<int> xs ← vacua\n    if first(xs) is null {\n        print 0\n    }\n    xs.append(4)\n    print first(xs)\n}\n",
+    );
+    let (status, out, err) = run(&en);
+    assert_eq!((status, out.as_str()), (0, "0\n4\n"), "{err}");
     // In Latin and English `in` stays an ordinary name.
     let la = dir.join("la.fab");
     write(&la, "incipit {\n    fixum numerus in ← 3\n    nota in\n}\n");
