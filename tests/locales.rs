@@ -67,7 +67,11 @@ fn table() -> Table {
             let c: Vec<&str> = l.split_whitespace().collect();
             let mut sp = vec![c[1].to_string()];
             // A cell's current spelling; older ones follow `|` and are never written.
-            sp.extend(c[3..].iter().map(|s| s.split('|').next().unwrap().to_string()));
+            sp.extend(
+                c[3..]
+                    .iter()
+                    .map(|s| s.split('|').next().unwrap().to_string()),
+            );
             (c[0].to_string(), c[1].to_string(), c[2].to_string(), sp)
         })
         .collect();

@@ -231,7 +231,10 @@ impl Loader for FsLoader {
             let name = lib.trim_start_matches('§');
             let dir = self.templates.iter().find(|(n, _)| n == name);
             return dir.map_or_else(Vec::new, |(_, d)| {
-                fab_files(d).into_iter().map(|f| format!("{lib}:{f}")).collect()
+                fab_files(d)
+                    .into_iter()
+                    .map(|f| format!("{lib}:{f}"))
+                    .collect()
             });
         }
         if missing.contains(':') {

@@ -68,7 +68,12 @@ pub(crate) fn clamp(range: &Value, x: &Value) -> FResult<Value> {
         return fault(codes::RUN_TYPE, "a clamp needs a range");
     };
     let (b0, b1) = r.half_open();
-    let shown = format!("{}{}{}", r.start, if r.inclusive { "…" } else { "‥" }, r.end);
+    let shown = format!(
+        "{}{}{}",
+        r.start,
+        if r.inclusive { "…" } else { "‥" },
+        r.end
+    );
     let throw = |msg: String| Err(Fault::Throw(Value::text(msg)));
     match x {
         Value::Int(i) => {
