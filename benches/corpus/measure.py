@@ -140,7 +140,9 @@ def entry_words():
             for line in f:
                 cells = line.split()
                 if len(cells) > 3 and cells[0] == "kw" and cells[1] in words:
-                    words.update(c for c in cells[3:] if c != "-")
+                    # A cell's older spellings follow `|`.
+                    words.update(w for c in cells[3:] for w in c.split("|")
+                                 if w != "-")
     except OSError:
         pass
     return words
@@ -205,8 +207,11 @@ def measure_unit(faber, corpus, path, kind, cwd, opts, env):
             panics += 1
         # `faber run` exits with the program's `exitus` code; only a diagnostic
         # (an `error[` line) marks a failure there.
-        ok = code == 0 or (stage == "run" and isinstance(code, int) and code > 1
-                           and not ERROR_RE.search(err))
+        # (`exitus 1` included: a diagnostic always prints an `error[` line; a
+        # panic, 101, is never a success.)
+        ok = code == 0 or (stage == "run" and isinstance(code, int) and code >= 1
+                           and code != 101 and not ERROR_RE.search(err)
+                           and not PANIC_RE.search(err))
         stage_ok[stage] = ok
         if not ok:
             if code == "timeout":
