@@ -66,7 +66,12 @@ fn table() -> Table {
         .map(|l| {
             let c: Vec<&str> = l.split_whitespace().collect();
             let mut sp = vec![c[1].to_string()];
-            sp.extend(c[3..].iter().map(|s| s.to_string()));
+            // A cell's current spelling; older ones follow `|` and are never written.
+            sp.extend(
+                c[3..]
+                    .iter()
+                    .map(|s| s.split('|').next().unwrap().to_string()),
+            );
             (c[0].to_string(), c[1].to_string(), c[2].to_string(), sp)
         })
         .collect();
@@ -402,7 +407,7 @@ fn diagnostics_quote_the_users_spelling() {
     let file = dir.join("main.fab");
     write(
         &file,
-        "+++\nlocale = \"en\"\n+++\nmain {\n    const list<int> xs ← [1, 2]\n    print xs.lenght()\n    print xs.longitudo()\n    const tf32[] seed ← empty\n    const tf32[2] t ← seed.create(1.0, [2])\n    print t.added()\n    print xs.sort()\n}\n",
+        "+++\nlocale = \"en\"\n+++\nmain {\n    const list<int> xs ← [1, 2]\n    print xs.lenght()\n    print xs.longitudo()\n    const tf32[] seed ← empty\n    const tf32[2] t ← seed.create(1.0, [2])\n    print t.added()\n    print xs.apply()\n}\n",
     );
     let (status, _, err) = run(&file);
     assert_eq!(status, 1);
@@ -421,7 +426,7 @@ fn diagnostics_quote_the_users_spelling() {
     );
     // A vocabulary intrinsic faber lacks is named with its canonical name.
     assert!(
-        err.contains("error[SEM014]") && err.contains("`sort` (canonical `ordina`)"),
+        err.contains("error[SEM014]") && err.contains("`apply` (canonical `applica`)"),
         "{err}"
     );
     // Parse errors list the expected keywords in the file's locale.
@@ -619,4 +624,42 @@ fn the_matrix_product_glyph_is_not_part_of_a_unicode_name() {
     );
     let (status, out, err) = run(&file);
     assert_eq!((status, out.as_str()), (0, "9, 12\n"), "{err}");
+}
+
+#[test]
+fn older_pack_spellings_are_read_in_their_own_locale() {
+    let dir = scratch("older");
+    // Vietnamese and Traditional Chinese written with the packs' earlier words
+    // (`bắtđầu`, `in`, `vănbản`; `常數`, `如果`, `顯示`), as the public examples are.
+    let vi = dir.join("vi.fab");
+    write(
+        &vi,
+        "+++\nlocale = \"vi\"\n+++\nhàm chào(vănbản tên) → vănbản {\n  trả \"xin chào, \" + tên\n}\n\nbắtđầu {\n  hằng vănbản lời ← chào(\"bạn\")\n  in lời\n  ghi_chú lời\n}\n",
+    );
+    let (status, out, err) = run(&vi);
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "xin chào, bạn\nxin chào, bạn\n"),
+        "{err}"
+    );
+    let hant = dir.join("hant.fab");
+    write(
+        &hant,
+        "+++\nlocale = \"zh-Hant\"\n+++\n入口 {\n  常數 整數 甲 ← 2\n  如果 甲 > 1 {\n    顯示 甲\n  } 否則 {\n    註記 0\n  }\n}\n",
+    );
+    let (status, out, err) = run(&hant);
+    assert_eq!((status, out.as_str()), (0, "2\n"), "{err}");
+    // English programs upstream write `null` and the empty literal `vacua`.
+    let en = dir.join("en.fab");
+    write(
+        &en,
+        "+++\nlocale = \"en\"\n+++\nfn first(list<int> xs) → int ∪ null {\n    if xs.is_empty() {\n        return null\n    }\n    return xs[0]\n}\n\nmain {\n    var list<int> xs ← vacua\n    if first(xs) is null {\n        print 0\n    }\n    xs.append(4)\n    print first(xs)\n}\n",
+    );
+    let (status, out, err) = run(&en);
+    assert_eq!((status, out.as_str()), (0, "0\n4\n"), "{err}");
+    // In Latin and English `in` stays an ordinary name.
+    let la = dir.join("la.fab");
+    write(&la, "incipit {\n    fixum numerus in ← 3\n    nota in\n}\n");
+    let (status, out, err) = run(&la);
+    assert_eq!((status, out.as_str()), (0, "3\n"), "{err}");
 }

@@ -141,3 +141,18 @@ fn out_of_subset_import_forms_are_rejected() {
     let errs = run(&[("main.fab", main)]).unwrap_err();
     assert!(errs[0].starts_with("SEM014 main.fab:1:12"), "{errs:?}");
 }
+
+#[test]
+fn a_star_import_binds_the_whole_module_as_a_namespace() {
+    // `* ut adde` is the namespace even though the module exports a function `adde`.
+    let main = "
+importa ex \"./util\" privata * ut adde
+incipit {
+    nota adde.adde(2), adde.BASIS
+}
+";
+    assert_eq!(
+        run(&[("main.fab", main), ("util.fab", UTIL)]).unwrap(),
+        "42, 40\n"
+    );
+}

@@ -126,6 +126,32 @@ def folder_of(corpus, path):
     return parts[0]
 
 
+# Every reader locale's spelling of `incipit` / `incipiet`, from faber's own
+# vocabulary table (src/syntax/vocabulary.txt): a program in another locale has
+# an entry too. Latin alone when the table cannot be read.
+VOCABULARY = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "..", "..", "src", "syntax", "vocabulary.txt")
+
+
+def entry_words():
+    words = {"incipit", "incipiet"}
+    try:
+        with open(VOCABULARY, encoding="utf-8") as f:
+            for line in f:
+                cells = line.split()
+                if len(cells) > 3 and cells[0] == "kw" and cells[1] in words:
+                    # A cell's older spellings follow `|`.
+                    words.update(w for c in cells[3:] for w in c.split("|")
+                                 if w != "-")
+    except OSError:
+        pass
+    return words
+
+
+ENTRY_RE = re.compile(r"^\s*(%s)(?![\w])" % "|".join(
+    re.escape(w) for w in sorted(entry_words(), key=len, reverse=True)), re.M)
+
+
 def has_entry(path, kind):
     """Whether the unit has an `incipit` (something to run)."""
     if kind == "file":
@@ -137,7 +163,7 @@ def has_entry(path, kind):
     for p in paths:
         try:
             with open(p, encoding="utf-8", errors="replace") as f:
-                if re.search(r"^\s*(incipit|incipiet)\b", f.read(), re.M):
+                if ENTRY_RE.search(f.read()):
                     return True
         except OSError:
             pass
@@ -181,8 +207,11 @@ def measure_unit(faber, corpus, path, kind, cwd, opts, env):
             panics += 1
         # `faber run` exits with the program's `exitus` code; only a diagnostic
         # (an `error[` line) marks a failure there.
-        ok = code == 0 or (stage == "run" and isinstance(code, int) and code > 1
-                           and not ERROR_RE.search(err))
+        # (`exitus 1` included: a diagnostic always prints an `error[` line; a
+        # panic, 101, is never a success.)
+        ok = code == 0 or (stage == "run" and isinstance(code, int) and code >= 1
+                           and code != 101 and not ERROR_RE.search(err)
+                           and not PANIC_RE.search(err))
         stage_ok[stage] = ok
         if not ok:
             if code == "timeout":

@@ -28,10 +28,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> ExitCode {
     }
     let mut diags = input.notes;
     let mut loader = super::modules::FsLoader::new(ctx.lib_root.clone());
-    loader.package_locale = input
-        .package
-        .as_ref()
-        .map_or_else(Default::default, |m| m.locale);
+    loader.use_package(input.package.as_ref());
     if let Err(errors) = faber::compile(&mut sources, input.entry, &mut loader) {
         diags.extend(errors);
     }

@@ -206,7 +206,11 @@ fn read_manifest(
     sources: &mut SourceMap,
 ) -> Result<(Manifest, FileId), Vec<Diagnostic>> {
     let file = read_source(path, sources).map_err(|d| vec![d])?;
-    let manifest = manifest::parse(sources.text(file), file).map_err(|d| vec![d])?;
+    let mut manifest = manifest::parse(sources.text(file), file).map_err(|d| vec![d])?;
+    manifest.dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     Ok((manifest, file))
 }
 

@@ -10,6 +10,9 @@
 //! source = "src"      # default
 //! entry = "main.fab"  # default
 //!
+//! [paths.templates]   # named folders imported as `§name/stem`
+//! gnu = "../common/gnu"
+//!
 //! [reader]            # or [locale]
 //! locale = "en"       # the reader locale of the package's files (default "la")
 //! ```
@@ -42,6 +45,11 @@ pub struct Manifest {
     /// `[reader] locale` (or `[locale] locale`): the reader locale of the package's
     /// files whose frontmatter names none. The frontmatter wins for its file.
     pub locale: Locale,
+    /// `[paths.templates]`: folders of shared modules, relative to the manifest's
+    /// directory, by name; `importa ex "§name/stem"` reads `<folder>/stem.fab`.
+    pub templates: Vec<(String, String)>,
+    /// The directory of `faber.toml` (set by the loader, empty from [`parse`]).
+    pub dir: std::path::PathBuf,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -85,6 +93,8 @@ struct RawPackage {
 struct RawPaths {
     source: Option<Spanned<String>>,
     entry: Option<Spanned<String>>,
+    #[serde(default)]
+    templates: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -153,6 +163,23 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
     let source = path_setting(raw.paths.source, "source", "src")?;
     let entry = path_setting(raw.paths.entry, "entry", "main.fab")?;
 
+    let mut templates = Vec::new();
+    for (name, dir) in raw.paths.templates {
+        let named = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        if !named {
+            return Err(Diagnostic::error(
+                codes::CLI_MANIFEST,
+                format!("[paths.templates] `{name}` is not a name (letters, digits, `_`, `-`)"),
+                span(dir.span()),
+            ));
+        }
+        let dir = path_setting(Some(dir), &format!("templates.{name}"), "")?;
+        templates.push((name, dir));
+    }
+
     let mut locale = Locale::LA;
     for (table, settings) in [("reader", &raw.reader), ("locale", &raw.locale)] {
         if let Some(code) = settings.as_ref().and_then(|s| s.locale.as_ref()) {
@@ -197,6 +224,8 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         entry,
         paths_span,
         locale,
+        templates,
+        dir: std::path::PathBuf::new(),
         notes,
     })
 }
@@ -242,6 +271,16 @@ mod tests {
         assert_eq!(m.edition.as_deref(), Some("2026"));
         assert_eq!((m.source.as_str(), m.entry.as_str()), ("lib", "start.fab"));
         assert_eq!(m.describe(), "p v0.1.0 (edition 2026)");
+    }
+
+    #[test]
+    fn template_folders() {
+        let m = ok("[package]\nname = \"p\"\n[paths.templates]\ngnu = \"../common/gnu\"\n");
+        assert_eq!(m.templates, vec![("gnu".into(), "../common/gnu".into())]);
+        let d = err("[package]\nname = \"p\"\n[paths.templates]\ngnu = \"\"\n");
+        assert!(d.message.contains("templates.gnu"), "{}", d.message);
+        let d = err("[package]\nname = \"p\"\n[paths.templates]\n\"a/b\" = \"x\"\n");
+        assert!(d.message.contains("is not a name"), "{}", d.message);
     }
 
     #[test]

@@ -172,10 +172,7 @@ impl Context {
             Err(diags) => return Err(self.report(&sources, &diags)),
         };
         let mut loader = modules::FsLoader::new(self.lib_root.clone());
-        loader.package_locale = input
-            .package
-            .as_ref()
-            .map_or_else(Default::default, |m| m.locale);
+        loader.use_package(input.package.as_ref());
         match faber::compile_to(&mut sources, input.entry, &mut loader, stage) {
             Ok(program) => Ok(Compiled {
                 sources,

@@ -1,7 +1,8 @@
 //! The module loader the CLI gives the compiler: relative imports are files on disk;
 //! `lib:stem` imports come from `--lib-root DIR` or `$FABER_LIBRARY_HOME`
 //! (`DIR/<lib>/src/<stem>.fab`) when given, else from the libraries bundled in the
-//! binary (`norma:` = stdlib/src, `gradus:` = gradus-fab/src).
+//! binary (`norma:` = stdlib/src, `gradus:` = gradus-fab/src); `§name/stem` imports
+//! come from the folder faber.toml's `[paths.templates]` names `name`.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,9 @@ pub struct FsLoader {
     /// The package's `[reader] locale`: the default of its own files (library
     /// modules, `lib:…`, stay Latin unless their frontmatter says otherwise).
     pub package_locale: Locale,
+    /// The package's `[paths.templates]`: template name → folder (as the manifest's
+    /// directory joined with the setting).
+    templates: Vec<(String, PathBuf)>,
 }
 
 impl FsLoader {
@@ -40,6 +44,52 @@ impl FsLoader {
             real: FxHashMap::default(),
             names: FxHashMap::default(),
             package_locale: Locale::LA,
+            templates: Vec::new(),
+        }
+    }
+
+    /// Takes the package settings the loader needs from its manifest (none: a lone
+    /// file): the reader locale of its files and its template folders.
+    pub fn use_package(&mut self, package: Option<&super::manifest::Manifest>) {
+        let Some(m) = package else { return };
+        self.package_locale = m.locale;
+        self.templates = m
+            .templates
+            .iter()
+            .map(|(name, dir)| (name.clone(), m.dir.join(dir)))
+            .collect();
+    }
+
+    /// `rel` inside the folder `dir`, which it may not leave (a library's `src`, a
+    /// template folder); `what` names the folder in messages.
+    fn load_inside(
+        dir: &Path,
+        rel: &str,
+        name: String,
+        what: &str,
+    ) -> Result<(String, String), LoadError> {
+        let path = dir.join(rel);
+        let shown = path.display().to_string();
+        let Ok(dir_real) = std::fs::canonicalize(dir) else {
+            return Err(LoadError::NotFound(format!("`{shown}`")));
+        };
+        match fsguard::contain(&dir_real, Path::new(rel)) {
+            Ok(real) => read_module(&real, &shown)
+                .map(|text| (name, text))
+                .map_err(|e| match e {
+                    LoadError::NotFound(_) => LoadError::NotFound(format!("`{shown}`")),
+                    e => e,
+                }),
+            Err(ContainError::Escapes) => Err(LoadError::LeavesRoot(format!(
+                "{what}, `{}`",
+                dir_real.display()
+            ))),
+            Err(ContainError::Unresolved(ReadError::NotFound)) => {
+                Err(LoadError::NotFound(format!("`{shown}`")))
+            }
+            Err(ContainError::Unresolved(e)) => {
+                Err(LoadError::Unreadable(format!("from `{shown}`: {e}")))
+            }
         }
     }
 
@@ -149,34 +199,20 @@ impl Loader for FsLoader {
     fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError> {
         let name = canonical_name(spec, importer)?;
         if let Some((lib, rel)) = name.split_once(':') {
-            if let Some(root) = &self.lib_root {
-                let lib_dir = root.join(lib).join("src");
-                let Ok(lib_real) = std::fs::canonicalize(&lib_dir) else {
+            if let Some(template) = lib.strip_prefix('§') {
+                let Some((_, dir)) = self.templates.iter().find(|(n, _)| n == template) else {
                     return Err(LoadError::NotFound(format!(
-                        "`{}`",
-                        lib_dir.join(rel).display()
+                        "a folder named `{template}` under [paths.templates] in faber.toml, \
+                         which names none"
                     )));
                 };
-                let path = lib_dir.join(rel);
-                let shown = path.display().to_string();
-                return match fsguard::contain(&lib_real, Path::new(rel)) {
-                    Ok(real) => read_module(&real, &shown)
-                        .map(|text| (name, text))
-                        .map_err(|e| match e {
-                            LoadError::NotFound(_) => LoadError::NotFound(format!("`{shown}`")),
-                            e => e,
-                        }),
-                    Err(ContainError::Escapes) => Err(LoadError::LeavesRoot(format!(
-                        "the root of library `{lib}`, `{}`",
-                        lib_real.display()
-                    ))),
-                    Err(ContainError::Unresolved(ReadError::NotFound)) => {
-                        Err(LoadError::NotFound(format!("`{shown}`")))
-                    }
-                    Err(ContainError::Unresolved(e)) => {
-                        Err(LoadError::Unreadable(format!("from `{shown}`: {e}")))
-                    }
-                };
+                let what = format!("the template folder `{template}`");
+                return Self::load_inside(dir, rel, name.clone(), &what);
+            }
+            if let Some(root) = &self.lib_root {
+                let lib_dir = root.join(lib).join("src");
+                let what = format!("the root of library `{lib}`");
+                return Self::load_inside(&lib_dir, rel, name.clone(), &what);
             }
             return match faber::libraries::bundled(&name) {
                 Some(text) => Ok((name, text.to_string())),
@@ -191,6 +227,16 @@ impl Loader for FsLoader {
     /// The `.fab` files in the missing file's folder; for a library module, every
     /// module of every library under the library root, or every bundled module.
     fn candidates(&self, missing: &str) -> Vec<String> {
+        if let Some((lib, _)) = missing.split_once(':').filter(|(l, _)| l.starts_with('§')) {
+            let name = lib.trim_start_matches('§');
+            let dir = self.templates.iter().find(|(n, _)| n == name);
+            return dir.map_or_else(Vec::new, |(_, d)| {
+                fab_files(d)
+                    .into_iter()
+                    .map(|f| format!("{lib}:{f}"))
+                    .collect()
+            });
+        }
         if missing.contains(':') {
             return match &self.lib_root {
                 Some(root) => library_modules(root),

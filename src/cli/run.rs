@@ -160,10 +160,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         ctx.status("Running", &package.describe());
     }
     let mut loader = FsLoader::new(ctx.lib_root.clone());
-    loader.package_locale = input
-        .package
-        .as_ref()
-        .map_or_else(Default::default, |m| m.locale);
+    loader.use_package(input.package.as_ref());
     let program = match faber::compile(&mut sources, input.entry, &mut loader) {
         Ok(p) => p,
         Err(diags) => return ctx.report(&sources, &diags),

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 pub use super::range::Interval;
 use super::value::Value;
-use super::{arity, fault, FResult};
+use super::{arity, fault, FResult, Fault};
 use crate::diag::codes;
 use crate::ir::Method;
 
@@ -57,6 +57,47 @@ pub(crate) fn make(start: &Value, end: &Value, inclusive: bool) -> FResult<Value
         end: int_of("an intervallum end", end)?,
         inclusive,
     })))
+}
+
+/// `x ↦ range` (`Method::Clamp`): a number moved to the nearest integer of the range
+/// (a thrown conversion failure when it holds none); a range with each end moved into
+/// the range, written like `x` (empty when they do not meet). Other values have no
+/// such conversion (thrown, like any failed `↦`).
+pub(crate) fn clamp(range: &Value, x: &Value) -> FResult<Value> {
+    let Value::Interval(r) = range else {
+        return fault(codes::RUN_TYPE, "a clamp needs a range");
+    };
+    let (b0, b1) = r.half_open();
+    let shown = format!(
+        "{}{}{}",
+        r.start,
+        if r.inclusive { "…" } else { "‥" },
+        r.end
+    );
+    let throw = |msg: String| Err(Fault::Throw(Value::text(msg)));
+    match x {
+        Value::Int(i) => {
+            if b0 >= b1 {
+                return throw(format!("cannot convert {i} to {shown}: the range is empty"));
+            }
+            let c = (*i as i128).clamp(b0, b1 - 1);
+            Ok(Value::Int(c as i64))
+        }
+        Value::Interval(a) => {
+            let (a0, a1) = a.half_open();
+            let lo = a0.clamp(b0, b1.max(b0));
+            let hi = a1.clamp(lo, b1.max(lo));
+            Ok(Value::Interval(Rc::new(Interval::from_half_open(
+                lo,
+                hi,
+                a.inclusive,
+            ))))
+        }
+        other => throw(format!(
+            "there is no conversion from {} to intervallum",
+            other.type_name()
+        )),
+    }
 }
 
 fn other_range(m: Method, v: &Value) -> FResult<Interval> {

@@ -118,6 +118,10 @@ pub(crate) fn call(m: Method, recv: &Value, args: &mut [Value]) -> FResult<Value
         arity(m, args, 1)?;
         return super::interval::make(recv, &args[0], inclusive);
     }
+    if m == Method::Clamp {
+        arity(m, args, 1)?;
+        return super::interval::clamp(recv, &args[0]);
+    }
     match recv {
         Value::Json(j) => super::json::methods::call(m, j, args),
         Value::Set(s) => super::set::call(m, s, args),
@@ -402,13 +406,19 @@ pub(crate) fn call_mut(m: Method, recv: &mut Value, args: &mut [Value]) -> FResu
             Ok(Value::Vacuum)
         }
         (Method::Adde | Method::Dele, Value::Set(s)) => super::set::call_mut(m, s, args),
+        (Method::Ordina, Value::List(items)) => {
+            arity(m, args, 0)?;
+            super::sort::ordina(items)?;
+            Ok(Value::Vacuum)
+        }
         (
             Method::Appende
             | Method::Detrahe
             | Method::Pone
             | Method::Dele
             | Method::Ponde
-            | Method::Adde,
+            | Method::Adde
+            | Method::Ordina,
             _,
         ) => no_method(m, recv),
         _ => call(m, recv, args),

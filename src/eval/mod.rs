@@ -69,6 +69,7 @@ mod place;
 mod range;
 mod set;
 mod slice;
+mod sort;
 mod tensor_access;
 mod tensor_args;
 mod tensor_custom;

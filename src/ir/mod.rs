@@ -166,6 +166,9 @@ pub enum Method {
     },
     /// `copia.adde(x)`: inserts one element (changes the set).
     Adde,
+    /// `lista.ordina()`: sorts the list in place, ascending (numbers by value, texts
+    /// by code points): src/eval/sort.rs.
+    Ordina,
     /// `intervallum.inter(r)` / `intervallum.union(r)`: intersection / union of two
     /// ranges, `nihil` when it is not a range.
     Inter,
@@ -175,6 +178,9 @@ pub enum Method {
     Interval {
         inclusive: bool,
     },
+    /// `x ↦ a ‥ b`: the number or range `x` (argument) clamped into the range
+    /// (receiver), made by lowering only (no method spelling): src/eval/interval.rs.
+    Clamp,
 }
 
 impl Method {
@@ -211,6 +217,7 @@ impl Method {
         Method::Cosinus,
         Method::Ponde,
         Method::Adde,
+        Method::Ordina,
         Method::Inter,
         Method::Unio,
     ];
@@ -248,6 +255,7 @@ impl Method {
             "cosinus" => Method::Cosinus,
             "ponde" => Method::Ponde,
             "adde" => Method::Adde,
+            "ordina" => Method::Ordina,
             "inter" => Method::Inter,
             "union" => Method::Unio,
             _ => return None,
@@ -289,10 +297,12 @@ impl Method {
             Method::TextSlice { inclusive: false } => "[‥]",
             Method::TextSlice { inclusive: true } => "[…]",
             Method::Adde => "adde",
+            Method::Ordina => "ordina",
             Method::Inter => "inter",
             Method::Unio => "union",
             Method::Interval { inclusive: false } => "‥",
             Method::Interval { inclusive: true } => "…",
+            Method::Clamp => "↦‥",
         }
     }
 
@@ -307,6 +317,7 @@ impl Method {
                 | Method::Dele
                 | Method::Ponde
                 | Method::Adde
+                | Method::Ordina
         )
     }
 }

@@ -26,7 +26,7 @@ pub enum LoadError {
     /// The file exists but cannot be read as a module (a FIFO, a device, a symlink
     /// loop, too large, no permission): where and why, as "from `PATH`: REASON".
     Unreadable(String),
-    /// An import form outside the subset (`§name/x`, `faber:*`, bare names).
+    /// An import form outside the subset (`faber:*`, bare names).
     Unsupported(String),
 }
 
@@ -308,6 +308,9 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
             None => path,
         });
     }
+    if let Some(rest) = spec.strip_prefix('§') {
+        return template_name(spec, rest);
+    }
     if let Some((lib, stem)) = spec.split_once(':') {
         if lib.is_empty() || !lib.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(LoadError::Unsupported(
@@ -341,6 +344,42 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
     ))
 }
 
+/// `§name/stem` (a module of the package's template folder `name`, faber.toml's
+/// `[paths.templates]`): the canonical name `§name:stem.fab`, so that the template's
+/// own relative imports stay inside its folder as a library's do.
+fn template_name(spec: &str, rest: &str) -> Result<String, LoadError> {
+    let Some((name, stem)) = rest.split_once('/') else {
+        return Err(LoadError::Unsupported(
+            "a template import names a folder and a module: `§name/stem`".into(),
+        ));
+    };
+    let named = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !named {
+        return Err(LoadError::Unsupported(
+            "template folder names are letters, digits, `_` and `-`".into(),
+        ));
+    }
+    let mut parts = Vec::new();
+    for part in stem.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(LoadError::Escapes),
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        return Err(LoadError::NotFound(format!(
+            "an empty module path in `{spec}`"
+        )));
+    }
+    let path = parts.join("/");
+    let path = path.strip_suffix(".fab").unwrap_or(&path);
+    Ok(format!("§{name}:{path}.fab"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +411,22 @@ mod tests {
             canonical_name("../../x", "gradus:nn.fab"),
             Err(LoadError::Escapes)
         );
+        assert_eq!(
+            canonical_name("§gnu/stdio", "src/main.fab").unwrap(),
+            "§gnu:stdio.fab"
+        );
+        assert_eq!(
+            canonical_name("./bytes", "§gnu:stdio.fab").unwrap(),
+            "§gnu:bytes.fab"
+        );
+        assert_eq!(
+            canonical_name("§gnu/../x", "m.fab"),
+            Err(LoadError::Escapes)
+        );
+        assert!(matches!(
+            canonical_name("§gnu", "m.fab"),
+            Err(LoadError::Unsupported(_))
+        ));
         assert!(matches!(
             canonical_name("nn", "m.fab"),
             Err(LoadError::Unsupported(_))

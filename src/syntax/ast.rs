@@ -485,6 +485,13 @@ pub enum ExprKind {
         ty: Type,
         fallback: Option<Box<Expr>>,
     },
+    /// `e ↦ a ‥ b` with an optional `⇥ default`: `e` clamped into the range `a ‥ b`
+    /// (`range` is an [`ExprKind::Range`] without a step; docs/language.md § 6).
+    Clamp {
+        expr: Box<Expr>,
+        range: Box<Expr>,
+        fallback: Option<Box<Expr>>,
+    },
     /// `e ∷ T`
     Ascribe {
         expr: Box<Expr>,

@@ -280,6 +280,32 @@ pub fn convert(
     )
 }
 
+/// `e ↦ lo ‥ hi ⇥ f`: the range spans from `lo` to `hi`.
+#[allow(clippy::too_many_arguments)]
+pub fn clamp(
+    file: FileId,
+    e: Expr,
+    lo: Expr,
+    hi: Expr,
+    inclusive: bool,
+    fallback: Option<Expr>,
+    l: usize,
+    r: usize,
+) -> Expr {
+    let (rl, rr) = (lo.span.lo as usize, hi.span.hi as usize);
+    let range = range(file, lo, hi, inclusive, None, rl, rr);
+    expr(
+        file,
+        ExprKind::Clamp {
+            expr: Box::new(e),
+            range: Box::new(range),
+            fallback: fallback.map(Box::new),
+        },
+        l,
+        r,
+    )
+}
+
 pub fn ascribe(file: FileId, e: Expr, ty: Type, l: usize, r: usize) -> Expr {
     expr(
         file,

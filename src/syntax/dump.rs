@@ -477,6 +477,16 @@ pub(crate) fn expr(e: &Expr) -> String {
                 .map_or(String::new(), |f| format!(" ⇥ {}", expr(f)));
             format!("(↦ {} {}{f})", expr(x), ty_s(ty))
         }
+        ExprKind::Clamp {
+            expr: x,
+            range,
+            fallback,
+        } => {
+            let f = fallback
+                .as_ref()
+                .map_or(String::new(), |f| format!(" ⇥ {}", expr(f)));
+            format!("(↦ {} {}{f})", expr(x), expr(range))
+        }
         ExprKind::Ascribe { expr: x, ty } => format!("(∷ {} {})", expr(x), ty_s(ty)),
         ExprKind::Call {
             callee,

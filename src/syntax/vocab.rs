@@ -69,6 +69,9 @@ pub struct Row {
     pub faber: Vec<&'static str>,
     /// One spelling per locale (`None`: the pack declares none).
     pub spellings: Vec<Option<&'static str>>,
+    /// Older spellings a locale still reads (after `|` in its cell: the pack's
+    /// earlier revision), as (locale index, spelling); faber never writes them.
+    pub older: Vec<(usize, &'static str)>,
 }
 
 impl Row {
@@ -252,12 +255,27 @@ pub fn parse(text: &'static str) -> Result<Vocabulary, String> {
             names => names.split('|').collect(),
         };
         let mut spellings = vec![Some(canonical)];
-        spellings.extend(cells[3..].iter().map(|&c| (c != "-").then_some(c)));
+        let mut older = Vec::new();
+        for (l, &c) in cells[3..].iter().enumerate() {
+            let mut alternatives = c.split('|');
+            let first = alternatives.next().filter(|&w| w != "-" && !w.is_empty());
+            if first.is_none() && c != "-" {
+                return Err(format!("line {line}: an empty spelling in `{c}`"));
+            }
+            spellings.push(first);
+            for w in alternatives {
+                if w.is_empty() || w == "-" {
+                    return Err(format!("line {line}: an empty spelling in `{c}`"));
+                }
+                older.push((l + 1, w));
+            }
+        }
         rows.push(Row {
             section,
             canonical,
             faber,
             spellings,
+            older,
         });
     }
     let mut index: Vec<[FxHashMap<String, usize>; 3]> = vec![Default::default(); n];
@@ -285,6 +303,21 @@ pub fn parse(text: &'static str) -> Result<Vocabulary, String> {
             }
             if let Some(k) = kw {
                 keywords[l].insert(fold(s).into_owned(), k);
+            }
+        }
+    }
+    // Older spellings last: one never displaces a current spelling of any row.
+    for (i, row) in rows.iter().enumerate() {
+        let kw = match row.section {
+            Section::Keyword => Kw::from_word(row.canonical),
+            _ => None,
+        };
+        for &(l, s) in &row.older {
+            index[l][row.section as usize]
+                .entry(fold(s).into_owned())
+                .or_insert(i);
+            if let Some(k) = kw {
+                keywords[l].entry(fold(s).into_owned()).or_insert(k);
             }
         }
     }
@@ -397,13 +430,34 @@ mod tests {
             matches!(v.intrinsic(en, "exp"), Intrinsic::Known(r) if r.faber == ["exp", "exponens"])
         );
         assert!(matches!(
-            v.intrinsic(en, "sort"),
+            v.intrinsic(en, "apply"),
             Intrinsic::Unimplemented(_)
         ));
         assert_eq!(v.intrinsic(en, "tanh"), Intrinsic::NotInTable);
         assert!(v.covers("addita") && !v.covers("tanh"));
         assert_eq!(v.spell(Section::Intrinsic, en, "addita"), Some("added"));
         assert_eq!(v.spell(Section::Intrinsic, en, "exponens"), Some("exp"));
+    }
+
+    #[test]
+    fn older_spellings_are_read_but_never_written() {
+        let v = vocabulary();
+        let vi = Locale::from_code("vi").unwrap();
+        let hant = Locale::from_code("zh-Hant").unwrap();
+        // The current spelling and the pack's earlier one both read as `incipit`.
+        assert_eq!(v.keyword(vi, "bắt_đầu"), Some(Kw::Incipit));
+        assert_eq!(v.keyword(vi, "bắtđầu"), Some(Kw::Incipit));
+        assert_eq!(v.keyword(hant, "常數"), Some(Kw::Fixum));
+        assert_eq!(v.keyword(hant, "定值"), Some(Kw::Fixum));
+        assert_eq!(v.type_name(vi, "vănbản"), Some("textus"));
+        // faber writes (and quotes) the current one.
+        assert_eq!(v.spell(Section::Keyword, vi, "incipit"), Some("bắt_đầu"));
+        assert_eq!(v.spell(Section::Keyword, hant, "fixum"), Some("定值"));
+        // Only in its own locale: `in` is no keyword in English or Latin.
+        assert_eq!(v.keyword(Locale::LA, "in"), None);
+        assert_eq!(v.keyword(Locale::from_code("en").unwrap(), "in"), None);
+        let t = "section la faber en\nkw si = if|\n";
+        assert!(parse(t).is_err());
     }
 
     #[test]

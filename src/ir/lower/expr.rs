@@ -178,40 +178,14 @@ impl Lowerer<'_> {
                 let (v, from) = self.expr(expr, None);
                 self.check_data_conversion(&from, &target, span);
                 self.check_conversion(&from, &target, span);
-                match fallback {
-                    None => {
-                        self.check_may_throw_convert(span);
-                        (
-                            self.temp(Rhs::Convert(v, target.clone()), target.clone(), span),
-                            target,
-                        )
-                    }
-                    Some(d) => {
-                        let dst = self.new_slot("", target.clone());
-                        self.push_block();
-                        self.emit(Stmt::Let {
-                            dst,
-                            rhs: Rhs::Convert(v, target.clone()),
-                            span,
-                        });
-                        let body = self.pop_block();
-                        self.push_block();
-                        let dv = self.expr_to(d, &target);
-                        self.emit(Stmt::Let {
-                            dst,
-                            rhs: Rhs::Use(dv),
-                            span: d.span,
-                        });
-                        let handler = self.pop_block();
-                        self.emit(Stmt::Try {
-                            body,
-                            catch_slot: None,
-                            handler,
-                        });
-                        (Operand::Slot(dst), target)
-                    }
-                }
+                let rhs = Rhs::Convert(v, target.clone());
+                self.may_fail(rhs, target, fallback.as_deref(), span)
             }
+            ExprKind::Clamp {
+                expr,
+                range,
+                fallback,
+            } => self.clamp(expr, range, fallback.as_deref(), span),
             ExprKind::Ascribe { expr, ty } => {
                 let m = self.cur_module();
                 let target = self.ty(m, ty);
@@ -323,6 +297,43 @@ impl Lowerer<'_> {
     /// A failed `↦` throws; like `iace` it must be caught or declared, except in
     /// `incipit` and tests, where it is fatal (docs/language.md § 5).
     fn check_may_throw_convert(&mut self, _span: Span) {}
+
+    /// `rhs` (a conversion that may throw) as a value of type `target`; with `⇥ d`, a
+    /// throw gives `d` instead.
+    pub(super) fn may_fail(
+        &mut self,
+        rhs: Rhs,
+        target: Ty,
+        fallback: Option<&ast::Expr>,
+        span: Span,
+    ) -> Lowered {
+        match fallback {
+            None => {
+                self.check_may_throw_convert(span);
+                (self.temp(rhs, target.clone(), span), target)
+            }
+            Some(d) => {
+                let dst = self.new_slot("", target.clone());
+                self.push_block();
+                self.emit(Stmt::Let { dst, rhs, span });
+                let body = self.pop_block();
+                self.push_block();
+                let dv = self.expr_to(d, &target);
+                self.emit(Stmt::Let {
+                    dst,
+                    rhs: Rhs::Use(dv),
+                    span: d.span,
+                });
+                let handler = self.pop_block();
+                self.emit(Stmt::Try {
+                    body,
+                    catch_slot: None,
+                    handler,
+                });
+                (Operand::Slot(dst), target)
+            }
+        }
+    }
 
     fn name(&mut self, id: &ast::Ident, expected: Option<&Ty>) -> Lowered {
         if let Some(l) = self.local(&id.name).cloned() {

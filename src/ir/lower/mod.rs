@@ -5,6 +5,7 @@
 
 mod argumenta;
 mod chain;
+mod clamp;
 mod conversion;
 mod data;
 mod do_while;

@@ -525,8 +525,11 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         | Method::Sinus
         | Method::Cosinus => Ty::Float,
         Method::Dele => Ty::Bool,
-        Method::Appende | Method::Pone | Method::Ponde | Method::Adde => Ty::Vacuum,
+        Method::Appende | Method::Pone | Method::Ponde | Method::Adde | Method::Ordina => {
+            Ty::Vacuum
+        }
         Method::Inter | Method::Unio => Ty::Union(vec![Ty::Interval, Ty::Nihil]),
         Method::Interval { .. } => Ty::Interval,
+        Method::Clamp => Ty::Any,
     }
 }

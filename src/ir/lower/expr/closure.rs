@@ -94,6 +94,17 @@ fn free_names(e: &ast::Expr, out: &mut FxHashSet<String>) {
                 go(f);
             }
         }
+        ExprKind::Clamp {
+            expr,
+            range,
+            fallback,
+        } => {
+            go(expr);
+            go(range);
+            if let Some(f) = fallback {
+                go(f);
+            }
+        }
         ExprKind::Call { callee, args, .. } => {
             go(callee);
             args.iter().for_each(go);
