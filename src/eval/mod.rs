@@ -48,12 +48,14 @@ mod convert;
 mod convert_pairs;
 mod cursus;
 mod data;
+pub mod device;
 pub mod display;
 mod exec;
 mod finite;
 mod host;
 mod host_args;
 mod host_csv;
+mod host_device;
 mod host_progress;
 mod host_tensor_file;
 pub mod interrupt;
@@ -149,6 +151,28 @@ pub trait Io {
 
     /// `hospes.progressus`: a transient status line (shown only on a terminal).
     fn progress(&mut self, _line: &str) {}
+
+    /// The host devices of `norma:solum` and `norma:processus` (src/eval/device.rs).
+    fn device(&mut self, _req: &device::Device) -> Result<device::Reply, String> {
+        Err(NO_FILES.to_string())
+    }
+
+    /// `consolum.funde`: raw bytes on standard output (by default as text, bytes that
+    /// are not UTF-8 replaced).
+    fn stdout_bytes(&mut self, bytes: &[u8]) {
+        self.stdout(&String::from_utf8_lossy(bytes));
+    }
+
+    /// `consolum.hauri`: up to `max` bytes of standard input, fewer only at its end
+    /// (nothing for a host without one).
+    fn read_stdin(&mut self, _max: u64) -> Result<Vec<u8>, String> {
+        Ok(Vec::new())
+    }
+
+    /// `consolum.audit` / `loquitur` / `admonet`: whether a standard stream is a terminal.
+    fn is_terminal(&self, _stream: device::Stream) -> bool {
+        false
+    }
 }
 
 /// Why an [`Io`] without a file system refuses a file function.
