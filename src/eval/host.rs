@@ -84,7 +84,8 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         | Host::ConsolumTerminalis
         | Host::ProcessusAmbitus
         | Host::ProcessusSedes
-        | Host::ProcessusIdentitas => super::host_device::call(h, args, io),
+        | Host::ProcessusIdentitas
+        | Host::ProcessusExi => super::host_device::call(h, args, io),
         Host::JsonSolve => super::json::methods::solve(&args[0]),
         Host::JsonTempta => super::json::methods::tempta(&args[0]),
         Host::JsonPange => super::json::methods::pange(&args[0]),

@@ -79,6 +79,10 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
             };
             return Ok(Value::Bool(io.is_terminal(stream)));
         }
+        Host::ProcessusExi => {
+            let code = int(h, &args[0])?;
+            return Err(super::Fault::Exit(code));
+        }
         Host::SolumPartem => Device::ReadRange {
             path: path()?,
             start: count(h, &args[1], "the start")?,

@@ -206,6 +206,9 @@ pub struct RuntimeError {
     pub trace: Vec<(String, Span)>,
     pub omitted: usize,
     pub gradient_of: Option<(String, String)>,
+    /// Set when the program ended itself with `processus.exi(code)`: `faber run` exits
+    /// with the code; where no run can end (a `faber test` case) it is an error.
+    pub exit: Option<i64>,
 }
 
 impl RuntimeError {
@@ -215,6 +218,7 @@ impl RuntimeError {
             trace: Vec::new(),
             omitted: 0,
             gradient_of: None,
+            exit: None,
         }
     }
 
@@ -253,9 +257,13 @@ fn run_entry_in(m: &mut machine::Machine) -> Result<i64, RuntimeError> {
             Span::default(),
         ));
     };
-    m.run_inits()?;
+    let ran = m.run_inits().and_then(|()| m.call_top(entry, Vec::new()));
     let span = program.func(entry).span;
-    match m.call_top(entry, Vec::new())? {
+    let value = match ran {
+        Err(RuntimeError { exit: Some(n), .. }) => return Ok(n),
+        other => other?,
+    };
+    match value {
         Value::Int(n) => Ok(n),
         Value::Vacuum | Value::Nihil => Ok(0),
         other => Err(RuntimeError::new(
@@ -290,6 +298,8 @@ pub(crate) enum Fault {
     Error(Code, String),
     /// A catchable failure (a failed `↦`): the thrown value, a text message.
     Throw(Value),
+    /// `processus.exi(code)`: the program ends with this exit code (never caught).
+    Exit(i64),
 }
 
 pub(crate) type FResult<T> = Result<T, Fault>;

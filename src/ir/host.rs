@@ -109,6 +109,7 @@ hosts! {
     ProcessusAmbitus = "processus_ambitus", 1;
     ProcessusSedes = "processus_sedes", 0;
     ProcessusIdentitas = "processus_identitas", 0;
+    ProcessusExi = "processus_exi", 1;
 }
 
 impl Host {
@@ -153,7 +154,7 @@ impl Host {
             Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
             Host::SolumModum => vec![Ty::Text, Ty::Int],
             Host::ViaIunge => vec![Ty::List(Box::new(Ty::Text))],
-            Host::ConsolumHauri | Host::ConsolumTerminalis => vec![Ty::Int],
+            Host::ConsolumHauri | Host::ConsolumTerminalis | Host::ProcessusExi => vec![Ty::Int],
             Host::ConsolumFunde => vec![Ty::Bytes],
             Host::SolumDomus
             | Host::SolumTemporarium
@@ -219,7 +220,8 @@ impl Host {
             | Host::SolumAmputa
             | Host::ConsolumFunde
             | Host::ConsolumDic
-            | Host::ConsolumMone => Ty::Vacuum,
+            | Host::ConsolumMone
+            | Host::ProcessusExi => Ty::Vacuum,
             Host::JsonTempta => Ty::Union(vec![Ty::Json, Ty::Nihil]),
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
