@@ -146,6 +146,7 @@ impl HostFiles {
             }),
             Device::WorkingDir => Reply::Text(utf8(std::env::current_dir()?.into_os_string())?),
             Device::ProcessId => Reply::Int(i64::from(std::process::id())),
+            Device::Entropy(n) => Reply::Bytes(entropy(n)?),
         })
     }
 
@@ -336,4 +337,20 @@ fn symlink(target: &str, link: &str) -> Result<(), Failure> {
         let _ = (target, link);
         Err(Failure::Says("symbolic links are made on Unix only"))
     }
+}
+
+/// The most random bytes one request takes.
+const ENTROPY_LIMIT: u64 = 1 << 20;
+
+/// `n` bytes of the operating system's random source (`/dev/urandom`, a fixed
+/// path: the one device faber opens for a program).
+fn entropy(n: u64) -> Result<Vec<u8>, Failure> {
+    if n > ENTROPY_LIMIT {
+        return Err(Failure::Owned(format!(
+            "{n} bytes are more than the {ENTROPY_LIMIT} one call takes"
+        )));
+    }
+    let mut out = vec![0; n as usize];
+    fs::File::open("/dev/urandom")?.read_exact(&mut out)?;
+    Ok(out)
 }

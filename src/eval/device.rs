@@ -62,6 +62,8 @@ pub enum Device<'a> {
     WorkingDir,
     /// The process id.
     ProcessId,
+    /// `n` bytes from the operating system's random source (`norma:aleator`).
+    Entropy(u64),
 }
 
 /// A file's status ([`Device::Status`]).

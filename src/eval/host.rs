@@ -86,6 +86,10 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         | Host::ProcessusSedes
         | Host::ProcessusIdentitas
         | Host::ProcessusExi => super::host_device::call(h, args, io),
+        Host::AleatorFractum
+        | Host::AleatorSortire
+        | Host::AleatorOctetos
+        | Host::AleatorSemina => super::host_random::call(h, args, io),
         Host::JsonSolve => super::json::methods::solve(&args[0]),
         Host::JsonTempta => super::json::methods::tempta(&args[0]),
         Host::JsonPange => super::json::methods::pange(&args[0]),

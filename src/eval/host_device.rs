@@ -187,7 +187,7 @@ fn status(s: &FileStatus) -> Value {
 }
 
 /// What a failed request was doing, for its message.
-fn what(req: &Device) -> String {
+pub(super) fn what(req: &Device) -> String {
     match req {
         Device::ReadRange { path, .. } | Device::Find { path, .. } => format!("cannot read `{path}`"),
         Device::Append { path, .. } => format!("cannot append to `{path}`"),
@@ -214,6 +214,7 @@ fn what(req: &Device) -> String {
         Device::Env(n) => format!("cannot read the environment variable `{n}`"),
         Device::WorkingDir => "cannot find the working directory".to_string(),
         Device::ProcessId => "cannot find the process id".to_string(),
+        Device::Entropy(_) => "cannot read random bytes".to_string(),
     }
 }
 
@@ -251,7 +252,7 @@ fn bytes(h: Host, v: &Value) -> FResult<&[u8]> {
     }
 }
 
-fn int(h: Host, v: &Value) -> FResult<i64> {
+pub(super) fn int(h: Host, v: &Value) -> FResult<i64> {
     match v {
         Value::Int(n) => Ok(*n),
         other => fault(
@@ -266,7 +267,7 @@ fn int(h: Host, v: &Value) -> FResult<i64> {
 }
 
 /// A byte count or offset: a numerus ≥ 0.
-fn count(h: Host, v: &Value, what: &str) -> FResult<u64> {
+pub(super) fn count(h: Host, v: &Value, what: &str) -> FResult<u64> {
     let n = int(h, v)?;
     u64::try_from(n).or_else(|_| {
         fault(

@@ -57,6 +57,7 @@ mod host_args;
 mod host_csv;
 mod host_device;
 mod host_progress;
+mod host_random;
 mod host_tensor_file;
 pub mod interrupt;
 pub mod interval;

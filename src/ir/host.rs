@@ -110,6 +110,11 @@ hosts! {
     ProcessusSedes = "processus_sedes", 0;
     ProcessusIdentitas = "processus_identitas", 0;
     ProcessusExi = "processus_exi", 1;
+    // norma:aleator (src/eval/host_random.rs)
+    AleatorFractum = "aleator_fractum", 0;
+    AleatorSortire = "aleator_sortire", 2;
+    AleatorOctetos = "aleator_octetos", 1;
+    AleatorSemina = "aleator_semina", 1;
 }
 
 impl Host {
@@ -154,12 +159,18 @@ impl Host {
             Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
             Host::SolumModum => vec![Ty::Text, Ty::Int],
             Host::ViaIunge => vec![Ty::List(Box::new(Ty::Text))],
-            Host::ConsolumHauri | Host::ConsolumTerminalis | Host::ProcessusExi => vec![Ty::Int],
+            Host::ConsolumHauri
+            | Host::ConsolumTerminalis
+            | Host::ProcessusExi
+            | Host::AleatorOctetos
+            | Host::AleatorSemina => vec![Ty::Int],
+            Host::AleatorSortire => vec![Ty::Int, Ty::Int],
             Host::ConsolumFunde => vec![Ty::Bytes],
             Host::SolumDomus
             | Host::SolumTemporarium
             | Host::ProcessusSedes
-            | Host::ProcessusIdentitas => vec![],
+            | Host::ProcessusIdentitas
+            | Host::AleatorFractum => vec![],
             Host::JsonPange => vec![Ty::Json],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
@@ -221,7 +232,11 @@ impl Host {
             | Host::ConsolumFunde
             | Host::ConsolumDic
             | Host::ConsolumMone
-            | Host::ProcessusExi => Ty::Vacuum,
+            | Host::ProcessusExi
+            | Host::AleatorSemina => Ty::Vacuum,
+            Host::AleatorFractum => Ty::Float,
+            Host::AleatorSortire => Ty::Int,
+            Host::AleatorOctetos => Ty::Bytes,
             Host::JsonTempta => Ty::Union(vec![Ty::Json, Ty::Nihil]),
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
