@@ -21,10 +21,8 @@ impl TempDir {
     fn new(tag: &str) -> TempDir {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "faber-norma-{tag}-{}-{n}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("faber-norma-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
@@ -120,7 +118,11 @@ fn a_missing_file_is_run017() {
         dir.path(),
         "importa ex \"norma:solum\" privata solum\nincipit { nota solum.carpe(\"nusquam.txt\") }\n",
     );
-    assert_fails(&out, "RUN017", "cannot read `nusquam.txt`: it does not exist");
+    assert_fails(
+        &out,
+        "RUN017",
+        "cannot read `nusquam.txt`: it does not exist",
+    );
     for call in [
         "solum.mensura(\"nusquam\")",
         "solum.describe(\"nusquam\")",
@@ -146,7 +148,11 @@ fn dele_refuses_a_directory_and_amputa_the_working_directory() {
         let src = format!(
             "importa ex \"norma:solum\" privata solum\nincipit {{ solum.amputa(\"{path}\") }}\n"
         );
-        assert_fails(&run_in(dir.path(), &src), "RUN017", "does not remove the root");
+        assert_fails(
+            &run_in(dir.path(), &src),
+            "RUN017",
+            "does not remove the root",
+        );
     }
     assert_eq!(
         std::fs::read_to_string(dir.path().join("d/f.txt")).unwrap(),
@@ -159,8 +165,14 @@ fn bad_counts_and_modes_are_run017() {
     let dir = TempDir::new("counts");
     std::fs::write(dir.path().join("f"), "abc").unwrap();
     for (call, words) in [
-        ("solum.partem(\"f\", -1, 2)", "the start must not be negative"),
-        ("solum.inveni(\"f\", \"a\", 0, -2)", "the length must not be negative"),
+        (
+            "solum.partem(\"f\", -1, 2)",
+            "the start must not be negative",
+        ),
+        (
+            "solum.inveni(\"f\", \"a\", 0, -2)",
+            "the length must not be negative",
+        ),
         ("solum.modum(\"f\", 4096)", "4096 is not a mode"),
         ("solum.partem(\"f\", 0, 1099511627776)", "more than the"),
     ] {

@@ -73,12 +73,12 @@ impl HostFiles {
             Device::Exists(p) => Reply::Bool(fs::metadata(p).is_ok()),
             Device::IsDir(p) => Reply::Bool(fs::metadata(p).is_ok_and(|m| m.is_dir())),
             Device::IsFile(p) => Reply::Bool(fs::metadata(p).is_ok_and(|m| m.is_file())),
-            Device::Readable(p) => Reply::Bool(
-                fs::metadata(p).is_ok_and(|m| m.is_file()) && fs::File::open(p).is_ok(),
-            ),
-            Device::IsLink(p) => Reply::Bool(
-                fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()),
-            ),
+            Device::Readable(p) => {
+                Reply::Bool(fs::metadata(p).is_ok_and(|m| m.is_file()) && fs::File::open(p).is_ok())
+            }
+            Device::IsLink(p) => {
+                Reply::Bool(fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+            }
             Device::Size(p) => Reply::Int(fs::metadata(p)?.len() as i64),
             Device::Mode(p) => Reply::Int(mode_bits(&fs::metadata(p)?)),
             Device::Status(p) => Reply::Status(status(&fs::symlink_metadata(p)?)),
@@ -243,9 +243,12 @@ fn touch(p: &str) -> Result<(), Failure> {
 /// are refused.
 fn remove_tree(p: &str) -> Result<(), Failure> {
     let norm = fsguard::normalize(Path::new(p));
-    let only_up = norm
-        .components()
-        .all(|c| matches!(c, Component::ParentDir | Component::RootDir | Component::CurDir));
+    let only_up = norm.components().all(|c| {
+        matches!(
+            c,
+            Component::ParentDir | Component::RootDir | Component::CurDir
+        )
+    });
     if p.is_empty() || only_up {
         return Err(Failure::Says(
             "faber does not remove the root, the working directory or a directory above it",

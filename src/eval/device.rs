@@ -9,7 +9,11 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Device<'a> {
     /// At most `len` bytes of a regular file from byte `start` on (fewer at its end).
-    ReadRange { path: &'a str, start: u64, len: u64 },
+    ReadRange {
+        path: &'a str,
+        start: u64,
+        len: u64,
+    },
     /// The file offset of the first occurrence of `pattern` among the bytes
     /// `[start, start + len)` of a regular file, or -1.
     Find {
@@ -19,7 +23,10 @@ pub enum Device<'a> {
         len: u64,
     },
     /// `text` added at the end of a file (created when missing), atomically.
-    Append { path: &'a str, text: &'a str },
+    Append {
+        path: &'a str,
+        text: &'a str,
+    },
     /// Whether the path names something (symbolic links followed).
     Exists(&'a str),
     IsDir(&'a str),
@@ -37,15 +44,27 @@ pub enum Device<'a> {
     /// The target of a symbolic link.
     ReadLink(&'a str),
     /// A symbolic link at `link` pointing to `target`.
-    Symlink { target: &'a str, link: &'a str },
+    Symlink {
+        target: &'a str,
+        link: &'a str,
+    },
     /// Removes a file or a symbolic link (never a directory).
     RemoveFile(&'a str),
     /// Copies a regular file's bytes to `to`, atomically.
-    Copy { from: &'a str, to: &'a str },
-    Rename { from: &'a str, to: &'a str },
+    Copy {
+        from: &'a str,
+        to: &'a str,
+    },
+    Rename {
+        from: &'a str,
+        to: &'a str,
+    },
     /// Creates an empty file, or sets the modification time of an existing one to now.
     Touch(&'a str),
-    SetMode { path: &'a str, mode: u32 },
+    SetMode {
+        path: &'a str,
+        mode: u32,
+    },
     /// Creates a directory and its missing parents.
     CreateDir(&'a str),
     /// The names in a directory, sorted.

@@ -44,7 +44,9 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
         }
         Host::ViaSuffixum => {
             let ext = Path::new(path()?).extension().and_then(|e| e.to_str());
-            return Ok(Value::text(ext.map(|e| format!(".{e}")).unwrap_or_default()));
+            return Ok(Value::text(
+                ext.map(|e| format!(".{e}")).unwrap_or_default(),
+            ));
         }
         Host::ConsolumDic => {
             io.stdout(path()?);
@@ -73,7 +75,10 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
                 n => {
                     return fault(
                         codes::RUN_HOST,
-                        format!("`hospes.{}`: {n} is not a standard stream (0, 1 or 2)", h.name()),
+                        format!(
+                            "`hospes.{}`: {n} is not a standard stream (0, 1 or 2)",
+                            h.name()
+                        ),
                     )
                 }
             };
@@ -126,7 +131,10 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
             if !(0..=0o7777).contains(&mode) {
                 return fault(
                     codes::RUN_HOST,
-                    format!("cannot set the mode of `{}`: {mode} is not a mode (0 to 0o7777)", path()?),
+                    format!(
+                        "cannot set the mode of `{}`: {mode} is not a mode (0 to 0o7777)",
+                        path()?
+                    ),
                 );
             }
             Device::SetMode {
@@ -189,7 +197,9 @@ fn status(s: &FileStatus) -> Value {
 /// What a failed request was doing, for its message.
 pub(super) fn what(req: &Device) -> String {
     match req {
-        Device::ReadRange { path, .. } | Device::Find { path, .. } => format!("cannot read `{path}`"),
+        Device::ReadRange { path, .. } | Device::Find { path, .. } => {
+            format!("cannot read `{path}`")
+        }
         Device::Append { path, .. } => format!("cannot append to `{path}`"),
         Device::Exists(p)
         | Device::IsDir(p)
@@ -272,7 +282,10 @@ pub(super) fn count(h: Host, v: &Value, what: &str) -> FResult<u64> {
     u64::try_from(n).or_else(|_| {
         fault(
             codes::RUN_HOST,
-            format!("`hospes.{}`: {what} must not be negative, not {n}", h.name()),
+            format!(
+                "`hospes.{}`: {what} must not be negative, not {n}",
+                h.name()
+            ),
         )
     })
 }

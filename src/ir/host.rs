@@ -150,10 +150,9 @@ impl Host {
             | Host::ConsolumDic
             | Host::ConsolumMone
             | Host::ProcessusAmbitus => vec![Ty::Text],
-            Host::SolumAppone
-            | Host::SolumVincula
-            | Host::SolumExscribe
-            | Host::SolumRenomina => vec![Ty::Text, Ty::Text],
+            Host::SolumAppone | Host::SolumVincula | Host::SolumExscribe | Host::SolumRenomina => {
+                vec![Ty::Text, Ty::Text]
+            }
             Host::ScribeOctetos => vec![Ty::Text, Ty::Bytes],
             Host::SolumPartem => vec![Ty::Text, Ty::Int, Ty::Int],
             Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
