@@ -52,6 +52,11 @@ impl HostFiles {
         read_host_file(path, self.bytes_limit)
     }
 
+    /// The largest file (or byte range) a byte read takes.
+    pub fn bytes_limit(&self) -> u64 {
+        self.bytes_limit
+    }
+
     /// Creates or replaces a file atomically (checkpoints).
     pub fn write_bytes(&self, path: &str, contents: &[u8]) -> Result<(), String> {
         atomic::write_atomic(Path::new(path), contents).map_err(|e| e.to_string())
@@ -68,7 +73,7 @@ fn read_host_file(path: &str, limit: u64) -> Result<Vec<u8>, String> {
     fsguard::read_regular_file(Path::new(path), limit).map_err(|e| e.to_string())
 }
 
-/// The five file methods of `faber::eval::Io`, forwarded to the [`HostFiles`] in
+/// The five file methods of `faber::eval::Io` and its `device` (src/cli/hostdev.rs), forwarded to the [`HostFiles`] in
 /// field `$files` of the implementing type.
 macro_rules! host_file_methods {
     ($files:ident) => {
@@ -86,6 +91,12 @@ macro_rules! host_file_methods {
         }
         fn write_bytes(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
             self.$files.write_bytes(path, contents)
+        }
+        fn device(
+            &mut self,
+            req: &faber::eval::device::Device,
+        ) -> Result<faber::eval::device::Reply, String> {
+            self.$files.device(req)
         }
     };
 }

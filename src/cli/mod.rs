@@ -12,6 +12,7 @@ mod explain;
 mod flags;
 mod fsguard;
 mod gradcheck;
+mod hostdev;
 mod hostfs;
 mod interrupt;
 mod ir;

@@ -123,6 +123,30 @@ impl faber::eval::Io for ProcessIo {
         self.dir.clone()
     }
 
+    fn stdout_bytes(&mut self, bytes: &[u8]) {
+        if self.out_tty {
+            self.clear_progress();
+        }
+        self.out.write(bytes);
+        if self.out_tty {
+            self.flush();
+        }
+    }
+
+    fn read_stdin(&mut self, max: u64) -> Result<Vec<u8>, String> {
+        self.flush();
+        self.files.read_stdin(max)
+    }
+
+    fn is_terminal(&self, stream: faber::eval::device::Stream) -> bool {
+        use faber::eval::device::Stream;
+        match stream {
+            Stream::In => std::io::IsTerminal::is_terminal(&std::io::stdin()),
+            Stream::Out => self.out_tty,
+            Stream::Err => self.err_tty,
+        }
+    }
+
     fn progress(&mut self, line: &str) {
         if !self.err_tty {
             return;

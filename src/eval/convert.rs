@@ -217,6 +217,7 @@ mod tests {
             Ok(x) => Ok(display(&x, &p)),
             Err(Fault::Throw(m)) => Err(display(&m, &p)),
             Err(Fault::Error(c, m)) => Err(format!("{}: {m}", c.id)),
+            Err(Fault::Exit(n)) => Err(format!("exit {n}")),
         }
     }
 

@@ -47,6 +47,49 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
                 ),
             }
         }
+        Host::ScribeOctetos
+        | Host::SolumPartem
+        | Host::SolumInveni
+        | Host::SolumCarpe
+        | Host::SolumAppone
+        | Host::SolumExstat
+        | Host::SolumDirectoriumne
+        | Host::SolumRegularene
+        | Host::SolumLegibilene
+        | Host::SolumVinculumne
+        | Host::SolumMensura
+        | Host::SolumModus
+        | Host::SolumStatus
+        | Host::SolumSequere
+        | Host::SolumVincula
+        | Host::SolumDele
+        | Host::SolumExscribe
+        | Host::SolumRenomina
+        | Host::SolumTange
+        | Host::SolumModum
+        | Host::SolumCrea
+        | Host::SolumEnumera
+        | Host::SolumAmputa
+        | Host::SolumAbsolve
+        | Host::SolumDomus
+        | Host::SolumTemporarium
+        | Host::ViaIunge
+        | Host::ViaParens
+        | Host::ViaNomen
+        | Host::ViaSuffixum
+        | Host::ConsolumHauri
+        | Host::ConsolumFunde
+        | Host::ConsolumDic
+        | Host::ConsolumMone
+        | Host::ConsolumTerminalis
+        | Host::ProcessusAmbitus
+        | Host::ProcessusSedes
+        | Host::ProcessusIdentitas
+        | Host::ProcessusExi => super::host_device::call(h, args, io),
+        Host::AleatorFractum
+        | Host::AleatorSortire
+        | Host::AleatorOctetos
+        | Host::AleatorSemina => super::host_random::call(h, args, io),
         Host::JsonSolve => super::json::methods::solve(&args[0]),
         Host::JsonTempta => super::json::methods::tempta(&args[0]),
         Host::JsonPange => super::json::methods::pange(&args[0]),
@@ -182,7 +225,7 @@ fn csv_request(h: Host, args: &[Value]) -> FResult<super::host_csv::CsvRequest<'
     })
 }
 
-fn text(h: Host, v: &Value) -> FResult<&str> {
+pub(super) fn text(h: Host, v: &Value) -> FResult<&str> {
     match v {
         Value::Text(s) => Ok(s.as_str()),
         other => fault(

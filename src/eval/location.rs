@@ -55,6 +55,7 @@ impl RuntimeError {
             trace,
             omitted,
             gradient_of,
+            exit: _,
         } = self;
         let raised_at = d.span;
         // The innermost call made from user code, when the error was raised in a library.

@@ -306,6 +306,17 @@ impl<'p, 'io> Machine<'p, 'io> {
         match f {
             Fault::Error(code, msg) => self.error(code, msg, span),
             Fault::Throw(v) => self.throw(v, span, true),
+            Fault::Exit(n) => {
+                let mut e = self.error(
+                    codes::RUN_MORI,
+                    format!("`processus.exi({n})` ended the program"),
+                    span,
+                );
+                if let Unwind::Error(e) = e.as_mut() {
+                    e.exit = Some(n);
+                }
+                e
+            }
         }
     }
 

@@ -48,13 +48,16 @@ mod convert;
 mod convert_pairs;
 mod cursus;
 mod data;
+pub mod device;
 pub mod display;
 mod exec;
 mod finite;
 mod host;
 mod host_args;
 mod host_csv;
+mod host_device;
 mod host_progress;
+mod host_random;
 mod host_tensor_file;
 pub mod interrupt;
 pub mod interval;
@@ -150,6 +153,28 @@ pub trait Io {
 
     /// `hospes.progressus`: a transient status line (shown only on a terminal).
     fn progress(&mut self, _line: &str) {}
+
+    /// The host devices of `norma:solum` and `norma:processus` (src/eval/device.rs).
+    fn device(&mut self, _req: &device::Device) -> Result<device::Reply, String> {
+        Err(NO_FILES.to_string())
+    }
+
+    /// `consolum.funde`: raw bytes on standard output (by default as text, bytes that
+    /// are not UTF-8 replaced).
+    fn stdout_bytes(&mut self, bytes: &[u8]) {
+        self.stdout(&String::from_utf8_lossy(bytes));
+    }
+
+    /// `consolum.hauri`: up to `max` bytes of standard input, fewer only at its end
+    /// (nothing for a host without one).
+    fn read_stdin(&mut self, _max: u64) -> Result<Vec<u8>, String> {
+        Ok(Vec::new())
+    }
+
+    /// `consolum.audit` / `loquitur` / `admonet`: whether a standard stream is a terminal.
+    fn is_terminal(&self, _stream: device::Stream) -> bool {
+        false
+    }
 }
 
 /// Why an [`Io`] without a file system refuses a file function.
@@ -183,6 +208,9 @@ pub struct RuntimeError {
     pub trace: Vec<(String, Span)>,
     pub omitted: usize,
     pub gradient_of: Option<(String, String)>,
+    /// Set when the program ended itself with `processus.exi(code)`: `faber run` exits
+    /// with the code; where no run can end (a `faber test` case) it is an error.
+    pub exit: Option<i64>,
 }
 
 impl RuntimeError {
@@ -192,6 +220,7 @@ impl RuntimeError {
             trace: Vec::new(),
             omitted: 0,
             gradient_of: None,
+            exit: None,
         }
     }
 
@@ -230,9 +259,13 @@ fn run_entry_in(m: &mut machine::Machine) -> Result<i64, RuntimeError> {
             Span::default(),
         ));
     };
-    m.run_inits()?;
+    let ran = m.run_inits().and_then(|()| m.call_top(entry, Vec::new()));
     let span = program.func(entry).span;
-    match m.call_top(entry, Vec::new())? {
+    let value = match ran {
+        Err(RuntimeError { exit: Some(n), .. }) => return Ok(n),
+        other => other?,
+    };
+    match value {
         Value::Int(n) => Ok(n),
         Value::Vacuum | Value::Nihil => Ok(0),
         other => Err(RuntimeError::new(
@@ -267,6 +300,8 @@ pub(crate) enum Fault {
     Error(Code, String),
     /// A catchable failure (a failed `↦`): the thrown value, a text message.
     Throw(Value),
+    /// `processus.exi(code)`: the program ends with this exit code (never caught).
+    Exit(i64),
 }
 
 pub(crate) type FResult<T> = Result<T, Fault>;

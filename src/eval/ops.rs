@@ -388,6 +388,7 @@ mod tests {
         match r {
             Err(Fault::Error(c, _)) => c.id,
             Err(Fault::Throw(_)) => "throw",
+            Err(Fault::Exit(_)) => "exit",
             Ok(_) => "ok",
         }
     }

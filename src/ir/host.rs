@@ -70,6 +70,51 @@ hosts! {
     JsonSolve = "json_solve", 1;
     JsonTempta = "json_tempta", 1;
     JsonPange = "json_pange", 1;
+    // norma:solum, norma:consolum, norma:processus (src/eval/host_device.rs)
+    ScribeOctetos = "scribe_octetos", 2;
+    SolumPartem = "solum_partem", 3;
+    SolumInveni = "solum_inveni", 4;
+    SolumCarpe = "solum_carpe", 1;
+    SolumAppone = "solum_appone", 2;
+    SolumExstat = "solum_exstat", 1;
+    SolumDirectoriumne = "solum_directoriumne", 1;
+    SolumRegularene = "solum_regularene", 1;
+    SolumLegibilene = "solum_legibilene", 1;
+    SolumVinculumne = "solum_vinculumne", 1;
+    SolumMensura = "solum_mensura", 1;
+    SolumModus = "solum_modus", 1;
+    SolumStatus = "solum_status", 1;
+    SolumSequere = "solum_sequere", 1;
+    SolumVincula = "solum_vincula", 2;
+    SolumDele = "solum_dele", 1;
+    SolumExscribe = "solum_exscribe", 2;
+    SolumRenomina = "solum_renomina", 2;
+    SolumTange = "solum_tange", 1;
+    SolumModum = "solum_modum", 2;
+    SolumCrea = "solum_crea", 1;
+    SolumEnumera = "solum_enumera", 1;
+    SolumAmputa = "solum_amputa", 1;
+    SolumAbsolve = "solum_absolve", 1;
+    SolumDomus = "solum_domus", 0;
+    SolumTemporarium = "solum_temporarium", 0;
+    ViaIunge = "via_iunge", 1;
+    ViaParens = "via_parens", 1;
+    ViaNomen = "via_nomen", 1;
+    ViaSuffixum = "via_suffixum", 1;
+    ConsolumHauri = "consolum_hauri", 1;
+    ConsolumFunde = "consolum_funde", 1;
+    ConsolumDic = "consolum_dic", 1;
+    ConsolumMone = "consolum_mone", 1;
+    ConsolumTerminalis = "consolum_terminalis", 1;
+    ProcessusAmbitus = "processus_ambitus", 1;
+    ProcessusSedes = "processus_sedes", 0;
+    ProcessusIdentitas = "processus_identitas", 0;
+    ProcessusExi = "processus_exi", 1;
+    // norma:aleator (src/eval/host_random.rs)
+    AleatorFractum = "aleator_fractum", 0;
+    AleatorSortire = "aleator_sortire", 2;
+    AleatorOctetos = "aleator_octetos", 1;
+    AleatorSemina = "aleator_semina", 1;
 }
 
 impl Host {
@@ -82,7 +127,49 @@ impl Host {
             | Host::ProgressusFinis
             | Host::ParaDirectorium
             | Host::JsonSolve
-            | Host::JsonTempta => vec![Ty::Text],
+            | Host::JsonTempta
+            | Host::SolumCarpe
+            | Host::SolumExstat
+            | Host::SolumDirectoriumne
+            | Host::SolumRegularene
+            | Host::SolumLegibilene
+            | Host::SolumVinculumne
+            | Host::SolumMensura
+            | Host::SolumModus
+            | Host::SolumStatus
+            | Host::SolumSequere
+            | Host::SolumDele
+            | Host::SolumTange
+            | Host::SolumCrea
+            | Host::SolumEnumera
+            | Host::SolumAmputa
+            | Host::SolumAbsolve
+            | Host::ViaParens
+            | Host::ViaNomen
+            | Host::ViaSuffixum
+            | Host::ConsolumDic
+            | Host::ConsolumMone
+            | Host::ProcessusAmbitus => vec![Ty::Text],
+            Host::SolumAppone | Host::SolumVincula | Host::SolumExscribe | Host::SolumRenomina => {
+                vec![Ty::Text, Ty::Text]
+            }
+            Host::ScribeOctetos => vec![Ty::Text, Ty::Bytes],
+            Host::SolumPartem => vec![Ty::Text, Ty::Int, Ty::Int],
+            Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
+            Host::SolumModum => vec![Ty::Text, Ty::Int],
+            Host::ViaIunge => vec![Ty::List(Box::new(Ty::Text))],
+            Host::ConsolumHauri
+            | Host::ConsolumTerminalis
+            | Host::ProcessusExi
+            | Host::AleatorOctetos
+            | Host::AleatorSemina => vec![Ty::Int],
+            Host::AleatorSortire => vec![Ty::Int, Ty::Int],
+            Host::ConsolumFunde => vec![Ty::Bytes],
+            Host::SolumDomus
+            | Host::SolumTemporarium
+            | Host::ProcessusSedes
+            | Host::ProcessusIdentitas
+            | Host::AleatorFractum => vec![],
             Host::JsonPange => vec![Ty::Json],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
@@ -108,6 +195,47 @@ impl Host {
                 Ty::Text
             }
             Host::JsonSolve => Ty::Json,
+            Host::SolumSequere
+            | Host::SolumAbsolve
+            | Host::SolumDomus
+            | Host::SolumTemporarium
+            | Host::ViaIunge
+            | Host::ViaParens
+            | Host::ViaNomen
+            | Host::ViaSuffixum
+            | Host::ProcessusSedes => Ty::Text,
+            Host::SolumPartem | Host::ConsolumHauri => Ty::Bytes,
+            Host::SolumInveni
+            | Host::SolumMensura
+            | Host::SolumModus
+            | Host::ProcessusIdentitas => Ty::Int,
+            Host::SolumExstat
+            | Host::SolumDirectoriumne
+            | Host::SolumRegularene
+            | Host::SolumLegibilene
+            | Host::SolumVinculumne
+            | Host::ConsolumTerminalis => Ty::Bool,
+            Host::SolumCarpe | Host::SolumEnumera => Ty::List(Box::new(Ty::Text)),
+            Host::SolumStatus => Ty::List(Box::new(Ty::Int)),
+            Host::ProcessusAmbitus => Ty::Union(vec![Ty::Text, Ty::Nihil]),
+            Host::ScribeOctetos
+            | Host::SolumAppone
+            | Host::SolumVincula
+            | Host::SolumDele
+            | Host::SolumExscribe
+            | Host::SolumRenomina
+            | Host::SolumTange
+            | Host::SolumModum
+            | Host::SolumCrea
+            | Host::SolumAmputa
+            | Host::ConsolumFunde
+            | Host::ConsolumDic
+            | Host::ConsolumMone
+            | Host::ProcessusExi
+            | Host::AleatorSemina => Ty::Vacuum,
+            Host::AleatorFractum => Ty::Float,
+            Host::AleatorSortire => Ty::Int,
+            Host::AleatorOctetos => Ty::Bytes,
             Host::JsonTempta => Ty::Union(vec![Ty::Json, Ty::Nihil]),
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
