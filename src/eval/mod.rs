@@ -72,6 +72,7 @@ mod slice;
 mod tensor_access;
 mod tensor_args;
 mod tensor_custom;
+mod tensor_dtype;
 mod tensor_trees;
 mod tensors;
 mod tree;
