@@ -22,11 +22,11 @@
 
 use std::rc::Rc;
 
-use super::tensor_args::kr;
+use super::tensor_args::{dims, kr, num};
 use super::value::{Record, Value};
 use super::FResult;
 use crate::ir::ops::Op;
-use crate::tensor::DType;
+use crate::tensor::{DType, Tensor};
 
 /// What an op's operands hold: f32 tensors, f64 tensors.
 #[derive(Clone, Copy, Default)]
@@ -96,8 +96,17 @@ fn native_f32(op: Op) -> Option<RunF64> {
         // Shape-only ops move no element: the f64 kernel's code works on either
         // storage (it only re-labels the shape or reads sizes).
         Op::Forma | Op::Magnitudines | Op::Numerus => Some(same_kernel),
+        // A fill is one rounding of the fill value: no f64 tensor on the way.
+        Op::Crea => Some(crea_f32),
         _ => None,
     }
+}
+
+/// `seed.crea(fill, shape)` in f32: every element the fill rounded once.
+fn crea_f32(op: Op, a: &[&Value]) -> FResult<Value> {
+    let fill = num(op, a[1])?;
+    let t = kr(Tensor::full_f32(fill as f32, &dims(a[2])?))?;
+    Ok(Value::tensor(t))
 }
 
 /// For ops whose kernel never reads elements (see [`native_f32`]).
@@ -105,7 +114,8 @@ fn same_kernel(op: Op, a: &[&Value]) -> FResult<Value> {
     super::tensors::apply_f64(op, a)
 }
 
-/// `op` on operands holding f32 tensors (`found.f32`), as the module documentation says.
+/// `op` on operands holding f32 tensors (`found.f32`), or on operands holding no
+/// tensor in an f32 run, as the module documentation says.
 #[cold]
 #[inline(never)]
 pub(super) fn apply_f32(op: Op, a: &[&Value], found: Found, run: RunF64) -> FResult<Value> {
@@ -188,7 +198,6 @@ fn convert_tree(v: &Value, from: DType, to: DType) -> FResult<Value> {
 mod tests {
     use super::super::tensors::apply;
     use super::*;
-    use crate::tensor::Tensor;
 
     fn t32(v: &[f32]) -> Value {
         Value::tensor(Tensor::from_f32(v.to_vec(), &[v.len()]).unwrap())
@@ -261,5 +270,23 @@ mod tests {
         assert!(apply(Op::MatMul, &[&x, &bad]).is_err());
         let sum = apply(Op::Summa, &[&t32(&[0.1, 0.2])]).unwrap();
         assert!(matches!(sum, Value::Float(s) if s == 0.1f32 as f64 + 0.2f32 as f64));
+    }
+
+    #[test]
+    fn no_tensor_operand_follows_the_run_precision() {
+        let shape = Value::list(vec![Value::Int(2)]);
+        let fill = Value::Float(0.1);
+        let before = crate::tensor::set_precision(DType::F32);
+        let made = apply(Op::Crea, &[&Value::Nihil, &fill, &shape]);
+        crate::tensor::set_precision(DType::F64);
+        let wide = apply(Op::Crea, &[&Value::Nihil, &fill, &shape]);
+        crate::tensor::set_precision(before);
+        let made = tensor(made.unwrap());
+        assert_eq!(made.data_f32().unwrap(), &[0.1f32, 0.1]);
+        assert_eq!(tensor(wide.unwrap()).data(), &[0.1, 0.1]);
+        // an f32 seed gives f32 whatever the run's precision
+        let seed = t32(&[]);
+        let t = tensor(apply(Op::Crea, &[&seed, &fill, &shape]).unwrap());
+        assert_eq!(t.data_f32().unwrap(), &[0.1f32, 0.1]);
     }
 }

@@ -28,14 +28,10 @@ pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
         return Err(arity_fault(op, a.len()));
     }
     let found = dtype::scan(a);
-    if found.f32 {
+    if found.f32 || (!found.any_tensor() && k::precision() == k::DType::F32) {
         return dtype::apply_f32(op, a, found, apply_f64);
     }
-    let r = apply_f64(op, a)?;
-    if !found.any_tensor() && k::precision() != k::DType::F64 {
-        return dtype::round(r, k::precision());
-    }
-    Ok(r)
+    apply_f64(op, a)
 }
 
 /// [`apply`] on operands whose tensors are f64 (operand count checked): the ops of a

@@ -180,6 +180,14 @@ impl Tensor {
         })
     }
 
+    /// An f32 tensor of `shape` with every element `fill`.
+    pub fn full_f32(fill: f32, shape: &[usize]) -> TResult<Tensor> {
+        let n = checked_numel(shape)?;
+        let mut v = f32_vec(n)?;
+        v.resize(n, fill);
+        Tensor::from_f32(v, shape)
+    }
+
     /// Every element as an f64 (exact for both types): borrowed for an f64 tensor,
     /// widened into a new vector for an f32 one.
     pub fn values(&self) -> Cow<'_, [f64]> {
