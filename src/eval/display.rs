@@ -173,6 +173,15 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
     }
 }
 
+/// The f64 nearest the shortest decimal that reads back as `x` in f32 (NaN and ±∞
+/// as they are).
+fn shortest_f32(x: f32) -> f64 {
+    if !x.is_finite() {
+        return f64::from(x);
+    }
+    format!("{x:e}").parse().unwrap_or(f64::from(x))
+}
+
 #[cfg(test)]
 mod tests {
     use std::rc::Rc;
@@ -295,13 +304,4 @@ mod tests {
         }));
         assert_eq!(display(&f, &program), "<functio area>");
     }
-}
-
-/// The f64 nearest the shortest decimal that reads back as `x` in f32 (NaN and ±∞
-/// as they are).
-fn shortest_f32(x: f32) -> f64 {
-    if !x.is_finite() {
-        return f64::from(x);
-    }
-    format!("{x:e}").parse().unwrap_or(f64::from(x))
 }
