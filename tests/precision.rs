@@ -255,3 +255,36 @@ fn bad_precisions_are_refused() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("CLI002") && err.contains("`half`"), "{err}");
 }
+
+/// Every program of tests/run (and tests/run/fail) under `--precision f32`: whatever it
+/// prints, no input makes faber hit an f64-only path with an f32 tensor (an internal
+/// error, exit 101).
+#[test]
+fn every_run_program_runs_under_f32_without_an_internal_error() {
+    let root = Path::new(common::ROOT).join("tests/run");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [root.clone(), root.join("fail")] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "fab") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 100, "{} programs", files.len());
+    for f in &files {
+        let out = Faber::new()
+            .args(["run", "--precision", "f32"])
+            .arg(f)
+            .current_dir(&root)
+            .deadline(std::time::Duration::from_secs(60))
+            .output();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() != Some(101) && !err.contains("internal error"),
+            "{}: {err}",
+            f.display()
+        );
+    }
+}
