@@ -288,3 +288,35 @@ fn every_run_program_runs_under_f32_without_an_internal_error() {
         );
     }
 }
+
+#[test]
+fn an_f32_checkpoint_loads_into_an_f64_run_exactly() {
+    let dir = tmp("load-f32");
+    let file = program(&dir, SAVE);
+    let (code, _, err) = faber(&dir, "run", &["--precision", "f32"], &file);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::rename(dir.join("w.safetensors"), dir.join("narrow.safetensors")).unwrap();
+    let load = dir.join("load.fab");
+    std::fs::write(
+        &load,
+        r#"
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum tf32[2, 3] w ← semen.crea(0.0, [2, 3])
+    fixum tf32[2, 3] r ← hospes.carga_tensores("narrow.safetensors", w)
+    hospes.serva_tensores("wide.safetensors", r)
+}
+"#,
+    )
+    .unwrap();
+    let (code, _, err) = faber(&dir, "run", &["--precision", "f64"], &load);
+    assert_eq!(code, Some(0), "{err}");
+    let bytes = std::fs::read(dir.join("wide.safetensors")).unwrap();
+    let (header, data) = split(&bytes);
+    assert!(header.contains(r#""dtype":"F64""#), "{header}");
+    let want: Vec<u8> = SAVED
+        .iter()
+        .flat_map(|&x| ((x as f32) as f64).to_le_bytes())
+        .collect();
+    assert_eq!(data, &want[..]);
+}
