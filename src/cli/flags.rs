@@ -54,6 +54,21 @@ fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, 
     }
 }
 
+/// `--precision f32|f64`: the element type of the program's floating tensors.
+pub fn precision(s: &str) -> Result<faber::tensor::DType, String> {
+    faber::tensor::DType::from_name(s.trim()).ok_or_else(|| "must be f32 or f64".to_string())
+}
+
+/// The precision of a run: the flag, else the manifest's `[run] precision`, else f64
+/// (docs/precision.md § The default).
+pub fn precision_of(
+    flag: Option<faber::tensor::DType>,
+    manifest: Option<&super::manifest::Manifest>,
+) -> faber::tensor::DType {
+    flag.or(manifest.and_then(|m| m.precision))
+        .unwrap_or(faber::tensor::DType::F64)
+}
+
 /// Bytes in `gib` GiB (a finite, positive number), saturating at `usize::MAX`.
 pub fn gib_to_bytes(gib: f64) -> usize {
     // `as` saturates: a huge finite value is "no limit in practice".
@@ -77,6 +92,17 @@ mod tests {
         assert!(positive_usize("-3").is_err());
         assert_eq!(positive_usize("3"), Ok(3));
         assert!(positive_u64("0").is_err());
+    }
+
+    #[test]
+    fn precision_names() {
+        use faber::tensor::DType;
+        assert_eq!(precision("f32"), Ok(DType::F32));
+        assert_eq!(precision("f64"), Ok(DType::F64));
+        assert!(precision("f16").is_err());
+        assert!(precision("F32").is_err());
+        assert_eq!(precision_of(None, None), DType::F64);
+        assert_eq!(precision_of(Some(DType::F32), None), DType::F32);
     }
 
     #[test]

@@ -61,6 +61,11 @@ pub struct GradCheckArgs {
     /// Exit 0 even when a function could not be checked (it is still reported).
     #[arg(long)]
     pub allow_skip: bool,
+    /// Element type of the program's floating tensors (`f32` or `f64`; default:
+    /// `[run] precision` in faber.toml, else f64). The finite differences are computed
+    /// in f64 whatever it is (docs/precision.md).
+    #[arg(long, value_name = "f32|f64", value_parser = super::flags::precision)]
+    pub precision: Option<faber::tensor::DType>,
     /// Arguments for the program's `incipit` (after `--`), as for `faber run`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -108,6 +113,7 @@ fn short_name(program: &Program, req: &Backward) -> String {
 fn capture(
     args: &GradCheckArgs,
     ctx: &Context,
+    config: &faber::eval::RunConfig,
     sources: &SourceMap,
     program: &Program,
     targets: &[&Backward],
@@ -128,9 +134,9 @@ fn capture(
         args: args.args.clone(),
         dir: super::run::program_dir(&args.path),
         verbose: ctx.verbose,
-        files: HostFiles::new(&ctx.run),
+        files: HostFiles::new(config),
     };
-    let (result, capture) = faber::eval::run_entry_capturing(program, &mut io, &ctx.run, capture);
+    let (result, capture) = faber::eval::run_entry_capturing(program, &mut io, config, capture);
     if let Err(e) = result {
         if !capture.complete() {
             let _ = ctx.report(sources, &[e.into_diagnostic_in(sources)]);
@@ -196,12 +202,19 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
     let _config = ctx.run.install();
     let Compiled {
         sources,
-        input: _,
+        input,
         program,
     } = match ctx.compile(&args.path) {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // The program runs in the chosen precision; the finite differences stay in f64
+    // (an f32 input is widened before it is perturbed, src/gradcheck).
+    let config = faber::eval::RunConfig {
+        precision: super::flags::precision_of(args.precision, input.package.as_ref()),
+        ..ctx.run
+    };
+    let _precision = config.install();
     let targets: Vec<&Backward> = program
         .backward
         .iter()
@@ -227,7 +240,7 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
     let captured = if args.random || targets.is_empty() {
         None
     } else {
-        capture(args, ctx, &sources, &program, &targets)
+        capture(args, ctx, &config, &sources, &program, &targets)
     };
     let sampling = Sampling {
         step: args.step,
@@ -277,7 +290,7 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
         let mut function_failed = false;
         let mut function_skipped = false;
         for (label, inputs) in &sets {
-            match check_at(&program, req, inputs, &sampling, &ctx.run) {
+            match check_at(&program, req, inputs, &sampling, &config) {
                 Ok(checks) => {
                     function_failed |= rows(
                         &mut out,

@@ -214,16 +214,15 @@ fn read_manifest(
     Ok((manifest, file))
 }
 
-/// The reader locale of `file` when its frontmatter names none: the `[reader] locale`
-/// of the nearest `faber.toml` above it, else Latin (`faber test`, which reads each
-/// test file on its own).
-pub fn package_locale(
+/// The manifest of the nearest `faber.toml` above `file`, if any (`faber test`, which
+/// reads each test file on its own).
+pub fn package_above(
     file: &Path,
     sources: &mut SourceMap,
-) -> Result<faber::syntax::vocab::Locale, Vec<Diagnostic>> {
+) -> Result<Option<Manifest>, Vec<Diagnostic>> {
     match manifest_above(file) {
-        Some(path) => Ok(read_manifest(&path, sources)?.0.locale),
-        None => Ok(faber::syntax::vocab::Locale::LA),
+        Some(path) => Ok(Some(read_manifest(&path, sources)?.0)),
+        None => Ok(None),
     }
 }
 

@@ -15,6 +15,10 @@
 //!
 //! [reader]            # or [locale]
 //! locale = "en"       # the reader locale of the package's files (default "la")
+//!
+//! [run]
+//! precision = "f32"   # f32 or f64: the element type of floating tensors (default
+//!                     # f64; `--precision` wins; docs/precision.md)
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -50,6 +54,8 @@ pub struct Manifest {
     pub templates: Vec<(String, String)>,
     /// The directory of `faber.toml` (set by the loader, empty from [`parse`]).
     pub dir: std::path::PathBuf,
+    /// `[run] precision`: `faber run`/`test`/`grad-check` without `--precision`.
+    pub precision: Option<faber::tensor::DType>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -76,6 +82,7 @@ struct Raw {
     paths: RawPaths,
     reader: Option<RawLocale>,
     locale: Option<RawLocale>,
+    run: Option<RawRun>,
     build: Option<Spanned<toml::Value>>,
     device: Option<Spanned<toml::Value>>,
     dependencies: Option<Spanned<toml::Value>>,
@@ -95,6 +102,11 @@ struct RawPaths {
     entry: Option<Spanned<String>>,
     #[serde(default)]
     templates: std::collections::BTreeMap<String, Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+struct RawRun {
+    precision: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +209,21 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         }
     }
 
+    let precision = match raw.run.and_then(|r| r.precision) {
+        None => None,
+        Some(p) => match faber::tensor::DType::from_name(p.get_ref()) {
+            Some(d) => Some(d),
+            None => {
+                return Err(Diagnostic::error(
+                    codes::CLI_MANIFEST,
+                    format!("unknown precision `{}` in [run]", p.get_ref()),
+                    span(p.span()),
+                )
+                .with_hint("the precisions are \"f32\" and \"f64\""));
+            }
+        },
+    };
+
     let mut notes = Vec::new();
     for (table, value) in [
         ("build", &raw.build),
@@ -226,6 +253,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         locale,
         templates,
         dir: std::path::PathBuf::new(),
+        precision,
         notes,
     })
 }
@@ -350,5 +378,19 @@ mod tests {
         assert!(d.message.contains("source"));
         let d = err("[package]\nname = \"p\"\n[paths]\nentry = \"\"\n");
         assert!(d.message.contains("entry"));
+    }
+
+    #[test]
+    fn run_precision() {
+        use faber::tensor::DType;
+        assert_eq!(ok("[package]\nname = \"p\"\n").precision, None);
+        let m = ok("[package]\nname = \"p\"\n[run]\nprecision = \"f32\"\n");
+        assert_eq!(m.precision, Some(DType::F32));
+        let m = ok("[package]\nname = \"p\"\n[run]\nprecision = \"f64\"\n");
+        assert_eq!(m.precision, Some(DType::F64));
+        let text = "[package]\nname = \"p\"\n[run]\nprecision = \"f16\"\n";
+        let d = err(text);
+        assert!(d.message.contains("`f16`"), "{}", d.message);
+        assert_eq!(&text[d.span.range()], "\"f16\"");
     }
 }

@@ -45,6 +45,11 @@ pub struct RunArgs {
     /// NaN or an infinity, naming its line (off by default: nothing is checked).
     #[arg(long)]
     pub check_finite: bool,
+    /// Element type of the program's floating tensors: `f32` stores and computes them
+    /// in f32, `f64` in f64 (default: `[run] precision` in faber.toml, else f64;
+    /// docs/precision.md).
+    #[arg(long, value_name = "f32|f64", value_parser = super::flags::precision)]
+    pub precision: Option<faber::tensor::DType>,
     /// Arguments passed to the program (after `--`).
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -207,6 +212,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         max_text_bytes: args.max_text_bytes,
         max_list_items: args.max_list_items,
         check_finite: args.check_finite,
+        precision: super::flags::precision_of(args.precision, input.package.as_ref()),
         ..ctx.run
     };
     let mut io = ProcessIo::with_args(

@@ -42,6 +42,10 @@ pub struct TestArgs {
     /// Print a JSON report on stdout instead of the human one.
     #[arg(long)]
     pub json: bool,
+    /// Element type of the floating tensors (`f32` or `f64`; default: the
+    /// `[run] precision` of the faber.toml above each file, else f64; docs/precision.md).
+    #[arg(long, value_name = "f32|f64", value_parser = super::flags::precision)]
+    pub precision: Option<faber::tensor::DType>,
 }
 
 struct Outcome {
@@ -139,24 +143,34 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
             }
         };
         let mut loader = FsLoader::new(ctx.lib_root.clone());
-        loader.package_locale = match load::package_locale(file, &mut sources) {
-            Ok(l) => l,
+        let package = match load::package_above(file, &mut sources) {
+            Ok(m) => m,
             Err(ds) => {
                 let _ = ctx.report(&sources, &ds);
                 outcomes.push(blocked(file));
                 continue;
             }
         };
+        loader.package_locale = package
+            .as_ref()
+            .map_or(faber::syntax::vocab::Locale::LA, |m| m.locale);
+        let precision = super::flags::precision_of(args.precision, package.as_ref());
         match faber::compile(&mut sources, entry, &mut loader) {
-            Ok(p) => programs.push((file.display().to_string(), p)),
+            Ok(p) => programs.push((file.display().to_string(), p, precision)),
             Err(diags) => {
                 let _ = ctx.report(&sources, &diags);
                 outcomes.push(blocked(file));
             }
         }
     }
-    let any_only = programs.iter().any(|(_, p)| p.tests.iter().any(|t| t.only));
-    for (file, program) in &programs {
+    let any_only = programs
+        .iter()
+        .any(|(_, p, _)| p.tests.iter().any(|t| t.only));
+    for (file, program, precision) in &programs {
+        let config = faber::eval::RunConfig {
+            precision: *precision,
+            ..ctx.run
+        };
         for case in &program.tests {
             let full = full_name(file, case);
             if !selected(args, case, &full) || (any_only && !case.only) {
@@ -179,10 +193,10 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
             for _ in 0..case.repeat {
                 let mut io = TestIo {
                     out: faber::eval::BufferIo::default(),
-                    files: HostFiles::new(&ctx.run),
+                    files: HostFiles::new(&config),
                 };
                 if let Err(e) =
-                    faber::eval::run_function(program, case.func, Vec::new(), &mut io, &ctx.run)
+                    faber::eval::run_function(program, case.func, Vec::new(), &mut io, &config)
                 {
                     outcome.status = "failed";
                     outcome.reason = Some(e.diagnostic.message.clone());

@@ -3,7 +3,8 @@
 //! around them (`hospes.tensores_ad_octetos` / `tensores_ex_octetis`).
 //!
 //! A checkpoint stores every leaf of the tree under its dotted path (`strata.0.wq`,
-//! `passus`): tensors as F64 of their shape, and the other values a training state
+//! `passus`): tensors as F64 or F32 of their shape (as they are stored; a tensor is
+//! read back in the element type of the tree's tensor it fills, docs/precision.md), and the other values a training state
 //! holds as 0-d or 1-d entries — `numerus` as I64 `[]` (exact, no rounding through
 //! f64), `fractus` as F64 `[]` (bit for bit), `bivalens` as BOOL `[]`, `textus` as the
 //! U8 bytes of its UTF-8 `[n]` and `octeti` as U8 `[n]`. `nihil` is not stored (the
@@ -85,11 +86,14 @@ fn entry(v: &Value) -> (Dtype, Vec<usize>, Elements<'_>) {
         (Dtype::U8, vec![b.len()], Elements::Integers(ints))
     };
     match v {
-        Value::Tensor(t) => (
-            Dtype::F64,
-            t.shape().to_vec(),
-            Elements::Floats(Cow::Borrowed(t.data())),
-        ),
+        Value::Tensor(t) => match t.data_f32() {
+            Some(x) => (Dtype::F32, t.shape().to_vec(), Elements::Floats32(x)),
+            None => (
+                Dtype::F64,
+                t.shape().to_vec(),
+                Elements::Floats(Cow::Borrowed(t.data())),
+            ),
+        },
         Value::Int(n) => (Dtype::I64, vec![], Elements::Integers(vec![*n])),
         Value::Float(x) => (Dtype::F64, vec![], Elements::Floats(Cow::Owned(vec![*x]))),
         Value::Bool(b) => (Dtype::Bool, vec![], Elements::Integers(vec![*b as i64])),
@@ -100,9 +104,11 @@ fn entry(v: &Value) -> (Dtype, Vec<usize>, Elements<'_>) {
     }
 }
 
-/// The elements of one entry: f64 values (tensors, `fractus`) or exact integers.
+/// The elements of one entry: f64 values (f64 tensors, `fractus`), f32 values (f32
+/// tensors, stored as F32) or exact integers.
 enum Elements<'a> {
     Floats(Cow<'a, [f64]>),
+    Floats32(&'a [f32]),
     Integers(Vec<i64>),
 }
 
@@ -120,6 +126,7 @@ pub(crate) fn to_safetensors(prog: &Program, tree: &Value) -> FResult<Vec<u8>> {
             shape,
             data: match elements {
                 Elements::Floats(x) => Data::Floats(x),
+                Elements::Floats32(x) => Data::Floats32(x),
                 Elements::Integers(x) => Data::Integers(x),
             },
         })
@@ -255,7 +262,8 @@ fn restore(raw: &RawTensor<'_>, old: &Value, what: &str, misfit: Misfit) -> FRes
                     ),
                 );
             }
-            match raw.to_tensor() {
+            // The tree's element type: a file of either precision loads into it.
+            match raw.to_tensor_as(t.dtype()) {
                 Ok(t) => Ok(Value::tensor(t)),
                 Err(e) => invalid(e),
             }

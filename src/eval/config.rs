@@ -7,7 +7,7 @@
 //! append fast path, `--check-finite`) in its own fields. Three limits are read far
 //! from any machine — the text limit by `+` on texts and by display forms (free
 //! functions the VM calls in its hot loop), the tensor element limit and the kernel
-//! thread count by the kernels in `crate::tensor` — so for the duration of a run they
+//! thread count by the kernels in `crate::tensor`, the precision by the tensor ops — so for the duration of a run they
 //! live in thread-locals, set by ONE scoped guard ([`RunConfig::install`], held by
 //! each entry point while the run lasts) and restored when it drops. Nothing else
 //! writes them: this module's growth cell has no public setter, and the tensor cells
@@ -47,6 +47,9 @@ pub struct RunConfig {
     /// `faber run --check-finite`: RUN018 at the first tensor op or scalar arithmetic
     /// whose result holds a NaN or an infinity.
     pub check_finite: bool,
+    /// `--precision` / `[run] precision`: the element type of the floating tensors the
+    /// program makes from numbers, lists and files (docs/precision.md; F64 by default).
+    pub precision: crate::tensor::DType,
 }
 
 impl Default for RunConfig {
@@ -58,6 +61,7 @@ impl Default for RunConfig {
             tensor: Limits::default(),
             threads: 0,
             check_finite: false,
+            precision: crate::tensor::DType::F64,
         }
     }
 }
@@ -78,6 +82,7 @@ impl RunConfig {
             growth: GROWTH.with(|g| g.replace((self.max_text_bytes, self.max_list_items))),
             tensor: Limits::set_current(self.tensor),
             threads: crate::tensor::set_threads(self.threads),
+            precision: crate::tensor::set_precision(self.precision),
             _thread: PhantomData,
         }
     }
@@ -90,6 +95,7 @@ pub struct Installed {
     growth: (usize, usize),
     tensor: Limits,
     threads: usize,
+    precision: crate::tensor::DType,
     _thread: PhantomData<*const ()>,
 }
 
@@ -98,6 +104,7 @@ impl Drop for Installed {
         GROWTH.with(|g| g.set(self.growth));
         Limits::set_current(self.tensor);
         crate::tensor::set_threads(self.threads);
+        crate::tensor::set_precision(self.precision);
     }
 }
 

@@ -134,14 +134,19 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
         }
         Value::Tensor(t) => {
             out.push('[');
-            for (i, x) in t.data().iter().enumerate() {
+            for i in 0..t.numel() {
                 if i % 1024 == 0 && full(out) {
                     return;
                 }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                float_into(out, *x);
+                match t.data_f32() {
+                    // An f32 element as its shortest f32 decimal (0.1, not
+                    // 0.10000000149011612), written as a number of that value is.
+                    Some(d) => float_into(out, shortest_f32(d[i])),
+                    None => float_into(out, t.data()[i]),
+                }
             }
             out.push(']');
         }
@@ -166,6 +171,15 @@ pub fn display_into(out: &mut String, v: &Value, program: &Program) {
         Value::Nihil => out.push_str("nihil"),
         Value::Vacuum => out.push_str("vacuum"),
     }
+}
+
+/// The f64 nearest the shortest decimal that reads back as `x` in f32 (NaN and ±∞
+/// as they are).
+fn shortest_f32(x: f32) -> f64 {
+    if !x.is_finite() {
+        return f64::from(x);
+    }
+    format!("{x:e}").parse().unwrap_or(f64::from(x))
 }
 
 #[cfg(test)]

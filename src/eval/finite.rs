@@ -38,7 +38,7 @@ fn first_bad(xs: &[f64]) -> Option<(usize, f64)> {
 fn describe(v: &Value) -> Option<String> {
     match v {
         Value::Float(f) if !f.is_finite() => Some(format!("the value {}", show(*f))),
-        Value::Tensor(t) => first_bad(t.data()).map(|(i, x)| {
+        Value::Tensor(t) => first_bad(&t.values()).map(|(i, x)| {
             format!(
                 "{} at flat index {i} of a tensor of shape {:?}",
                 show(x),

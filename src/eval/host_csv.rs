@@ -36,7 +36,10 @@ pub(crate) fn read(req: &CsvRequest, io: &mut dyn Io) -> FResult<Value> {
         Ok(parsed) => parsed,
         Err(msg) => return fault(codes::RUN_DATA, msg),
     };
-    match Tensor::from_flat(data, &[rows, cols]) {
+    // In the run's precision (docs/precision.md).
+    match Tensor::from_flat(data, &[rows, cols])
+        .and_then(|t| t.to_dtype(crate::tensor::precision()))
+    {
         Ok(t) => Ok(Value::Tensor(Rc::new(t))),
         Err(e) => fault(codes::RUN_LIMIT, format!("`{}`: {}", req.path, e.message)),
     }

@@ -1,6 +1,7 @@
 //! `hospes.lege_tensorem(via, nomen)`: one tensor of a safetensors file, by its name,
 //! with the shape the file gives it (gradus:data's `lege_tensorem`). Any float or
-//! integer dtype is read and converted to f64, as checkpoints are
+//! integer dtype is read and converted to the run's precision (f64, or f32 under
+//! `--precision f32`), as checkpoints are
 //! (src/serialize/safetensors.rs).
 
 use std::rc::Rc;
@@ -27,7 +28,10 @@ pub(crate) fn read(path: &str, name: &str, io: &mut dyn Io) -> FResult<Value> {
         }
     };
     match file.tensor(name) {
-        Some(t) => Ok(Value::Tensor(Rc::new(t.clone()))),
+        // In the run's precision (docs/precision.md): f32 → f64 → f32 is exact.
+        Some(t) => Ok(Value::Tensor(Rc::new(super::tensor_args::kr(
+            t.to_dtype(crate::tensor::precision()),
+        )?))),
         None => {
             let names: Vec<&str> = file.tensors.iter().map(|(n, _, _)| n.as_str()).collect();
             let hint = suggest::hint(name, names.iter().copied())

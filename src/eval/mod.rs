@@ -76,6 +76,7 @@ mod sort;
 mod tensor_access;
 mod tensor_args;
 mod tensor_custom;
+mod tensor_dtype;
 mod tensor_trees;
 mod tensors;
 mod tree;

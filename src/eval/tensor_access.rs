@@ -10,7 +10,7 @@ use crate::diag::codes;
 use crate::tensor::Tensor;
 
 pub(super) fn float_list(t: &Tensor) -> Value {
-    Value::list(t.data().iter().map(|&x| Value::Float(x)).collect())
+    Value::list(t.values().iter().map(|&x| Value::Float(x)).collect())
 }
 
 /// Coordinates from an index value: one Int (rank 1) or a list of Ints.
@@ -67,8 +67,14 @@ pub(crate) fn store(t: &mut Rc<Tensor>, i: &Value, v: &Value) -> FResult<()> {
 }
 
 /// `list ↦ tensor<T, shape>`: counts must match a fully known shape; an unknown
-/// shape keeps the list's nesting as far as it is regular, else a vector.
+/// shape keeps the list's nesting as far as it is regular, else a vector. The result
+/// is in the run's precision; a tensor given (a reshape by conversion) keeps its own
+/// element type (docs/precision.md).
 pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Value> {
+    let dtype = match v {
+        Value::Tensor(t) => t.dtype(),
+        _ => crate::tensor::precision(),
+    };
     let mut data = Vec::new();
     flat_numbers(v, &mut data)?;
     let known: Option<Vec<usize>> =
@@ -77,7 +83,8 @@ pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Val
         Some(d) => d,
         None => vec![data.len()],
     };
-    Ok(Value::tensor(kr(Tensor::from_flat(data, &dims))?))
+    let t = kr(Tensor::from_flat(data, &dims))?;
+    Ok(Value::tensor(kr(t.to_dtype(dtype))?))
 }
 
 /// `t ↦ lista<T>`: the elements in row-major order.

@@ -229,7 +229,7 @@ pub(super) fn flat_numbers(v: &Value, out: &mut Vec<f64>) -> FResult<()> {
                 flat_numbers(x, out)?;
             }
         }
-        Value::Tensor(t) => out.extend_from_slice(t.data()),
+        Value::Tensor(t) => out.extend_from_slice(&t.values()),
         other => {
             return fault(
                 codes::RUN_TYPE,

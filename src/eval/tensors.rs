@@ -8,6 +8,7 @@
 pub(crate) use super::tensor_access::{accipe, element, from_list, store, to_list};
 use super::tensor_args::{axis, dims, flag, heads, kr, num, tensor_arg};
 use super::tensor_custom::{self as custom, tensor_tuple};
+use super::tensor_dtype as dtype;
 use super::value::Value;
 use super::{FResult, Fault};
 use crate::diag::codes;
@@ -16,13 +17,28 @@ use crate::tensor::{self as k, Tensor};
 
 /// Runs `op` on evaluated operands (receiver first).
 ///
-/// The ops of a small training step with tensor operands are dispatched here, the
-/// rest by [`apply_general`] (the same kernels and errors either way).
+/// The element-type rule first (tensor_dtype.rs, docs/precision.md): operands holding
+/// f32 tensors go to [`dtype::apply_f32`], which runs the op's native f32 kernel or
+/// widens them, runs [`apply_f64`] and rounds its tensors; an op with no tensor operand
+/// gives its tensors in the run's precision. Operands with only f64 tensors run
+/// [`apply_f64`] directly.
 #[inline(always)]
 pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
     if a.len() != op.arity() {
         return Err(arity_fault(op, a.len()));
     }
+    let found = dtype::scan(a);
+    if found.f32 || (!found.any_tensor() && k::precision() == k::DType::F32) {
+        return dtype::apply_f32(op, a, found, apply_f64);
+    }
+    apply_f64(op, a)
+}
+
+/// [`apply`] on operands whose tensors are f64 (operand count checked): the ops of a
+/// small training step with tensor operands are dispatched here, the rest by
+/// [`apply_general`] (the same kernels and errors either way).
+#[inline(always)]
+pub(super) fn apply_f64(op: Op, a: &[&Value]) -> FResult<Value> {
     let r = match (op, a) {
         (Op::Addita, [Value::Tensor(x), Value::Tensor(y)]) => {
             // A shared zero block (a companion's loop-carried cotangent starts each
@@ -126,7 +142,7 @@ macro_rules! run {
 macro_rules! dispatch {
     ($(#[doc = $doc:literal] $variant:ident = $name:literal, $arity:expr, $kind:expr,
        $result:ident, $shape:ident, $probe:expr, $run:tt;)*) => {
-        /// [`apply`] for every op, operand counts already checked.
+        /// [`apply_f64`] for every op, operand counts already checked.
         #[inline(never)]
         fn apply_general(op: Op, a: &[&Value]) -> FResult<Value> {
             match op {

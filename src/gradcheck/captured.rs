@@ -170,7 +170,7 @@ fn at<'v>(v: &'v Value, route: &[usize]) -> Option<&'v Value> {
 fn number(v: &Value, j: usize) -> Option<f64> {
     match v {
         Value::Float(f) if j == 0 => Some(*f),
-        Value::Tensor(t) => t.data().get(j).copied(),
+        Value::Tensor(t) => t.value_at(j),
         _ => None,
     }
 }
@@ -187,9 +187,13 @@ fn set_number(v: &mut Value, route: &[usize], j: usize, x: f64) {
     match (route.split_first(), v) {
         (None, Value::Float(f)) => *f = x,
         (None, Value::Tensor(t)) => {
-            if let Some(e) = Rc::make_mut(t).data_mut().get_mut(j) {
-                *e = x;
+            // Finite differences stay in f64 whatever the precision: an f32 leaf is
+            // widened (exactly) before it is perturbed.
+            let t = Rc::make_mut(t);
+            if let Ok(w) = t.to_dtype(crate::tensor::DType::F64) {
+                *t = w;
             }
+            t.set_at(j, x);
         }
         (Some((&i, rest)), Value::Record(r)) => {
             if let Some(f) = Rc::make_mut(r).fields.get_mut(i) {

@@ -122,7 +122,7 @@ pub(crate) fn scalar(v: &Value) -> Option<f64> {
     match v {
         Value::Float(f) => Some(*f),
         Value::Int(i) => Some(*i as f64),
-        Value::Tensor(t) if t.numel() == 1 => Some(t.data()[0]),
+        Value::Tensor(t) if t.numel() == 1 => t.value_at(0),
         _ => None,
     }
 }
@@ -137,7 +137,7 @@ fn elements(v: &Value) -> Vec<f64> {
 fn collect(v: &Value, out: &mut Vec<f64>) {
     match v {
         Value::Float(f) => out.push(*f),
-        Value::Tensor(t) => out.extend_from_slice(t.data()),
+        Value::Tensor(t) => out.extend_from_slice(&t.values()),
         Value::Record(r) => r.fields.iter().for_each(|f| collect(f, out)),
         Value::List(items) | Value::Tuple(items) => items.iter().for_each(|f| collect(f, out)),
         _ => {}
@@ -164,7 +164,12 @@ fn set_nth(v: &mut Value, i: &mut usize, x: f64) -> bool {
         }
         Value::Tensor(t) => {
             if *i < t.numel() {
-                Rc::make_mut(t).data_mut()[*i] = x;
+                // f64 finite differences: an f32 leaf is widened before it is set.
+                let t = Rc::make_mut(t);
+                if let Ok(w) = t.to_dtype(crate::tensor::DType::F64) {
+                    *t = w;
+                }
+                t.set_at(*i, x);
                 return true;
             }
             *i -= t.numel();

@@ -1,5 +1,6 @@
 //! Construction: `crea` (fill), `vacua` (zeros), `strue` (from a flat list).
 
+use super::dtype::Store;
 use super::{alloc, checked_numel, fmt_shape, Shape, TResult, Tensor, TensorError};
 
 /// Converts a user shape (`lista<numerus>`) to dimensions: a negative size is
@@ -30,7 +31,7 @@ const SHARED_ZEROS_MAX: usize = 1 << 22;
 
 #[derive(Default)]
 struct SharedZeros {
-    blocks: std::collections::HashMap<usize, super::buf::Buf>,
+    blocks: std::collections::HashMap<usize, super::dtype::Store>,
     elements: usize,
 }
 
@@ -87,7 +88,10 @@ impl Tensor {
                 z.borrow()
                     .blocks
                     .get(&n)
-                    .is_some_and(|b| b.ptr_eq(&self.data))
+                    .is_some_and(|b| match (b, &self.data) {
+                        (Store::F64(b), Store::F64(d)) => b.ptr_eq(d),
+                        _ => false,
+                    })
             })
     }
 

@@ -6,10 +6,14 @@
 //! See docs/ops.md for every operation, its Latin method name, shape rules,
 //! numeric recipe and error cases.
 //!
-//! * Every element is an `f64`, whatever the declared element type; integer
-//!   tensors (token ids) hold integral f64 values.
-//! * Storage is one reference-counted block (`buf::Buf`), shared and copy-on-write;
-//!   shapes of rank ≤ 4 are held inline (no allocation).
+//! * A tensor stores f64 or f32 elements ([`DType`], dtype.rs; docs/precision.md).
+//!   Every kernel here computes in f64 on f64 tensors ([`Tensor::data`]); the
+//!   evaluator runs an op on f32 tensors by widening them, running the f64 kernel and
+//!   rounding each tensor result once to f32 (src/eval/tensor_dtype.rs), until an op
+//!   has a native f32 kernel. Integer tensors (token ids) hold integral values.
+//! * F64 storage is one reference-counted block (`buf::Buf`), F32 storage a shared
+//!   `Vec<f32>`, both copy-on-write; shapes of rank ≤ 4 are held inline (no
+//!   allocation).
 //! * Every operation allocates exactly one result buffer, checked against the
 //!   thread's [`Limits`] (a result with more than `max_elements` elements is a
 //!   `Limit` error, never an abort).
@@ -17,7 +21,7 @@
 //! Files, one family per file or folder, forward and backward together:
 //!
 //! * `mod.rs` (this file): [`Tensor`], its shape, the run limits and thread count;
-//!   buf.rs (storage), pool.rs (worker threads), par.rs (row-parallel building blocks,
+//!   dtype.rs (element types, the precision policy, f32 storage), buf.rs (f64 storage), pool.rs (worker threads), par.rs (row-parallel building blocks,
 //!   the one `SendPtr`), error.rs (errors, their wording, the shared shape checks);
 //! * construct.rs, rng.rs, shape.rs (shape ops and their VJP helpers, broadcasting),
 //!   elementwise.rs (broadcast binary ops and unary maps, ReLU and its mask),
@@ -36,6 +40,7 @@ mod attention;
 mod buf;
 mod construct;
 mod dd;
+mod dtype;
 mod elementwise;
 mod embedding;
 mod error;
@@ -56,6 +61,7 @@ pub use accumulate::*;
 pub use activation::*;
 pub use attention::*;
 pub use construct::*;
+pub use dtype::{precision, set_precision, DType};
 pub use elementwise::*;
 pub use embedding::*;
 use error::{bias_conflict, check_same, last_axis, nonempty_last_axis};
@@ -77,6 +83,7 @@ use std::cell::Cell;
 
 use buf::Buf;
 use buf::Out;
+use dtype::{f32_in_f64_path, Store};
 
 /// An empty `Vec` with room for `n` elements that becomes a tensor's storage
 /// ([`Tensor::from_flat`]) without being copied or grown.
@@ -237,18 +244,25 @@ impl std::fmt::Debug for Shape {
     }
 }
 
-/// A dense row-major tensor of f64 with copy-on-write storage.
+/// A dense row-major tensor of f64 or f32 elements ([`DType`], dtype.rs) with
+/// copy-on-write storage.
 ///
 /// Invariant: `data.len()` equals the product of `shape` (1 for rank 0).
 #[derive(Clone, Debug)]
 pub struct Tensor {
     shape: Shape,
-    data: Buf,
+    data: Store,
 }
 
 impl PartialEq for Tensor {
+    /// Same shape and the same element values (an f32 element compares as its exact
+    /// f64 value, so tensors of the two types can be equal).
     fn eq(&self, other: &Tensor) -> bool {
-        self.shape == other.shape && self.data() == other.data()
+        self.shape == other.shape
+            && match (self.data_f64(), other.data_f64()) {
+                (Some(a), Some(b)) => a == b,
+                _ => self.values() == other.values(),
+            }
     }
 }
 
@@ -261,7 +275,7 @@ impl Tensor {
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
         Tensor {
             shape: Shape::new(shape),
-            data: data.finish(),
+            data: Store::F64(data.finish()),
         }
     }
 
@@ -271,7 +285,7 @@ impl Tensor {
         debug_assert_eq!(like.numel(), data.len());
         Tensor {
             shape: like.shape.clone(),
-            data: data.finish(),
+            data: Store::F64(data.finish()),
         }
     }
 
@@ -281,12 +295,12 @@ impl Tensor {
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
         Ok(Tensor {
             shape: Shape::new(shape),
-            data: Buf::from_vec(data)?,
+            data: Store::F64(Buf::from_vec(data)?),
         })
     }
 
     /// A view of `x`'s buffer under another shape with the same element count
-    /// (`forma`; crate use).
+    /// (`forma`; crate use; either element type).
     pub(in crate::tensor) fn reshaped(x: &Tensor, shape: &[usize]) -> Tensor {
         debug_assert_eq!(shape.iter().product::<usize>(), x.numel());
         Tensor {
@@ -328,26 +342,42 @@ impl Tensor {
         self.data.len()
     }
 
-    /// The elements in row-major order (`planata`).
+    /// The elements of an f64 tensor in row-major order, for the f64 kernels.
+    ///
+    /// An f32 tensor here is a bug of the caller (it panics saying so): kernels get
+    /// f64 operands (the evaluator widens f32 ones first), and code that may hold
+    /// either type reads [`Tensor::values`], [`Tensor::value_at`] or
+    /// [`Tensor::data_f32`] (dtype.rs).
     #[inline(always)]
     pub fn data(&self) -> &[f64] {
-        self.data.as_slice()
+        match &self.data {
+            Store::F64(b) => b.as_slice(),
+            Store::F32(_) => f32_in_f64_path(),
+        }
     }
 
-    /// Mutable elements, copying the buffer first if it is shared.
+    /// Mutable elements of an f64 tensor, copying the buffer first if it is shared
+    /// (an f32 tensor: as [`Tensor::data`]; see [`Tensor::data_f32_mut`]).
     pub fn data_mut(&mut self) -> &mut [f64] {
-        self.data.make_mut()
+        match &mut self.data {
+            Store::F64(b) => b.make_mut(),
+            Store::F32(_) => f32_in_f64_path(),
+        }
     }
 
     /// Whether two tensors share one buffer (copy-on-write not yet triggered).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
-        self.data.ptr_eq(&other.data)
+        match (&self.data, &other.data) {
+            (Store::F64(a), Store::F64(b)) => a.ptr_eq(b),
+            (Store::F32(a), Store::F32(b)) => std::rc::Rc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
-    /// The single element of a one-element tensor (any rank).
+    /// The single element of a one-element tensor (any rank), as an f64.
     pub fn item(&self) -> TResult<f64> {
-        match self.data() {
-            &[x] => Ok(x),
+        match (self.numel(), self.value_at(0)) {
+            (1, Some(x)) => Ok(x),
             _ => Err(TensorError::shape(format!(
                 "expected a one-element tensor, found shape {}",
                 fmt_shape(self.shape())
@@ -378,21 +408,32 @@ impl Tensor {
         Ok(off)
     }
 
-    /// The element at a coordinate list (`accipe`).
+    /// The element at a coordinate list (`accipe`), as an f64.
     pub fn get(&self, index: &[i64]) -> TResult<f64> {
-        Ok(self.data()[self.offset(index)?])
+        let off = self.offset(index)?;
+        // `offset` checked the coordinates against the shape.
+        Ok(self.value_at(off).unwrap_or(f64::NAN))
     }
 
-    /// Writes one element (`ponde`), copying shared storage first.
+    /// Writes one element (`ponde`), copying shared storage first; an f32 tensor
+    /// stores `value` rounded once to f32.
     pub fn set(&mut self, index: &[i64], value: f64) -> TResult<()> {
         let off = self.offset(index)?;
-        self.data_mut()[off] = value;
+        if let Some(d) = self.data_f32_mut() {
+            d[off] = value as f32;
+        } else {
+            self.data_mut()[off] = value;
+        }
         Ok(())
     }
 
-    /// Sets every element to `value` (`reple`).
+    /// Sets every element to `value` (`reple`; an f32 tensor: `value` rounded once).
     pub fn fill_with(&mut self, value: f64) {
-        if self.data.is_unique() {
+        if let Some(d) = self.data_f32_mut() {
+            d.fill(value as f32);
+            return;
+        }
+        if matches!(&self.data, Store::F64(b) if b.is_unique()) {
             self.data_mut().fill(value);
         } else {
             let n = self.numel();
@@ -402,7 +443,7 @@ impl Tensor {
                 Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<f64>()),
             };
             out.resize(n, value);
-            self.data = out.finish();
+            self.data = Store::F64(out.finish());
         }
     }
 
@@ -410,7 +451,7 @@ impl Tensor {
     /// them as indices (ids for gathers, targets, argmax results).
     pub fn to_indices(&self, bound: usize, what: &str) -> TResult<Vec<usize>> {
         let mut out = Vec::with_capacity(self.numel());
-        for &v in self.data() {
+        for &v in self.values().iter() {
             if v.fract() != 0.0 || !v.is_finite() {
                 return Err(TensorError::index(format!(
                     "{what}: id {v} is not an integer"

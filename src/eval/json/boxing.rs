@@ -88,10 +88,11 @@ fn boxed(v: &Value, program: &Program, depth: usize) -> FResult<Rc<Json>> {
             Json::Object(out)
         }
         Value::Tensor(t) => {
-            if t.data().iter().any(|x| !x.is_finite()) {
+            let data = t.values();
+            if data.iter().any(|x| !x.is_finite()) {
                 return no("NaN and infinities have no JSON form");
             }
-            tensor_json(t.shape(), t.data())
+            tensor_json(t.shape(), &data)
         }
         Value::Func(_) | Value::Vacuum | Value::Interval(_) => return no(""),
     }))

@@ -252,6 +252,26 @@ pub(super) fn encode(dtype: Dtype, data: &[f64], out: &mut Vec<u8>) -> Result<()
     Ok(())
 }
 
+/// Appends f32 `data` converted to `dtype`: F32 bit for bit, any other dtype as
+/// [`encode`] converts the (exactly) widened values.
+pub(super) fn encode_f32(dtype: Dtype, data: &[f32], out: &mut Vec<u8>) -> Result<(), String> {
+    if dtype == Dtype::F32 {
+        out.reserve(data.len() * 4);
+        data.iter().for_each(|x| out.extend(x.to_le_bytes()));
+        return Ok(());
+    }
+    let wide: Vec<f64> = data.iter().map(|&x| f64::from(x)).collect();
+    encode(dtype, &wide, out)
+}
+
+/// Converts `bytes` (F32 elements) to f32 bit for bit.
+pub(super) fn decode_f32(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(le(c)))
+        .collect()
+}
+
 /// Appends exact integers as `dtype` (an integer dtype, or `BOOL` for 0 and 1),
 /// little-endian; a value out of the dtype's range, or a float dtype, is an error.
 pub(super) fn encode_integers(dtype: Dtype, data: &[i64], out: &mut Vec<u8>) -> Result<(), String> {

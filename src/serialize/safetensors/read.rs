@@ -1,10 +1,10 @@
 //! Reading: the length prefix and header, the layout check (the tensors tile the
 //! buffer exactly), and conversion of the stored elements.
 
-use super::dtype::{decode, le, Dtype};
+use super::dtype::{decode, decode_f32, le, Dtype};
 use super::header::parse_header;
 use super::{err, SResult, SafetensorsError, K, MAX_HEADER_BYTES};
-use crate::tensor::{checked_numel, Tensor};
+use crate::tensor::{checked_numel, DType, Tensor};
 
 /// A whole safetensors file: tensors in buffer order (the order of their
 /// `data_offsets`; for files faber writes, the order they were given in),
@@ -82,6 +82,20 @@ impl RawTensor<'_> {
         Tensor::from_flat(data, &self.shape).map_err(|te| {
             SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", self.name, te.message))
         })
+    }
+
+    /// The elements as a tensor of element type `to`: F32 into f32 bit for bit,
+    /// everything else through [`RawTensor::to_tensor`]'s f64 and then rounded once
+    /// to f32 where `to` is F32.
+    pub fn to_tensor_as(&self, to: DType) -> SResult<Tensor> {
+        let limit = |te: crate::tensor::TensorError| {
+            SafetensorsError::new(K::Limit, format!("tensor `{}`: {}", self.name, te.message))
+        };
+        if self.dtype == Dtype::F32 && to == DType::F32 {
+            checked_numel(&self.shape).map_err(limit)?;
+            return Tensor::from_f32(decode_f32(self.data), &self.shape).map_err(limit);
+        }
+        self.to_tensor()?.to_dtype(to).map_err(limit)
     }
 
     /// The elements of an integer or `BOOL` tensor as exact i64 (no rounding

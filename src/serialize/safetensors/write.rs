@@ -1,7 +1,7 @@
 //! Writing: the header JSON by hand, in a fixed key order and padded to a
 //! multiple of 8 bytes, then the tensors' elements in the order given.
 
-use super::dtype::{encode, encode_integers, Dtype};
+use super::dtype::{encode, encode_f32, encode_integers, Dtype};
 use super::json::json_string;
 use super::{err, header_err, SResult, SafetensorsError, K, MAX_HEADER_BYTES};
 use crate::tensor::{checked_numel, Tensor};
@@ -28,25 +28,36 @@ pub fn write_with_dtypes(
             name,
             dtype,
             shape: t.shape(),
-            data: Data::Floats(t.data()),
+            data: Data::of(t),
         })
         .collect();
     write_items(&items, metadata)
 }
 
-/// The elements of an [`Item`]: f64 values (converted to the item's dtype as
-/// [`write`] converts them), or exact integers for an integer or `BOOL` dtype.
+/// The elements of an [`Item`]: f64 or f32 values (converted to the item's dtype as
+/// [`write`] converts them; f32 values stored as F32 are copied bit for bit), or exact
+/// integers for an integer or `BOOL` dtype.
 #[derive(Clone, Copy, Debug)]
 pub enum Data<'a> {
     Floats(&'a [f64]),
+    Floats32(&'a [f32]),
     Integers(&'a [i64]),
 }
 
-impl Data<'_> {
+impl<'a> Data<'a> {
     fn len(&self) -> usize {
         match self {
             Data::Floats(x) => x.len(),
+            Data::Floats32(x) => x.len(),
             Data::Integers(x) => x.len(),
+        }
+    }
+
+    /// A tensor's elements as it stores them (f64 or f32).
+    pub fn of(t: &'a Tensor) -> Data<'a> {
+        match t.data_f32() {
+            Some(x) => Data::Floats32(x),
+            None => Data::Floats(t.data()),
         }
     }
 }
@@ -153,6 +164,7 @@ pub fn write_items(tensors: &[Item<'_>], metadata: &[(&str, &str)]) -> SResult<V
     for item in tensors {
         match item.data {
             Data::Floats(x) => encode(item.dtype, x, &mut out),
+            Data::Floats32(x) => encode_f32(item.dtype, x, &mut out),
             Data::Integers(x) => encode_integers(item.dtype, x, &mut out),
         }
         .map_err(|m| SafetensorsError::new(K::Value, format!("tensor `{}`: {m}", item.name)))?;
