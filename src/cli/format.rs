@@ -1,0 +1,185 @@
+//! `faber format PATH`: canonical layout for a file or every `.fab`/`.proba` file under
+//! a directory, and `--locale L` to translate between reader locales (the library's
+//! `faber::format`; docs/format.md).
+//!
+//! Modes: `--write` (the default) rewrites each file that changes, atomically (a
+//! temporary file beside it, fsync, rename: src/cli/atomic.rs); `--check` writes
+//! nothing and prints a unified diff for each file that is not formatted; `--stdout`
+//! prints the formatted text. A file that does not parse (or cannot be translated) is
+//! reported and never written. Exit code 1 when any file was reported or, with
+//! `--check`, is not formatted; else 0.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use rustc_hash::FxHashSet;
+
+use super::{atomic, load, print_stdout, Context};
+use faber::diag::{codes, Diagnostic};
+use faber::format::{Members, Options};
+use faber::source::{SourceMap, Span};
+use faber::syntax::vocab::Locale;
+
+#[derive(Args, Debug)]
+pub struct FormatArgs {
+    /// A `.fab` file, or a directory (a package): every `.fab` and `.proba` file under it.
+    pub path: PathBuf,
+
+    /// Write nothing; print a diff for each file that is not formatted and exit 1 if any.
+    #[arg(long, conflicts_with_all = ["write", "stdout"])]
+    pub check: bool,
+
+    /// Rewrite the files that change, in place (the default).
+    #[arg(long, conflicts_with = "stdout")]
+    pub write: bool,
+
+    /// Print the formatted text on stdout instead of writing the files.
+    #[arg(long)]
+    pub stdout: bool,
+
+    /// Translate into this reader locale (`la`, `en`, `ar`, `hi`, `th-TH`, `vi`,
+    /// `zh-Hans`, `zh-Hant`): keywords, type names and built-in methods.
+    #[arg(long, value_name = "L")]
+    pub locale: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Write,
+    Check,
+    Stdout,
+}
+
+pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
+    let mut sources = SourceMap::new();
+    let mode = if args.check {
+        Mode::Check
+    } else if args.stdout {
+        Mode::Stdout
+    } else {
+        Mode::Write
+    };
+    let target = match &args.locale {
+        None => None,
+        Some(code) => match Locale::from_code(code) {
+            Some(l) => Some(l),
+            None => {
+                let d = unknown_locale(&mut sources, code);
+                return ctx.report(&sources, &[d]);
+            }
+        },
+    };
+    if !args.path.exists() {
+        let d = load::read_source(&args.path, &mut sources).err();
+        return ctx.report(&sources, &d.into_iter().collect::<Vec<_>>());
+    }
+    let mut files = Vec::new();
+    super::test::discover(&args.path, &mut files, &mut FxHashSet::default());
+    // Genus members of the whole package (and the libraries): a call `x.m(…)` of one
+    // of them is a user method, which translation leaves alone.
+    let mut members = Members::bundled();
+    let root = package_dir(&args.path);
+    let mut package_files = Vec::new();
+    super::test::discover(&root, &mut package_files, &mut FxHashSet::default());
+    for p in package_files.iter().chain(&files) {
+        let mut scratch = SourceMap::new();
+        if let Ok(id) = load::read_source(p, &mut scratch) {
+            let locale = load::package_locale(p, &mut scratch).unwrap_or_default();
+            if let Ok(m) = faber::syntax::parse_in(&scratch, id, locale) {
+                members.add(&m);
+            }
+        }
+    }
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut unformatted = false;
+    let many = files.len() > 1;
+    for path in &files {
+        let file = match load::read_source(path, &mut sources) {
+            Ok(f) => f,
+            Err(d) => {
+                diags.push(d);
+                continue;
+            }
+        };
+        let default = match load::package_locale(path, &mut sources) {
+            Ok(l) => l,
+            Err(ds) => {
+                diags.extend(ds);
+                continue;
+            }
+        };
+        let opts = Options {
+            default,
+            target,
+            members: &members,
+        };
+        let formatted = match faber::format::format(&sources, file, &opts) {
+            Ok(t) => t,
+            Err(ds) => {
+                diags.extend(ds);
+                continue;
+            }
+        };
+        let original = sources.text(file);
+        let shown = path.display().to_string();
+        match mode {
+            Mode::Stdout => {
+                if many {
+                    print_stdout(&format!("==> {shown} <==\n"));
+                }
+                print_stdout(&formatted);
+            }
+            Mode::Check => {
+                if formatted != original {
+                    unformatted = true;
+                    print_stdout(&faber::format::diff::unified(&shown, original, &formatted));
+                }
+            }
+            Mode::Write => {
+                if formatted != original {
+                    match atomic::write_atomic(path, formatted.as_bytes()) {
+                        Ok(()) => ctx.status("Formatted", &shown),
+                        Err(e) => diags.push(Diagnostic::error(
+                            codes::CLI_IO,
+                            format!("cannot write `{shown}`: {e}"),
+                            Span::new(file, 0, 0),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    let code = ctx.report(&sources, &diags);
+    if unformatted {
+        ExitCode::FAILURE
+    } else {
+        code
+    }
+}
+
+/// The package a path belongs to: the nearest directory with a `faber.toml` at or
+/// above it, else the path's own directory.
+fn package_dir(path: &Path) -> PathBuf {
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let real = std::fs::canonicalize(&dir).unwrap_or(dir);
+    super::fsguard::package_root(&real)
+}
+
+/// LEX009, as for a frontmatter locale, pointing at the flag's value.
+fn unknown_locale(sources: &mut SourceMap, code: &str) -> Diagnostic {
+    let file = sources.add("--locale", code.to_string());
+    Diagnostic::error(
+        codes::LEX_UNSUPPORTED_LOCALE,
+        format!("unknown reader locale `{code}`"),
+        Span::new(file, 0, code.len()),
+    )
+    .with_hint(format!("the known locales are {}", Locale::known_list()))
+}
