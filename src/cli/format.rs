@@ -76,21 +76,9 @@ pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
     }
     let mut files = Vec::new();
     super::test::discover(&args.path, &mut files, &mut FxHashSet::default());
-    // Genus members of the whole package (and the libraries): a call `x.m(…)` of one
-    // of them is a user method, which translation leaves alone.
-    let mut members = Members::bundled();
-    let root = package_dir(&args.path);
-    let mut package_files = Vec::new();
-    super::test::discover(&root, &mut package_files, &mut FxHashSet::default());
-    for p in package_files.iter().chain(&files) {
-        let mut scratch = SourceMap::new();
-        if let Ok(id) = load::read_source(p, &mut scratch) {
-            let locale = load::package_locale(p, &mut scratch).unwrap_or_default();
-            if let Ok(m) = faber::syntax::parse_in(&scratch, id, locale) {
-                members.add(&m);
-            }
-        }
-    }
+    // Where a file's imports do not load, the genus methods of its whole package and
+    // of the libraries stand in for those it can see (see `members_for`).
+    let mut package: Option<Members> = None;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut unformatted = false;
     let many = files.len() > 1;
@@ -108,6 +96,10 @@ pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
                 diags.extend(ds);
                 continue;
             }
+        };
+        let members = match target {
+            Some(_) => members_for(path, default, ctx, &mut package, &args.path),
+            None => Members::new(),
         };
         let opts = Options {
             default,
@@ -156,6 +148,43 @@ pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
     } else {
         code
     }
+}
+
+/// The genus methods `path` can see: those of its own module and of everything it
+/// imports; when its imports do not load, those of its whole package and of the
+/// bundled libraries (computed once, in `package`).
+fn members_for(
+    path: &Path,
+    default: Locale,
+    ctx: &Context,
+    package: &mut Option<Members>,
+    arg: &Path,
+) -> Members {
+    let mut scratch = SourceMap::new();
+    if let Ok(id) = load::read_source(path, &mut scratch) {
+        let mut loader = super::modules::FsLoader::new(ctx.lib_root.clone());
+        loader.package_locale = default;
+        if let Some(m) = Members::of_program(&mut scratch, id, &mut loader) {
+            return m;
+        }
+    }
+    package
+        .get_or_insert_with(|| {
+            let mut members = Members::bundled();
+            let mut files = Vec::new();
+            super::test::discover(&package_dir(arg), &mut files, &mut FxHashSet::default());
+            for p in &files {
+                let mut scratch = SourceMap::new();
+                if let Ok(id) = load::read_source(p, &mut scratch) {
+                    let locale = load::package_locale(p, &mut scratch).unwrap_or_default();
+                    if let Ok(m) = faber::syntax::parse_in(&scratch, id, locale) {
+                        members.add(&m);
+                    }
+                }
+            }
+            members
+        })
+        .clone()
 }
 
 /// The package a path belongs to: the nearest directory with a `faber.toml` at or

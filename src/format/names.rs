@@ -3,7 +3,22 @@
 //! `x.m(…)`, the expressions `vacua` and `lege`, test modifiers, annotation names) and
 //! every name the file declares. One walk over the tree; nothing is resolved.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The receiver of a method call, as far as its syntax tells.
+#[derive(Clone, Debug)]
+pub(super) enum Recv {
+    /// `ego`: the genus whose method this is.
+    Ego,
+    /// A name (a variable, parameter or field read through `ego.`/`x.`).
+    Name(String),
+    /// A literal number, text or list: a built-in type.
+    Literal,
+    /// A record literal `Genus { … }`.
+    Record,
+    /// Anything else (a call's result, an index, …).
+    Other,
+}
 
 use crate::syntax::ast::*;
 
@@ -12,8 +27,12 @@ use crate::syntax::ast::*;
 pub(super) struct Words {
     /// Single-word type names (`numerus`, `lista` of `lista<f32>`).
     pub types: Vec<Ident>,
-    /// The method name of each call `recv.m(…)` whose receiver is not a module.
-    pub methods: Vec<Ident>,
+    /// The method name of each call `recv.m(…)` whose receiver is not a module, with
+    /// what the receiver is.
+    pub methods: Vec<(Ident, Recv)>,
+    /// The one type name each name is declared with (`None`: declared with several,
+    /// or without one).
+    pub typed: FxHashMap<String, Option<String>>,
     /// Names used as expressions.
     pub names: Vec<Ident>,
     /// Test modifiers (`omitte`, `tag`, `solum`, …).
@@ -23,7 +42,7 @@ pub(super) struct Words {
     /// Names the file declares (functions, genera and their members, parameters,
     /// bindings, imports, generics).
     pub declared: FxHashSet<String>,
-    /// Field and method names of the file's genera.
+    /// Method names of the file's genera (a field is never called as a method).
     pub members: FxHashSet<String>,
     /// Names that stand for modules in this file (imports and `hospes`).
     modules: FxHashSet<String>,
@@ -51,8 +70,24 @@ pub(super) fn words(module: &Module) -> Words {
 }
 
 impl Words {
+    /// Records a name declared without a type (which makes its type unknown).
     fn declare(&mut self, id: &Ident) {
+        self.declare_typed(id, None);
+    }
+
+    /// Records that `id` is declared with type `ty` (or with none).
+    fn declare_typed(&mut self, id: &Ident, ty: Option<&Type>) {
         self.declared.insert(id.name.clone());
+        let name = ty.and_then(|t| match &t.kind {
+            TypeKind::Path { path, .. } | TypeKind::Shaped { path, .. } if path.len() == 1 => {
+                Some(path[0].name.clone())
+            }
+            _ => None,
+        });
+        let entry = self.typed.entry(id.name.clone()).or_insert(name.clone());
+        if *entry != name {
+            *entry = None;
+        }
     }
 
     fn annotations(&mut self, anns: &[Annotation]) {
@@ -84,8 +119,7 @@ impl Words {
                         } => {
                             self.annotations(annotations);
                             self.ty(ty);
-                            self.declare(name);
-                            self.members.insert(name.name.clone());
+                            self.declare_typed(name, Some(ty));
                             if let Some(e) = default {
                                 self.expr(e);
                             }
@@ -104,7 +138,7 @@ impl Words {
             }
             ItemKind::Fixum(f) => {
                 self.ty(&f.ty);
-                self.declare(&f.name);
+                self.declare_typed(&f.name, Some(&f.ty));
                 self.expr(&f.value);
             }
             ItemKind::Entry(e) => {
@@ -155,7 +189,7 @@ impl Words {
     fn params(&mut self, ps: &[Param]) {
         for p in ps {
             self.ty(&p.ty);
-            self.declare(&p.name);
+            self.declare_typed(&p.name, Some(&p.ty));
             if let Some(e) = p.sponte.as_ref().and_then(|s| s.default.as_ref()) {
                 self.expr(e);
             }
@@ -222,7 +256,17 @@ impl Words {
                     self.ty(t);
                 }
                 if let Some(n) = name {
-                    self.declare(n);
+                    let from_record = match value.as_ref().map(|v| &v.kind) {
+                        Some(ExprKind::Record { path, .. }) if path.len() == 1 => Some(Type {
+                            kind: TypeKind::Path {
+                                path: path.clone(),
+                                args: Vec::new(),
+                            },
+                            span: n.span,
+                        }),
+                        _ => None,
+                    };
+                    self.declare_typed(n, ty.as_ref().or(from_record.as_ref()));
                 }
                 if let Some(v) = value {
                     self.expr(v);
@@ -359,7 +403,17 @@ impl Words {
                     ExprKind::Field { expr, name } => {
                         let module = matches!(&expr.kind, ExprKind::Name(n) if self.modules.contains(&n.name));
                         if !module {
-                            self.methods.push(name.clone());
+                            let recv = match &expr.kind {
+                                ExprKind::Ego => Recv::Ego,
+                                ExprKind::Name(n) => Recv::Name(n.name.clone()),
+                                ExprKind::Field { name, .. } => Recv::Name(name.name.clone()),
+                                ExprKind::Lit(_) | ExprKind::List(_) | ExprKind::Template { .. } => {
+                                    Recv::Literal
+                                }
+                                ExprKind::Record { .. } => Recv::Record,
+                                _ => Recv::Other,
+                            };
+                            self.methods.push((name.clone(), recv));
                         }
                         self.expr(expr);
                     }

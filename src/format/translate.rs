@@ -18,7 +18,7 @@
 use rustc_hash::FxHashSet;
 
 use super::layout::Replacements;
-use super::names::Words;
+use super::names::{Recv, Words};
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Ident;
@@ -129,7 +129,7 @@ pub(super) fn plan(
             }
         }
     }
-    for id in &words.methods {
+    for (id, recv) in &words.methods {
         // In Latin, faber's own method names are accepted beside the table's.
         let known = if from == Locale::LA {
             v.spell(Section::Intrinsic, Locale::LA, &id.name).is_some()
@@ -147,6 +147,18 @@ pub(super) fn plan(
         }
         .unwrap_or("");
         if members.contains(&id.name) {
+            match receiver(words, recv, from) {
+                Some(Receiver::Genus) => continue,
+                Some(Receiver::Builtin) => {
+                    if spelled.is_empty() {
+                        p.no_spelling(id, "the method");
+                    } else {
+                        p.replace_ident(id, spelled);
+                    }
+                    continue;
+                }
+                None => {}
+            }
             if !spelled.is_empty() && spelled != id.name {
                 let (lo, hi) = (id.span.lo as usize, id.span.hi as usize);
                 let msg = format!(
@@ -194,6 +206,32 @@ pub(super) fn plan(
     }
     collisions(&mut p, tokens);
     p.plan
+}
+
+enum Receiver {
+    Genus,
+    Builtin,
+}
+
+/// What a call's receiver is, where the file's declarations tell: a value of a
+/// genus (its methods are looked up first) or of a built-in type.
+fn receiver(words: &Words, recv: &Recv, from: Locale) -> Option<Receiver> {
+    let v = vocabulary();
+    match recv {
+        Recv::Ego | Recv::Record => Some(Receiver::Genus),
+        Recv::Literal => Some(Receiver::Builtin),
+        Recv::Name(n) => {
+            let ty = words.typed.get(n)?.as_ref()?;
+            if v.type_name(from, ty).is_some() && !words.declared.contains(ty) {
+                Some(Receiver::Builtin)
+            } else if words.declared.contains(ty) {
+                Some(Receiver::Genus)
+            } else {
+                None
+            }
+        }
+        Recv::Other => None,
+    }
 }
 
 /// A user name the translation keeps must not be a keyword of the target locale.
