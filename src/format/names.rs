@@ -12,7 +12,9 @@ pub(super) enum Recv {
     Ego,
     /// A name (a variable, parameter or field read through `ego.`/`x.`).
     Name(String),
-    /// A literal number, text or list: a built-in type.
+    /// A literal number.
+    Number,
+    /// A literal text or list, or a template: a built-in type.
     Literal,
     /// A record literal `Genus { … }`.
     Record,
@@ -42,11 +44,19 @@ pub(super) struct Words {
     /// Names the file declares (functions, genera and their members, parameters,
     /// bindings, imports, generics).
     pub declared: FxHashSet<String>,
+    /// Type names the file declares (genera, aliases, generic parameters).
+    pub declared_types: FxHashSet<String>,
     /// Method names of the file's genera (a field is never called as a method).
     pub members: FxHashSet<String>,
     /// Names that stand for modules in this file (imports and `hospes`).
     modules: FxHashSet<String>,
 }
+
+/// The type word recorded for a name bound to an integer literal without a type
+/// (not a word of any locale, so it never names a declared type).
+pub(super) const NUMBER: &str = "#numerus";
+/// The same for a float literal.
+pub(super) const FLOAT: &str = "#fractus";
 
 /// Collects the words of `module`.
 pub(super) fn words(module: &Module) -> Words {
@@ -70,6 +80,16 @@ pub(super) fn words(module: &Module) -> Words {
 }
 
 impl Words {
+    /// Records that `id` is declared with the type word `word`.
+    fn declare_word(&mut self, id: &Ident, word: &str) {
+        self.declared.insert(id.name.clone());
+        let name = Some(word.to_string());
+        let entry = self.typed.entry(id.name.clone()).or_insert(name.clone());
+        if *entry != name {
+            *entry = None;
+        }
+    }
+
     /// Records a name declared without a type (which makes its type unknown).
     fn declare(&mut self, id: &Ident) {
         self.declare_typed(id, None);
@@ -107,6 +127,7 @@ impl Words {
             ItemKind::Func(f) => self.func(f),
             ItemKind::Genus(g) => {
                 self.declare(&g.name);
+                self.declared_types.insert(g.name.name.clone());
                 self.generics(&g.generics);
                 for m in &g.members {
                     match m {
@@ -134,6 +155,7 @@ impl Words {
             }
             ItemKind::Alias(a) => {
                 self.declare(&a.name);
+                self.declared_types.insert(a.name.name.clone());
                 self.ty(&a.ty);
             }
             ItemKind::Fixum(f) => {
@@ -173,6 +195,7 @@ impl Words {
     fn generics(&mut self, gs: &[Generic]) {
         for g in gs {
             self.declare(&g.name);
+            self.declared_types.insert(g.name.name.clone());
         }
     }
 
@@ -266,7 +289,15 @@ impl Words {
                         }),
                         _ => None,
                     };
-                    self.declare_typed(n, ty.as_ref().or(from_record.as_ref()));
+                    let literal = match value.as_ref().map(|v| &v.kind) {
+                        Some(ExprKind::Lit(Literal::Int(_))) => Some(NUMBER),
+                        Some(ExprKind::Lit(Literal::Float(_))) => Some(FLOAT),
+                        _ => None,
+                    };
+                    match (ty, literal) {
+                        (None, Some(word)) => self.declare_word(n, word),
+                        _ => self.declare_typed(n, ty.as_ref().or(from_record.as_ref())),
+                    }
                 }
                 if let Some(v) = value {
                     self.expr(v);
@@ -407,6 +438,7 @@ impl Words {
                                 ExprKind::Ego => Recv::Ego,
                                 ExprKind::Name(n) => Recv::Name(n.name.clone()),
                                 ExprKind::Field { name, .. } => Recv::Name(name.name.clone()),
+                                ExprKind::Lit(Literal::Int(_) | Literal::Float(_)) => Recv::Number,
                                 ExprKind::Lit(_) | ExprKind::List(_) | ExprKind::Template { .. } => {
                                     Recv::Literal
                                 }

@@ -119,7 +119,7 @@ pub(super) fn plan(
         }
     }
     for id in &words.types {
-        if words.declared.contains(&id.name) {
+        if words.declared_types.contains(&id.name) {
             continue;
         }
         if let Some(canonical) = v.type_name(from, &id.name) {
@@ -129,46 +129,45 @@ pub(super) fn plan(
             }
         }
     }
-    for (id, recv) in &words.methods {
+    // Latin to Latin: faber's own names and the table's are both Latin; keep them.
+    let methods: &[(Ident, Recv)] = if from == Locale::LA && to == Locale::LA {
+        &[]
+    } else {
+        &words.methods
+    };
+    for (id, recv) in methods {
         // In Latin, faber's own method names are accepted beside the table's.
-        let known = if from == Locale::LA {
-            v.spell(Section::Intrinsic, Locale::LA, &id.name).is_some()
-        } else {
-            v.lookup(Section::Intrinsic, from, &id.name).is_some()
-        };
-        if !known {
-            continue;
-        }
-        let spelled = if from == Locale::LA {
-            v.spell(Section::Intrinsic, to, &id.name)
+        let row = if from == Locale::LA {
+            v.spell(Section::Intrinsic, Locale::LA, &id.name)
+                .and_then(|canonical| v.lookup(Section::Intrinsic, Locale::LA, canonical))
         } else {
             v.lookup(Section::Intrinsic, from, &id.name)
-                .and_then(|r| r.spelling(to))
+        };
+        let Some(row) = row else { continue };
+        let kind = receiver(words, recv, from);
+        let spelled = if to == Locale::LA {
+            Some(latin_method(row, matches!(kind, Some(Receiver::Number))))
+        } else {
+            row.spelling(to)
         }
         .unwrap_or("");
         if members.contains(&id.name) {
-            match receiver(words, recv, from) {
+            match kind {
                 Some(Receiver::Genus) => continue,
-                Some(Receiver::Builtin) => {
-                    if spelled.is_empty() {
-                        p.no_spelling(id, "the method");
-                    } else {
-                        p.replace_ident(id, spelled);
+                Some(Receiver::Builtin | Receiver::Number) => {}
+                None => {
+                    if !spelled.is_empty() && spelled != id.name {
+                        let (lo, hi) = (id.span.lo as usize, id.span.hi as usize);
+                        let msg = format!(
+                            "`.{}(…)` may be a genus member or the built-in method, which locale `{}` spells `{spelled}`",
+                            id.name,
+                            to.code()
+                        );
+                        p.refuse(lo, hi, msg, "rename the genus member, or declare the receiver with its type, so that the call names one thing");
                     }
                     continue;
                 }
-                None => {}
             }
-            if !spelled.is_empty() && spelled != id.name {
-                let (lo, hi) = (id.span.lo as usize, id.span.hi as usize);
-                let msg = format!(
-                    "`.{}(…)` may be a genus member or the built-in method, which locale `{}` spells `{spelled}`",
-                    id.name,
-                    to.code()
-                );
-                p.refuse(lo, hi, msg, "rename the genus member, so that the call names one thing");
-            }
-            continue;
         }
         if spelled.is_empty() {
             p.no_spelling(id, "the method");
@@ -211,6 +210,26 @@ pub(super) fn plan(
 enum Receiver {
     Genus,
     Builtin,
+    /// A number (`numerus`, `fractus`, …): picks a term's number method.
+    Number,
+}
+
+/// The Latin spelling of an intrinsic, as Latin reads it whatever the receiver's
+/// static type: faber's own name where the term has one (`neg`, `relu`); for a term
+/// that is a tensor op and a number method (`a|b`: `exp|exponens`), the method for a
+/// number receiver and the op otherwise — what the other locales' one spelling picks.
+fn latin_method(row: &crate::syntax::vocab::Row, number: bool) -> &'static str {
+    match row.faber.as_slice() {
+        [] => row.canonical,
+        [one] => one,
+        [op, method, ..] => {
+            if number {
+                method
+            } else {
+                op
+            }
+        }
+    }
 }
 
 /// What a call's receiver is, where the file's declarations tell: a value of a
@@ -220,14 +239,24 @@ fn receiver(words: &Words, recv: &Recv, from: Locale) -> Option<Receiver> {
     match recv {
         Recv::Ego | Recv::Record => Some(Receiver::Genus),
         Recv::Literal => Some(Receiver::Builtin),
+        Recv::Number => Some(Receiver::Number),
         Recv::Name(n) => {
             let ty = words.typed.get(n)?.as_ref()?;
-            if v.type_name(from, ty).is_some() && !words.declared.contains(ty) {
-                Some(Receiver::Builtin)
-            } else if words.declared.contains(ty) {
-                Some(Receiver::Genus)
-            } else {
-                None
+            if ty == super::names::NUMBER || ty == super::names::FLOAT {
+                return Some(Receiver::Number);
+            }
+            if words.declared_types.contains(ty) {
+                return Some(Receiver::Genus);
+            }
+            let canonical = v.type_name(from, ty).or_else(|| {
+                let scalar = ["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+                scalar.contains(&ty.as_str()).then_some("numerus")
+            });
+            match canonical {
+                Some("numerus" | "fractus") => Some(Receiver::Number),
+                Some(_) => Some(Receiver::Builtin),
+                None if ty.starts_with('t') && ty.len() <= 4 => Some(Receiver::Builtin),
+                None => None,
             }
         }
         Recv::Other => None,
