@@ -261,8 +261,10 @@ fn translation_round_trips_through_every_locale() {
             }
         };
         let latin = tree_locale(text, default) == Some(Locale::LA);
-        if let Err(why) = same_tokens(&x0, &normal, !latin) {
-            failures.push(format!("{rel}: into Latin: {why}"));
+        if latin {
+            if let Err(why) = same_tokens(&x0, &normal, false) {
+                failures.push(format!("{rel}: into Latin: {why}"));
+            }
         }
         let mut all_exact = true;
         for l in all_locales() {
