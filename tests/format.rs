@@ -54,12 +54,7 @@ fn repository_files() -> Vec<String> {
     }
     let mut rel: Vec<String> = out
         .iter()
-        .map(|p| {
-            p.strip_prefix(ROOT)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|p| p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned())
         .collect();
     rel.sort();
     rel
@@ -114,13 +109,10 @@ fn loader(files: &[(String, String)]) -> MemoryLoader {
 }
 
 /// The genus methods `rel` can see (its import closure), as the CLI computes them.
-fn members(rel: &str, text: &str, repo: &MemoryLoader) -> Members {
+fn members(rel: &str, text: &str, repo: &mut MemoryLoader) -> Members {
     let mut sources = SourceMap::new();
     let id = sources.add(rel, text);
-    let mut l = MemoryLoader {
-        files: repo.files.clone(),
-    };
-    Members::of_program(&mut sources, id, &mut l).unwrap_or_else(|| {
+    Members::of_program(&mut sources, id, repo).unwrap_or_else(|| {
         let mut m = Members::bundled();
         if let Ok(module) = faber::syntax::parse(&sources, id) {
             m.add(&module);
@@ -162,7 +154,9 @@ fn tree(text: &str, default: Locale) -> Option<String> {
 fn tree_locale(text: &str, default: Locale) -> Option<Locale> {
     let mut sources = SourceMap::new();
     let id = sources.add("x.fab", text);
-    faber::syntax::parse_in(&sources, id, default).ok().map(|m| m.locale)
+    faber::syntax::parse_in(&sources, id, default)
+        .ok()
+        .map(|m| m.locale)
 }
 
 fn codes_of(ds: &[Diagnostic]) -> Vec<&'static str> {
@@ -204,11 +198,19 @@ fn formatting_is_idempotent_and_keeps_the_tree_over_the_repository() {
                 "{rel}: not idempotent:\n{}",
                 faber::format::diff::unified(&rel, &once, &twice)
             )),
-            Err(ds) => failures.push(format!("{rel}: formatted text refused: {:?}", codes_of(&ds))),
+            Err(ds) => failures.push(format!(
+                "{rel}: formatted text refused: {:?}",
+                codes_of(&ds)
+            )),
         }
-        if !once.ends_with('\n') || once.contains("\n\n\n") || once.lines().any(|l| l.ends_with(' ')) {
+        if !once.ends_with('\n')
+            || once.contains("\n\n\n")
+            || once.lines().any(|l| l.ends_with(' '))
+        {
             // Trailing spaces may remain only inside block texts, which no file has.
-            failures.push(format!("{rel}: blank lines, trailing spaces or final newline"));
+            failures.push(format!(
+                "{rel}: blank lines, trailing spaces or final newline"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -230,10 +232,16 @@ fn layout_rules() {
     // byte for byte.
     let src = "+++\n# nota bene\nlocale = \"la\"\n+++\n@ radix backward   \"g\"\nfunctio h(f64 x) → f64 {\n    redde x·x\n}\nincipit {\n    nota «linea una\n   linea  duae  »\n    itera ab 0 usque 2 fixum i { nota i }\n    itera ab 0…2 fixum i { nota i }\n}\n";
     let out = f(src);
-    assert!(out.starts_with("+++\n# nota bene\nlocale = \"la\"\n+++\n@ radix backward   \"g\"\n"), "{out}");
+    assert!(
+        out.starts_with("+++\n# nota bene\nlocale = \"la\"\n+++\n@ radix backward   \"g\"\n"),
+        "{out}"
+    );
     assert!(out.contains("«linea una\n   linea  duae  »"), "{out}");
     assert!(out.contains("redde x · x"), "{out}");
-    assert!(out.contains("ab 0 usque 2") && out.contains("ab 0 … 2"), "{out}");
+    assert!(
+        out.contains("ab 0 usque 2") && out.contains("ab 0 … 2"),
+        "{out}"
+    );
 }
 
 // ---------------------------------------------------------------- translation
@@ -242,7 +250,7 @@ fn layout_rules() {
 fn translation_round_trips_through_every_locale() {
     let files = repository_files();
     let texts: Vec<(String, String)> = files.iter().map(|r| (r.clone(), read(r))).collect();
-    let repo = loader(&texts);
+    let mut repo = loader(&texts);
     let none = Members::new();
     let (mut translated, mut exact, mut refusals, mut failures) = (0, 0, Vec::new(), Vec::new());
     for (rel, text) in &texts {
@@ -251,7 +259,7 @@ fn translation_round_trips_through_every_locale() {
             continue;
         }
         let x0 = fmt(rel, text, default, None, &none).unwrap();
-        let members = members(rel, text, &repo);
+        let members = members(rel, text, &mut repo);
         // In Latin: the same tokens (the frontmatter may lose a `locale = "la"`).
         let normal = match fmt(rel, &x0, default, Some(Locale::LA), &members) {
             Ok(n) => n,
@@ -309,7 +317,11 @@ fn translation_round_trips_through_every_locale() {
         refusals.join("\n")
     );
     assert!(translated >= 8 * 400, "only {translated} translations");
-    assert!(refusals.len() * 50 < translated, "{} refusals", refusals.len());
+    assert!(
+        refusals.len() * 50 < translated,
+        "{} refusals",
+        refusals.len()
+    );
 }
 
 /// `a` and `b` lex to the same tokens, but (with `methods`) for identifiers right
@@ -327,7 +339,10 @@ fn same_tokens(a: &str, b: &str, methods: bool) -> Result<(), String> {
         let after_period = i > 0 && ta[i - 1].1 == faber::syntax::token::Tok::Period;
         let both_names = matches!(
             (&x.1, &y.1),
-            (faber::syntax::token::Tok::Ident(_), faber::syntax::token::Tok::Ident(_))
+            (
+                faber::syntax::token::Tok::Ident(_),
+                faber::syntax::token::Tok::Ident(_)
+            )
         );
         if !(methods && after_period && both_names) {
             return Err(format!("{:?} became {:?}", x.1, y.1));
@@ -373,10 +388,9 @@ fn run_in_process(name: &str, main: &str, modules: &[(String, String)]) -> Optio
     let mut l = loader(modules);
     let program = faber::compile(&mut sources, id, &mut l).ok()?;
     let mut io = Captured::default();
-    let code = match faber::eval::run_entry(&program, &mut io, &faber::eval::RunConfig::default()) {
-        Ok(c) => c,
-        Err(_) => 1,
-    };
+    // A run-time error exits 1, as `faber run` does.
+    let config = faber::eval::RunConfig::default();
+    let code = faber::eval::run_entry(&program, &mut io, &config).unwrap_or(1);
     Some((code, io.0))
 }
 
@@ -404,7 +418,20 @@ fn translated_programs_print_what_the_originals_print() {
                 .collect()
         })
         .unwrap_or_default();
-    let repo = loader(&libs);
+    let mut repo = loader(&libs);
+    // The imported modules in each locale, translated once.
+    let translated_libs: Vec<Vec<(String, String)>> = all_locales()
+        .into_iter()
+        .map(|l| {
+            libs.iter()
+                .map(|(n, t)| {
+                    let m = members(n, t, &mut repo);
+                    let x = fmt(n, t, Locale::LA, Some(l), &m).unwrap_or_else(|_| t.clone());
+                    (n.clone(), x)
+                })
+                .collect()
+        })
+        .collect();
     let (mut checked, mut skipped, mut failures) = (vec![0usize; 8], 0, Vec::new());
     for p in &programs {
         let rel = p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned();
@@ -418,20 +445,12 @@ fn translated_programs_print_what_the_originals_print() {
             skipped += 1;
             continue;
         }
-        let members = members(&rel, &text, &repo);
+        let members = members(&rel, &text, &mut repo);
         for (k, l) in all_locales().into_iter().enumerate() {
             let Ok(main) = fmt(&rel, &text, Locale::LA, Some(l), &members) else {
                 continue;
             };
-            let mut mods = Vec::new();
-            for (n, t) in &libs {
-                let m = members_of(n, t, &repo);
-                match fmt(n, t, Locale::LA, Some(l), &m) {
-                    Ok(x) => mods.push((n.clone(), x)),
-                    Err(_) => mods.push((n.clone(), t.clone())),
-                }
-            }
-            match run_in_process(&rel, &main, &mods) {
+            match run_in_process(&rel, &main, &translated_libs[k]) {
                 Some((c, out)) if c == code && out == want => checked[k] += 1,
                 other => failures.push(format!(
                     "{rel} in {}: {:?}\n--- program\n{main}",
@@ -446,10 +465,6 @@ fn translated_programs_print_what_the_originals_print() {
     for (k, n) in checked.iter().enumerate() {
         assert!(*n >= 120, "locale {k}: only {n} programs ran");
     }
-}
-
-fn members_of(rel: &str, text: &str, repo: &MemoryLoader) -> Members {
-    members(rel, text, repo)
 }
 
 // ---------------------------------------------------------------- the CLI
@@ -482,7 +497,11 @@ fn check_reports_a_diff_and_exit_code() {
     std::fs::write(&f, MESSY).unwrap();
     let (code, out, _) = run(&["format", "--check", f.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.contains("\n-  fixum numerus x←1+2\n") && out.contains("\n+    fixum numerus x ← 1 + 2\n"), "{out}");
+    assert!(
+        out.contains("\n-  fixum numerus x←1+2\n")
+            && out.contains("\n+    fixum numerus x ← 1 + 2\n"),
+        "{out}"
+    );
     assert!(out.contains("\n-  nota x   \n+    nota x\n"), "{out}");
     assert!(out.starts_with(&format!("--- {}\n", f.display())), "{out}");
     assert_eq!(std::fs::read_to_string(&f).unwrap(), MESSY, "--check wrote");
@@ -548,19 +567,29 @@ fn a_name_that_the_target_reserves_stops_the_translation() {
     std::fs::write(&f, src).unwrap();
     let (code, out, err) = run(&["format", "--locale", "en", f.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(err.contains("CLI004") && err.contains("`step`") && err.contains("`en`"), "{err}");
+    assert!(
+        err.contains("CLI004") && err.contains("`step`") && err.contains("`en`"),
+        "{err}"
+    );
     assert_eq!(out, "");
     assert_eq!(std::fs::read_to_string(&f).unwrap(), src);
     // Into Vietnamese, where `step` is an ordinary name, it translates.
     let (code, out, err) = run(&["format", "--stdout", "--locale", "vi", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("+++\nlocale = \"vi\"\n+++\n") && out.contains(" step "), "{out}");
+    assert!(
+        out.starts_with("+++\nlocale = \"vi\"\n+++\n") && out.contains(" step "),
+        "{out}"
+    );
 }
 
 #[test]
 fn a_package_translates_and_back() {
     let dir = scratch("package");
-    std::fs::write(dir.join("faber.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::write(
+        dir.join("faber.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let main = "importa ex \"./util\" privata util\n\nincipit {\n    fixum lista<numerus> l ← [3, 1, 2]\n    nota util.dupla(l.longitudo()), l.primus()\n}\n";
     let util = "functio dupla(numerus x) → numerus {\n    redde x * 2\n}\n";
@@ -573,14 +602,23 @@ fn a_package_translates_and_back() {
         let (c, _, err) = run(&["format", "--locale", code, d]);
         assert_eq!(c, 0, "{err}");
         let text = std::fs::read_to_string(dir.join("src/main.fab")).unwrap();
-        assert!(text.starts_with(&format!("+++\nlocale = \"{code}\"\n+++\n")), "{text}");
+        assert!(
+            text.starts_with(&format!("+++\nlocale = \"{code}\"\n+++\n")),
+            "{text}"
+        );
         assert!(!text.contains("incipit"), "{text}");
         assert_eq!(run(&["run", d]).1, want, "{code}");
     }
     let (c, _, err) = run(&["format", "--locale", "la", d]);
     assert_eq!(c, 0, "{err}");
-    assert_eq!(std::fs::read_to_string(dir.join("src/main.fab")).unwrap(), main);
-    assert_eq!(std::fs::read_to_string(dir.join("src/util.fab")).unwrap(), util);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/main.fab")).unwrap(),
+        main
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/util.fab")).unwrap(),
+        util
+    );
 }
 
 // ---------------------------------------------------------------- the English example
@@ -639,7 +677,16 @@ fn the_english_gpt_example_is_in_sync_and_runs_identically() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let flags = ["--tiny", "--steps", "2", "--eval-interval", "1", "--sample", "20", "--out"];
+    let flags = [
+        "--tiny",
+        "--steps",
+        "2",
+        "--eval-interval",
+        "1",
+        "--sample",
+        "20",
+        "--out",
+    ];
     let mut outs = Vec::new();
     for (pkg, tag) in [(&latin, "la"), (&english, "en")] {
         let out = dir.join(format!("out-{tag}"));

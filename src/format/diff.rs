@@ -80,7 +80,7 @@ fn edit_script(a: &[&str], b: &[&str]) -> Vec<Op> {
         .take_while(|(x, y)| x == y)
         .count();
     let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
-    let mut ops: Vec<Op> = (0..pre).map(|i| Op::Same(i)).collect();
+    let mut ops: Vec<Op> = (0..pre).map(Op::Same).collect();
     if ma.len().saturating_mul(mb.len()) > 4_000_000 {
         ops.extend((0..ma.len()).map(|i| Op::Del(pre + i)));
         ops.extend((0..mb.len()).map(|j| Op::Add(pre + j)));

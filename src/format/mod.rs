@@ -115,7 +115,17 @@ pub fn format(
     };
     let out = layout::layout(text, head.body_start, &prefix, &tokens, &repl);
     let translated = opts.target.is_some();
-    verify(sources, file, &module, &tokens, &repl, &out, opts.default, to, translated)?;
+    verify(
+        sources,
+        file,
+        &module,
+        &tokens,
+        &repl,
+        &out,
+        opts.default,
+        to,
+        translated,
+    )?;
     Ok(out)
 }
 

@@ -439,9 +439,9 @@ impl Words {
                                 ExprKind::Name(n) => Recv::Name(n.name.clone()),
                                 ExprKind::Field { name, .. } => Recv::Name(name.name.clone()),
                                 ExprKind::Lit(Literal::Int(_) | Literal::Float(_)) => Recv::Number,
-                                ExprKind::Lit(_) | ExprKind::List(_) | ExprKind::Template { .. } => {
-                                    Recv::Literal
-                                }
+                                ExprKind::Lit(_)
+                                | ExprKind::List(_)
+                                | ExprKind::Template { .. } => Recv::Literal,
                                 ExprKind::Record { .. } => Recv::Record,
                                 _ => Recv::Other,
                             };

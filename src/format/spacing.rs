@@ -81,28 +81,103 @@ mod tests {
 
     #[test]
     fn operators_are_spaced_and_brackets_are_not() {
-        assert!(space_between(&id("a"), Role::Plain, &Tok::Plus, Role::Plain));
-        assert!(space_between(&Tok::Bind, Role::Plain, &Tok::Int(1), Role::Plain));
-        assert!(!space_between(&id("f"), Role::Plain, &Tok::LParen, Role::Plain));
-        assert!(!space_between(&Tok::LParen, Role::Plain, &id("x"), Role::Plain));
-        assert!(!space_between(&id("x"), Role::Plain, &Tok::Comma, Role::Plain));
-        assert!(space_between(&Tok::Comma, Role::Plain, &id("y"), Role::Plain));
-        assert!(space_between(&Tok::Kw(Kw::Si), Role::Plain, &Tok::LParen, Role::Plain));
-        assert!(!space_between(&Tok::Minus, Role::Unary, &id("x"), Role::Plain));
-        assert!(space_between(&Tok::Minus, Role::Plain, &id("x"), Role::Plain));
+        assert!(space_between(
+            &id("a"),
+            Role::Plain,
+            &Tok::Plus,
+            Role::Plain
+        ));
+        assert!(space_between(
+            &Tok::Bind,
+            Role::Plain,
+            &Tok::Int(1),
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &id("f"),
+            Role::Plain,
+            &Tok::LParen,
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &Tok::LParen,
+            Role::Plain,
+            &id("x"),
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &id("x"),
+            Role::Plain,
+            &Tok::Comma,
+            Role::Plain
+        ));
+        assert!(space_between(
+            &Tok::Comma,
+            Role::Plain,
+            &id("y"),
+            Role::Plain
+        ));
+        assert!(space_between(
+            &Tok::Kw(Kw::Si),
+            Role::Plain,
+            &Tok::LParen,
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &Tok::Minus,
+            Role::Unary,
+            &id("x"),
+            Role::Plain
+        ));
+        assert!(space_between(
+            &Tok::Minus,
+            Role::Plain,
+            &id("x"),
+            Role::Plain
+        ));
         // A template call is glued; the argument of `ad 'route'` is not.
         let text = Tok::Text("a §".into());
-        assert!(!space_between(&text, Role::Plain, &Tok::LParen, Role::Plain));
+        assert!(!space_between(
+            &text,
+            Role::Plain,
+            &Tok::LParen,
+            Role::Plain
+        ));
         assert!(space_between(&text, Role::Route, &Tok::LParen, Role::Plain));
     }
 
     #[test]
     fn type_arguments_stay_glued() {
-        assert!(!space_between(&id("lista"), Role::Plain, &Tok::LtArgs, Role::Plain));
-        assert!(!space_between(&Tok::LtArgs, Role::Plain, &id("T"), Role::Plain));
-        assert!(!space_between(&id("T"), Role::Plain, &Tok::Gt, Role::CloseArgs));
-        assert!(space_between(&Tok::Gt, Role::CloseArgs, &id("x"), Role::Plain));
-        assert!(!space_between(&Tok::Gt, Role::CloseArgs, &Tok::LParen, Role::Plain));
+        assert!(!space_between(
+            &id("lista"),
+            Role::Plain,
+            &Tok::LtArgs,
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &Tok::LtArgs,
+            Role::Plain,
+            &id("T"),
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &id("T"),
+            Role::Plain,
+            &Tok::Gt,
+            Role::CloseArgs
+        ));
+        assert!(space_between(
+            &Tok::Gt,
+            Role::CloseArgs,
+            &id("x"),
+            Role::Plain
+        ));
+        assert!(!space_between(
+            &Tok::Gt,
+            Role::CloseArgs,
+            &Tok::LParen,
+            Role::Plain
+        ));
         // A comparison `<` is spaced, so it never touches a word and stays one.
         assert!(space_between(&id("a"), Role::Plain, &Tok::Lt, Role::Plain));
     }

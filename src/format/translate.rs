@@ -77,7 +77,12 @@ impl Planner<'_> {
             id.name,
             self.to.code()
         );
-        self.refuse(lo, hi, msg, "the reader pack of that locale declares none; keep the file in a locale that has one");
+        self.refuse(
+            lo,
+            hi,
+            msg,
+            "the reader pack of that locale declares none; keep the file in a locale that has one",
+        );
     }
 }
 
@@ -108,8 +113,11 @@ pub(super) fn plan(
             }
         }
         // `incipit argumenta name`: the marker is read by its place.
-        if let (Tok::Kw(Kw::Incipit), Some((alo, Tok::Ident(a), ahi)), Some((_, Tok::Ident(_), _))) =
-            (t, tokens.get(i + 1), tokens.get(i + 2))
+        if let (
+            Tok::Kw(Kw::Incipit),
+            Some((alo, Tok::Ident(a), ahi)),
+            Some((_, Tok::Ident(_), _)),
+        ) = (t, tokens.get(i + 1), tokens.get(i + 2))
         {
             if v.spells_anywhere(Section::Keyword, "argumenta", a) {
                 if let Some(s) = v.spell(Section::Keyword, to, "argumenta") {
@@ -249,7 +257,9 @@ fn receiver(words: &Words, recv: &Recv, from: Locale) -> Option<Receiver> {
                 return Some(Receiver::Genus);
             }
             let canonical = v.type_name(from, ty).or_else(|| {
-                let scalar = ["f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+                let scalar = [
+                    "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+                ];
                 scalar.contains(&ty.as_str()).then_some("numerus")
             });
             match canonical {
