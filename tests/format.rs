@@ -228,6 +228,11 @@ fn layout_rules() {
     let want = "# caput\nfunctio f(numerus x) → numerus {\n\n    # intus\n    redde x * 2 + f(x - 1, 2)\n}\nincipit {\n    fixum lista<numerus> l ← [1, -2,\n        3]\n    nota l[0], -l[1]\n}\n";
     assert_eq!(f(src), want);
     assert_eq!(f(want), want);
+    // A statement continued after `,` or an operator is indented one more level; the
+    // items of a bracket that ends its line are not; `ad 'route' (x)` keeps its space.
+    let src = "incipit {\nadfirma 1 < 2,\n\"nuntius\"\nfixum numerus n ← 1 +\n2\nfixum lista<numerus> l ← [\n1,\n2\n]\nfixum _ h ← ad 'cuda:launch'(n)\n}\n";
+    let want = "incipit {\n    adfirma 1 < 2,\n        \"nuntius\"\n    fixum numerus n ← 1 +\n        2\n    fixum lista<numerus> l ← [\n        1,\n        2\n    ]\n    fixum _ h ← ad 'cuda:launch' (n)\n}\n";
+    assert_eq!(f(src), want);
     // Block text, frontmatter, annotations and glyph/keyword alternatives are kept
     // byte for byte.
     let src = "+++\n# nota bene\nlocale = \"la\"\n+++\n@ radix backward   \"g\"\nfunctio h(f64 x) → f64 {\n    redde x·x\n}\nincipit {\n    nota «linea una\n   linea  duae  »\n    itera ab 0 usque 2 fixum i { nota i }\n    itera ab 0…2 fixum i { nota i }\n}\n";
