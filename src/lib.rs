@@ -13,6 +13,7 @@
 pub mod autodiff;
 pub mod diag;
 pub mod eval;
+pub mod format;
 pub mod gradcheck;
 pub mod ir;
 pub mod libraries;

@@ -10,6 +10,7 @@ mod atomic;
 mod check;
 mod explain;
 mod flags;
+mod format;
 mod fsguard;
 mod gradcheck;
 mod hostdev;
@@ -101,6 +102,8 @@ pub enum Command {
     Ir(ir::IrArgs),
     /// Explain a diagnostic code (`faber explain SEM001`); without one, list every code.
     Explain(explain::ExplainArgs),
+    /// Format a file or every file of a package; `--locale L` translates it.
+    Format(format::FormatArgs),
 }
 
 /// Settings every verb shares, decided once in `main`.
@@ -144,6 +147,7 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         Command::GradCheck(args) => gradcheck::run(args, &ctx),
         Command::Test(args) => test::run(args, &ctx),
         Command::Explain(args) => explain::run(args, &ctx),
+        Command::Format(args) => format::run(args, &ctx),
     }
 }
 

@@ -59,7 +59,7 @@ struct Outcome {
 /// Every `.fab`/`.proba` file under `path`, in sorted order. Each directory is
 /// walked once, by its real path, so symlinks back up the tree (`a -> .`) cannot
 /// make the walk loop or multiply; hidden entries and `target` are skipped.
-fn discover(path: &Path, out: &mut Vec<PathBuf>, seen: &mut FxHashSet<PathBuf>) {
+pub(super) fn discover(path: &Path, out: &mut Vec<PathBuf>, seen: &mut FxHashSet<PathBuf>) {
     if !path.is_dir() {
         out.push(path.to_path_buf());
         return;

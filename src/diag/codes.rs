@@ -106,6 +106,8 @@ codes! {
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";
     CLI_UNKNOWN_CODE = "CLI003", "`faber explain` given a code that is not in the catalogue";
+    CLI_UNTRANSLATABLE = "CLI004", "`faber format --locale` cannot translate a file into the target locale";
+    CLI_FORMAT_UNSAFE = "CLI005", "`faber format` would change how a file reads, so it leaves the file as it is";
 }
 
 /// Looks a code up by its id (`"LEX001"`).
