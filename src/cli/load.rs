@@ -226,6 +226,17 @@ pub fn package_above(
     }
 }
 
+/// The reader locale of `file` when its frontmatter names none: the `[reader] locale`
+/// of the nearest `faber.toml` above it, else Latin (`faber format`).
+pub fn package_locale(
+    file: &Path,
+    sources: &mut SourceMap,
+) -> Result<faber::syntax::vocab::Locale, Vec<Diagnostic>> {
+    Ok(package_above(file, sources)?
+        .map(|m| m.locale)
+        .unwrap_or(faber::syntax::vocab::Locale::LA))
+}
+
 /// The nearest `faber.toml` in the directory of `file` or any directory above it.
 fn manifest_above(file: &Path) -> Option<PathBuf> {
     let dir = match file.parent() {

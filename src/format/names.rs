@@ -421,6 +421,17 @@ impl Words {
                     self.expr(f);
                 }
             }
+            ExprKind::Clamp {
+                expr,
+                range,
+                fallback,
+            } => {
+                self.expr(expr);
+                self.expr(range);
+                if let Some(f) = fallback {
+                    self.expr(f);
+                }
+            }
             ExprKind::Ascribe { expr, ty } => {
                 self.expr(expr);
                 self.ty(ty);
