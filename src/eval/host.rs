@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::host_device::text;
 use super::tree::{leaves, names, too_deep, MAX_DEPTH};
 use super::value::{Record, Value};
 use super::{checkpoint, cursus, fault, FResult, Io};
@@ -223,20 +224,6 @@ fn csv_request(h: Host, args: &[Value]) -> FResult<super::host_csv::CsvRequest<'
         header,
         columns,
     })
-}
-
-pub(super) fn text(h: Host, v: &Value) -> FResult<&str> {
-    match v {
-        Value::Text(s) => Ok(s.as_str()),
-        other => fault(
-            codes::RUN_TYPE,
-            format!(
-                "`hospes.{}` needs a textus, not a {}",
-                h.name(),
-                other.type_name()
-            ),
-        ),
-    }
 }
 
 /// `tree` with its tensor leaves replaced, in walk order, by `items[next..]`; each

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::device::{Device, FileStatus, Reply, Stream};
-use super::host::text;
 use super::value::Value;
 use super::{fault, FResult, Io};
 use crate::diag::codes;
@@ -288,4 +287,19 @@ pub(super) fn count(h: Host, v: &Value, what: &str) -> FResult<u64> {
             ),
         )
     })
+}
+
+/// The text argument of a host function, or RUN_TYPE naming the function.
+pub(super) fn text(h: Host, v: &Value) -> FResult<&str> {
+    match v {
+        Value::Text(s) => Ok(s.as_str()),
+        other => fault(
+            codes::RUN_TYPE,
+            format!(
+                "`hospes.{}` needs a textus, not a {}",
+                h.name(),
+                other.type_name()
+            ),
+        ),
+    }
 }

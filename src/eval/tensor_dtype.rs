@@ -87,11 +87,15 @@ fn scan_tree(v: &Value, f: &mut Found) {
 /// An op's run on f64 operands (the registry's kernels).
 pub(super) type RunF64 = fn(Op, &[&Value]) -> FResult<Value>;
 
+/// A native f32 kernel: the operands as they are, and the f64 entry.
+type Native = fn(Op, &[&Value], RunF64) -> FResult<Value>;
+
 /// The native f32 kernel of `op`, when it has one: it gets the operands as they are
 /// (every tensor among them f32) and returns f32 tensors. The hook where the f32
 /// kernels are wired in, one arm per op; every other op is widened, run in f64 and
-/// rounded ([`apply_f32`]).
-fn native_f32(op: Op) -> Option<RunF64> {
+/// rounded ([`apply_f32`]). A native kernel also gets the f64 entry, for the ops whose
+/// f64 code works on either storage.
+fn native_f32(op: Op) -> Option<Native> {
     match op {
         // Shape-only ops move no element: the f64 kernel's code works on either
         // storage (it only re-labels the shape or reads sizes).
@@ -103,15 +107,15 @@ fn native_f32(op: Op) -> Option<RunF64> {
 }
 
 /// `seed.crea(fill, shape)` in f32: every element the fill rounded once.
-fn crea_f32(op: Op, a: &[&Value]) -> FResult<Value> {
+fn crea_f32(op: Op, a: &[&Value], _: RunF64) -> FResult<Value> {
     let fill = num(op, a[1])?;
     let t = kr(Tensor::full_f32(fill as f32, &dims(a[2])?))?;
     Ok(Value::tensor(t))
 }
 
 /// For ops whose kernel never reads elements (see [`native_f32`]).
-fn same_kernel(op: Op, a: &[&Value]) -> FResult<Value> {
-    super::tensors::apply_f64(op, a)
+fn same_kernel(op: Op, a: &[&Value], run: RunF64) -> FResult<Value> {
+    run(op, a)
 }
 
 /// `op` on operands holding f32 tensors (`found.f32`), or on operands holding no
@@ -121,7 +125,7 @@ fn same_kernel(op: Op, a: &[&Value]) -> FResult<Value> {
 pub(super) fn apply_f32(op: Op, a: &[&Value], found: Found, run: RunF64) -> FResult<Value> {
     if !found.f64 {
         if let Some(native) = native_f32(op) {
-            return native(op, a);
+            return native(op, a, run);
         }
     }
     let wide: Vec<Value> = a.iter().map(|v| widen(v)).collect::<FResult<_>>()?;
