@@ -20,6 +20,7 @@ mod layout;
 #[cfg(target_arch = "x86_64")]
 mod packed;
 mod post;
+mod sgemm;
 #[cfg(target_arch = "x86_64")]
 mod small;
 
@@ -29,3 +30,7 @@ pub(in crate::tensor) use dispatch::gemm_fast;
 pub(in crate::tensor) use exact::{exact_strided, gemm_exact};
 pub(in crate::tensor) use layout::{Strides, Tri};
 pub(in crate::tensor) use post::PostOp;
+#[allow(unused_imports)]
+pub(in crate::tensor) use sgemm::{
+    exact_strided_f32, gemm_exact_f32, gemm_fast_f32, gemm_unpacked_into_f32,
+};
