@@ -56,22 +56,22 @@ pub(super) unsafe fn gemm<L: Lanes, const R: usize>(
         unsafe { rows_all::<L, R>(m, g, a.as_ptr(), b.as_ptr(), sb.row, c) };
         return;
     }
-    B_ROWS.with(|cell| {
-        let mut bt = cell.borrow_mut();
-        // Every element is written below: grow (zeroing only the new part), never clear.
-        if bt.len() < k * n {
-            bt.resize(k * n, 0.0);
+    // The copy is taken out of the thread-local for the call (the kernel must not run
+    // inside a closure: one without the ISA's target features would not inline it).
+    let mut bt = B_ROWS.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
+    // Every element is written below: grow (zeroing only the new part), never clear.
+    if bt.len() < k * n {
+        bt.resize(k * n, 0.0);
+    }
+    for (p, row) in bt[..k * n].chunks_exact_mut(n).enumerate() {
+        for (j, o) in row.iter_mut().enumerate() {
+            // SAFETY: element (p, j) of b is inside b (as required).
+            *o = unsafe { *b.get_unchecked(p * sb.row + j * sb.col) };
         }
-        let bt = &mut bt[..k * n];
-        for (p, row) in bt.chunks_exact_mut(n).enumerate() {
-            for (j, o) in row.iter_mut().enumerate() {
-                // SAFETY: element (p, j) of b is inside b (as required).
-                *o = unsafe { *b.get_unchecked(p * sb.row + j * sb.col) };
-            }
-        }
-        // SAFETY: bt is the row-major k×n copy of b; the rest as required.
-        unsafe { rows_all::<L, R>(m, g, a.as_ptr(), bt.as_ptr(), n, c) };
-    });
+    }
+    // SAFETY: bt holds the row-major k×n copy of b; the rest as required.
+    unsafe { rows_all::<L, R>(m, g, a.as_ptr(), bt.as_ptr(), n, c) };
+    B_ROWS.with(|cell| *cell.borrow_mut() = bt);
 }
 
 /// Every row block of `c`: `R` rows at a time, then the remaining ones.
