@@ -336,7 +336,7 @@ fn exact_kernels_keep_the_in_order_sum() {
             for j in 0..n {
                 let mut s = a[i * k] * b[j];
                 for p in 1..k {
-                    s = s + a[i * k + p] * b[p * n + j];
+                    s += a[i * k + p] * b[p * n + j];
                 }
                 want[i * n + j] = s;
             }
