@@ -182,7 +182,12 @@ pub fn run(secs: f64) {
         shapes.push((format!("E{e} q·kᵀ [T,hd]·[hd,T]"), t, t, hd, false, true));
         shapes.push((format!("E{e} p·v [T,T]·[T,hd]"), t, hd, t, false, false));
     }
+    // GEMM_F32_SHAPES=E384 keeps the shapes whose label contains it.
+    let keep = std::env::var("GEMM_F32_SHAPES").unwrap_or_default();
     for (label, m, n, k, ta, tb) in shapes {
+        if !label.contains(&keep) {
+            continue;
+        }
         let a64 = values(1, m * k);
         let b64 = values(2, k * n);
         let (a32, b32): (Vec<f32>, Vec<f32>) = (

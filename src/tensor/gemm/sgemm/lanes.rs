@@ -114,7 +114,7 @@ unsafe fn mask8(w: usize) -> __m256i {
 impl Lanes for Avx2 {
     type V = __m256;
     const W: usize = 8;
-    const NC: usize = 384;
+    const NC: usize = 768;
     #[inline(always)]
     unsafe fn zero() -> __m256 {
         // SAFETY: AVX is present (the trait's contract).

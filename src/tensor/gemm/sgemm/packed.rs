@@ -3,9 +3,9 @@
 //! on AVX2 + FMA. The structure is the f64 kernel's (gemm/packed.rs):
 //!
 //! ```text
-//! for jc in 0..n step NC                   NC = 960 (AVX-512) / 384 (AVX2) columns
+//! for jc in 0..n step NC                   NC = 960 (AVX-512) / 768 (AVX2) columns
 //!   for pc in 0..k step KC                 KC = 256; pack b[pc.., jc..] into
-//!                                          NR-wide strips (KC·NC·4 B: 960 / 384 KiB)
+//!                                          NR-wide strips (KC·NC·4 B: 960 / 768 KiB)
 //!     for ic in 0..m step MC               MC = 192; pack a[ic.., pc..] into
 //!                                          MR-tall strips (192 KiB)
 //!       for ir in MR strips                A micro-panel KC×MR (8 / 6 KiB) stays in L1
