@@ -6,14 +6,53 @@
 //!   TENSOR_THREADS=2 cargo bench --bench tensor        # GEMM and row kernels on 2 threads
 //!
 //!   cargo bench --bench tensor -- --only gemm        # only figures whose name starts with "gemm"
+//!   cargo bench --bench tensor -- --only gemm_f32    # f32 vs f64 GEMM on slices (tensor/gemm_f32.rs)
 //!
 //! Figures: f64 GEMM at 64, 256, 1024 (GFLOP/s, the tuned kernel; plus the
 //! exact in-order kernel at 64 and 256), elementwise add and softmax on 1M
 //! elements (GB/s of array traffic: add moves 3·8·N bytes, softmax 2·8·N).
 
-use faber::tensor::{self, SplitMix64, Tensor};
 use std::hint::black_box;
 use std::time::Instant;
+
+/// The crate's GEMM kernels (src/tensor/gemm/, private to the crate) compiled into this
+/// benchmark, so that the f32 and f64 kernels are timed on plain slices: a `tensor`
+/// module with the few items of the crate's they use (one thread).
+#[allow(dead_code, unused_imports)]
+mod tensor {
+    pub mod par {
+        #[derive(Clone, Copy)]
+        pub struct SendPtr(pub *mut f64);
+        // SAFETY: as the crate's (tensor/par.rs): disjoint ranges of one buffer.
+        unsafe impl Send for SendPtr {}
+        // SAFETY: as above.
+        unsafe impl Sync for SendPtr {}
+        impl SendPtr {
+            pub fn get(self) -> *mut f64 {
+                self.0
+            }
+        }
+    }
+    pub mod pool {
+        pub fn run_blocks(n: usize, f: &(dyn Fn(usize) + Sync)) {
+            (0..n).for_each(f)
+        }
+        pub fn run_each<T: Send>(items: Vec<T>, f: &(dyn Fn(usize, T) + Sync)) {
+            for (i, t) in items.into_iter().enumerate() {
+                f(i, t)
+            }
+        }
+    }
+    pub fn threads() -> usize {
+        1
+    }
+    pub use faber::tensor::SplitMix64;
+    #[path = "../../src/tensor/gemm/mod.rs"]
+    pub mod gemm;
+    /// The figures (inside this module: the kernels are visible in it only).
+    #[path = "gemm_f32.rs"]
+    pub mod gemm_f32;
+}
 
 /// Best seconds per call over `rounds` rounds of `reps` calls.
 fn time<F: FnMut()>(mut f: F, target_secs: f64) -> f64 {
@@ -34,6 +73,7 @@ fn time<F: FnMut()>(mut f: F, target_secs: f64) -> f64 {
 }
 
 fn main() {
+    use faber::tensor::{self, SplitMix64, Tensor};
     let threads: usize = std::env::var("TENSOR_THREADS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -48,6 +88,10 @@ fn main() {
         .and_then(|i| args.get(i + 1).cloned())
         .unwrap_or_default();
     let want = |name: &str| name.starts_with(&only);
+    if only.starts_with("gemm_f32") {
+        crate::tensor::gemm_f32::run(secs);
+        return;
+    }
     let mut rng = SplitMix64::new(1);
     for n in [64usize, 256, 1024] {
         let a = rng.normal_tensor(&[n, n], 0.0, 1.0).unwrap();

@@ -8,7 +8,10 @@
 //! * dispatch.rs — [`gemm_fast`], the tuned GEMM: the AVX-512 kernels where the CPU
 //!   has them, `matrixmultiply::dgemm` elsewhere;
 //! * avx512.rs — the AVX-512 entry points, choosing between small.rs (unpacked, for
-//!   `k ≤ 256` and narrow `n`) and packed.rs (packed, cache-blocked, 8×24 microkernel).
+//!   `k ≤ 256` and narrow `n`) and packed.rs (packed, cache-blocked, 8×24 microkernel);
+//! * sgemm/ — the f32 family (f32 accumulation; AVX-512, AVX2 + FMA and portable
+//!   kernels with one accumulation order, so the same bits on each): `gemm_fast_f32`,
+//!   `gemm_unpacked_into_f32` and the exact kernels.
 //!
 //! The ops that use them live in `tensor/matmul/`.
 
@@ -20,6 +23,7 @@ mod layout;
 #[cfg(target_arch = "x86_64")]
 mod packed;
 mod post;
+mod sgemm;
 #[cfg(target_arch = "x86_64")]
 mod small;
 
@@ -29,3 +33,7 @@ pub(in crate::tensor) use dispatch::gemm_fast;
 pub(in crate::tensor) use exact::{exact_strided, gemm_exact};
 pub(in crate::tensor) use layout::{Strides, Tri};
 pub(in crate::tensor) use post::PostOp;
+#[allow(unused_imports)]
+pub(in crate::tensor) use sgemm::{
+    exact_strided_f32, gemm_exact_f32, gemm_fast_f32, gemm_unpacked_into_f32,
+};

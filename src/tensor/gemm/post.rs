@@ -12,22 +12,22 @@ pub(in crate::tensor) enum PostOp {
     Add,
 }
 
-/// A [`PostOp`] with its matrix.
+/// A [`PostOp`] with its matrix, of the product's element type (f64 unless said).
 #[derive(Clone, Copy, Debug)]
-pub(in crate::tensor) struct Post {
+pub(in crate::tensor) struct Post<T = f64> {
     pub op: PostOp,
-    pub m: *const f64,
+    pub m: *const T,
 }
 
 // SAFETY: the matrix is only read, and only while the product that owns the `Post` runs
 // (its callers keep it alive and unwritten for that time).
-unsafe impl Send for Post {}
+unsafe impl<T> Send for Post<T> {}
 // SAFETY: as above.
-unsafe impl Sync for Post {}
+unsafe impl<T> Sync for Post<T> {}
 
-impl Post {
+impl<T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T>> Post<T> {
     /// The same operation on the matrix `off` elements further on (a block of `c`).
-    pub fn at(self, off: usize) -> Post {
+    pub fn at(self, off: usize) -> Post<T> {
         Post {
             m: self.m.wrapping_add(off),
             ..self
@@ -44,7 +44,7 @@ impl Post {
     // `v + c`, not `c += v`: with two NaNs the first operand's payload is kept, as
     // `addita(v, c)` keeps it.
     #[allow(clippy::assign_op_pattern)]
-    pub unsafe fn rows(self, rows: usize, cols: usize, c: *mut f64, ld: usize) {
+    pub unsafe fn rows(self, rows: usize, cols: usize, c: *mut T, ld: usize) {
         for i in 0..rows {
             // SAFETY: row i's cols elements of each (as required).
             let (cr, vr) = unsafe {
@@ -54,7 +54,7 @@ impl Post {
                 )
             };
             match self.op {
-                PostOp::Mul => cr.iter_mut().zip(vr).for_each(|(x, &v)| *x *= v),
+                PostOp::Mul => cr.iter_mut().zip(vr).for_each(|(x, &v)| *x = *x * v),
                 PostOp::Add => cr.iter_mut().zip(vr).for_each(|(x, &v)| *x = v + *x),
             }
         }
