@@ -2,6 +2,7 @@
 //! its mask are plain maps in elementwise.rs).
 
 mod gelu;
+pub(in crate::tensor) mod gelu_f32;
 mod silu;
 
 pub use gelu::*;

@@ -4,6 +4,7 @@
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod layernorm;
+pub(in crate::tensor) mod layernorm_f32;
 mod rms;
 mod rows;
 
