@@ -126,7 +126,7 @@ mod tests {
 
     /// Against the definition where the answer is exact: e⁰ = 1, ±∞, NaN, and the
     /// over/underflow decided by one rounding (ln of the f32 overflow threshold
-    /// (2 − 2⁻²⁴)·2¹²⁷ is 88.7228391…, ln of 2⁻¹⁵⁰ is −103.972077…).
+    /// (2 − 2⁻²⁴)·2¹²⁷ is 88.7228390…, ln of 2⁻¹⁵⁰ is −103.972077…).
     #[test]
     fn special_values() {
         assert_eq!(exp_f32(0.0), 1.0);
@@ -134,8 +134,11 @@ mod tests {
         assert_eq!(exp_f32(f32::INFINITY), f32::INFINITY);
         assert_eq!(exp_f32(f32::NEG_INFINITY).to_bits(), 0);
         assert!(exp_f32(f32::NAN).is_nan());
-        assert_eq!(exp_f32(88.72283), f32::MAX);
-        assert_eq!(exp_f32(88.7229), f32::INFINITY);
+        // ln((2 − 2⁻²⁴)·2¹²⁷) = 88.72283906… lies between these two adjacent f32.
+        let (below, above) = (88.72283172607421875f32, 88.72283935546875f32);
+        assert_eq!(below.to_bits() + 1, above.to_bits());
+        assert!(exp_f32(below).is_finite() && exp_f32(below) > 3.4e38);
+        assert_eq!(exp_f32(above), f32::INFINITY);
         assert_eq!(exp_f32(-103.97), f32::from_bits(1));
         assert_eq!(exp_f32(-103.98).to_bits(), 0);
         // The map gives the scalar's bits (and one thread vs two: rows independent).
