@@ -65,6 +65,7 @@ fn check(name: &str, f: impl Fn(f32) -> f32, map: Option<fn(&[f32], &mut [f32])>
             assert_eq!(m[k].to_bits(), y.to_bits(), "{name} map at {x:e}");
         }
     }
+    eprintln!("{name}: {correct} of {} points correctly rounded", pts.len());
     assert!(
         (pts.len() - correct) * 200 <= pts.len(),
         "{name}: only {correct} of {} correctly rounded",
