@@ -8,10 +8,14 @@
 pub use super::activation::gelu_f32::{
     gelu_backward_f32, gelu_derivative_f32, gelu_f32, gelu_f32_map, gelu_with_derivative_f32,
 };
-pub use super::elementwise_f32::{add_bias_f32, binary_f32, scale_f32, BinOp};
+pub use super::activation::silu_f32::{
+    silu_backward_f32, silu_derivative_f32, silu_f32, silu_f32_map,
+};
+pub use super::elementwise_f32::{add_bias_f32, binary_f32, scale_f32, unary_f32, BinOp, UnaryOp};
 pub use super::embedding_f32::{embedding_backward_f32, embedding_f32};
 pub use super::exp_f32::{exp_f32, exp_f32_map};
 pub use super::norm::layernorm_f32::{layernorm_backward_f32, layernorm_f32};
+pub use super::norm::rms_f32::{rms_norm_backward_f32, rms_norm_f32};
 pub use super::optim_f32::adamw_step_f32;
 pub use super::reduce_f32::{
     mean_f32, split_axis, sum_axis_backward_f32, sum_axis_f32, sum_f32, sum_squares_f32,

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """High-precision reference points for the f32 transcendental kernels (issue 21):
-exp, tanh, GELU (tanh form) and GELU's derivative, evaluated with mpmath at 300 bits
+exp, tanh, GELU (tanh form) and GELU's derivative, SiLU and its derivative, and ln, evaluated with mpmath at 300 bits
 from the f32 inputs and rounded to f32 here (round to nearest, ties to even, with
 subnormals and overflow), independently of faber.
 
 Writes tests/reference/f32_transcendentals.json:
 
     {"exp": [[x_bits, lo_bits, hi_bits, cr_bits], ...], "tanh": [...], "gelu": [...],
-     "gelu_derivative": [...]}
+     "gelu_derivative": [...], "silu": [...], "silu_derivative": [...], "log": [...]}
 
 with f32 bit patterns (u32): the input x; `lo` ≤ f(x) ≤ `hi` the two adjacent f32 that
 bracket the exact value (lo = hi when it is an f32 — or for NaN results, which are
@@ -18,8 +18,9 @@ rounding) and counts how often it returns cr.
 Definitions (mathematical, not faber's code): exp x; tanh x; gelu x = ½x(1 + tanh u),
 u = √(2/π)·(x + 0.044715x³) (evaluated as x/(1 + e^(−2u)), the same function, so that
 the cancellation of 1 + tanh u costs no precision); gelu′ by mpmath's numerical
-derivative of that function at 300 bits. Special values follow IEEE limits: exp(−∞) = 0,
-tanh(±∞) = ±1, gelu(+∞) = +∞; gelu(−∞) is NaN, the value of the f64 kernel's
+derivative of that function at 300 bits; silu x = x/(1 + e^(−x)), silu′ likewise by
+mp.diff; ln x for x > 0 (+∞ at +∞). Special values follow IEEE limits: exp(−∞) = 0,
+tanh(±∞) = ±1, gelu(+∞) = silu(+∞) = +∞; gelu(−∞) and silu(−∞) are NaN, the value of the f64 kernel's
 (½x)·(1 + tanh u) there (−∞·0), which the f32 kernel keeps so that both precisions agree.
 
 Regenerate (Python with mpmath and numpy):
@@ -136,6 +137,28 @@ def f_gelu(x):
     return gelu(x)
 
 
+def f_log(x):
+    if mp.isinf(x):
+        return mp.inf
+    return mp.log(x)
+
+
+def silu(x):
+    return x / (1 + mp.exp(-x))
+
+
+def f_silu(x):
+    if mp.isinf(x):
+        return mp.inf if x > 0 else mp.nan
+    return silu(x)
+
+
+def f_silu_derivative(x):
+    if mp.isinf(x):
+        return mp.nan
+    return mp.diff(silu, x)
+
+
 def f_gelu_derivative(x):
     if mp.isinf(x):
         return mp.nan
@@ -199,6 +222,20 @@ def main():
         f_gelu_derivative,
         inputs(rng, deriv_specials, [(-6.0, 6.0), (-1.0, 1.0), (-12.0, -4.0)], 200),
     )
+    log_specials = [v for v in common_specials() if v > 0] + [math.inf] + neighbours(1.0, 8)
+    cases["log"] = (
+        f_log,
+        inputs(rng, log_specials, [(0.0, 2.0), (0.9, 1.1), (1.0, 1e6), (1e-38, 1e-30)], 200),
+    )
+    silu_specials = common_specials() + [f32(-1.2785), f32(-90.0), f32(-104.0), f32(-110.0)]
+    cases["silu"] = (
+        f_silu,
+        inputs(rng, silu_specials, [(-8.0, 8.0), (-110.0, -20.0), (20.0, 100.0)], 200),
+    )
+    cases["silu_derivative"] = (
+        f_silu_derivative,
+        inputs(rng, deriv_specials, [(-8.0, 8.0), (-60.0, -10.0)], 200),
+    )
     out = {}
     for name, (f, xs) in cases.items():
         rows = []
@@ -208,7 +245,7 @@ def main():
             y = mp.nan if math.isnan(x) else f(xm)
             lo, hi, cr = bracket(y)
             # mpmath has no signed zero: tanh and gelu are odd at 0, so −0 ↦ −0.
-            if x == 0.0 and math.copysign(1.0, x) < 0 and name in ("tanh", "gelu"):
+            if x == 0.0 and math.copysign(1.0, x) < 0 and name in ("tanh", "gelu", "silu"):
                 lo = hi = cr = bits(-0.0)
             rows.append([xb, lo, hi, cr])
         out[name] = rows
