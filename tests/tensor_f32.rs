@@ -15,8 +15,14 @@ use faber::tensor::f32ops::{
 
 type Point = [u32; 4];
 
+/// A slice map of a kernel.
+type Map = fn(&[f32], &mut [f32]);
+
 fn points(name: &str) -> Vec<Point> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/f32_transcendentals.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/f32_transcendentals.json"
+    );
     let text = std::fs::read_to_string(path).expect("reference JSON");
     let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let rows = v[name].as_array().expect("function's points");
@@ -35,7 +41,7 @@ fn points(name: &str) -> Vec<Point> {
 /// Checks `f` (and the map `map`, when given, over all inputs at once) on every point:
 /// faithful always, correctly rounded on all but ≤ 1/200 of the points. Returns the
 /// count of correctly rounded results.
-fn check(name: &str, f: impl Fn(f32) -> f32, map: Option<fn(&[f32], &mut [f32])>) -> usize {
+fn check(name: &str, f: impl Fn(f32) -> f32, map: Option<Map>) -> usize {
     let pts = points(name);
     assert!(pts.len() > 400, "{name}: {} points", pts.len());
     let xs: Vec<f32> = pts.iter().map(|p| f32::from_bits(p[0])).collect();
@@ -47,7 +53,11 @@ fn check(name: &str, f: impl Fn(f32) -> f32, map: Option<fn(&[f32], &mut [f32])>
     let mut correct = 0;
     for (k, (p, &x)) in pts.iter().zip(&xs).enumerate() {
         let y = f(x);
-        let (lo, hi, cr) = (f32::from_bits(p[1]), f32::from_bits(p[2]), f32::from_bits(p[3]));
+        let (lo, hi, cr) = (
+            f32::from_bits(p[1]),
+            f32::from_bits(p[2]),
+            f32::from_bits(p[3]),
+        );
         if cr.is_nan() {
             assert!(y.is_nan(), "{name}({x:e}) = {y:e}, want NaN");
             correct += 1;
@@ -68,7 +78,10 @@ fn check(name: &str, f: impl Fn(f32) -> f32, map: Option<fn(&[f32], &mut [f32])>
             assert_eq!(m[k].to_bits(), y.to_bits(), "{name} map at {x:e}");
         }
     }
-    eprintln!("{name}: {correct} of {} points correctly rounded", pts.len());
+    eprintln!(
+        "{name}: {correct} of {} points correctly rounded",
+        pts.len()
+    );
     assert!(
         (pts.len() - correct) * 200 <= pts.len(),
         "{name}: only {correct} of {} correctly rounded",

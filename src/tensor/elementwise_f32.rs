@@ -86,29 +86,38 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
             // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
             let o = unsafe { op.part(start, len) };
             let (x, y) = (&a[start..start + len], &b[start..start + len]);
-            wide(|| {
-                for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
-                    *o = f(x, y);
-                }
-            })
+            wide(
+                #[inline(always)]
+                || {
+                    for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+                        *o = f(x, y);
+                    }
+                },
+            )
         });
         return;
     }
     if b.len() == 1 && a.len() == n {
         let y = b[0];
-        return wide(|| {
-            for (o, &x) in out.iter_mut().zip(a) {
-                *o = f(x, y);
-            }
-        });
+        return wide(
+            #[inline(always)]
+            || {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = f(x, y);
+                }
+            },
+        );
     }
     if a.len() == 1 && b.len() == n {
         let x = a[0];
-        return wide(|| {
-            for (o, &y) in out.iter_mut().zip(b) {
-                *o = f(x, y);
-            }
-        });
+        return wide(
+            #[inline(always)]
+            || {
+                for (o, &y) in out.iter_mut().zip(b) {
+                    *o = f(x, y);
+                }
+            },
+        );
     }
     // General case: a row-major walk over the output, the last axis a contiguous run.
     let rank = shape.len();
@@ -117,41 +126,48 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
     let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
     let mut idx = vec![0usize; rank];
     let (mut oa, mut ob) = (0usize, 0usize);
-    wide(|| {
-        for run in out.chunks_exact_mut(inner) {
-            match (ia, ib) {
-                (1, 1) => {
-                    for ((o, &x), &y) in run.iter_mut().zip(&a[oa..oa + inner]).zip(&b[ob..ob + inner]) {
-                        *o = f(x, y);
+    wide(
+        #[inline(always)]
+        || {
+            for run in out.chunks_exact_mut(inner) {
+                match (ia, ib) {
+                    (1, 1) => {
+                        for ((o, &x), &y) in run
+                            .iter_mut()
+                            .zip(&a[oa..oa + inner])
+                            .zip(&b[ob..ob + inner])
+                        {
+                            *o = f(x, y);
+                        }
                     }
-                }
-                (0, 1) => {
-                    let x = a[oa];
-                    for (o, &y) in run.iter_mut().zip(&b[ob..ob + inner]) {
-                        *o = f(x, y);
+                    (0, 1) => {
+                        let x = a[oa];
+                        for (o, &y) in run.iter_mut().zip(&b[ob..ob + inner]) {
+                            *o = f(x, y);
+                        }
                     }
-                }
-                (1, 0) => {
-                    let y = b[ob];
-                    for (o, &x) in run.iter_mut().zip(&a[oa..oa + inner]) {
-                        *o = f(x, y);
+                    (1, 0) => {
+                        let y = b[ob];
+                        for (o, &x) in run.iter_mut().zip(&a[oa..oa + inner]) {
+                            *o = f(x, y);
+                        }
                     }
+                    _ => run.fill(f(a[oa], b[ob])),
                 }
-                _ => run.fill(f(a[oa], b[ob])),
+                for ax in (0..rank - 1).rev() {
+                    idx[ax] += 1;
+                    oa += sa[ax];
+                    ob += sb[ax];
+                    if idx[ax] < shape[ax] {
+                        break;
+                    }
+                    oa -= sa[ax] * idx[ax];
+                    ob -= sb[ax] * idx[ax];
+                    idx[ax] = 0;
+                }
             }
-            for ax in (0..rank - 1).rev() {
-                idx[ax] += 1;
-                oa += sa[ax];
-                ob += sb[ax];
-                if idx[ax] < shape[ax] {
-                    break;
-                }
-                oa -= sa[ax] * idx[ax];
-                ob -= sb[ax] * idx[ax];
-                idx[ax] = 0;
-            }
-        }
-    });
+        },
+    );
 }
 
 /// `x.addita_bias(b)`: `out = x[…, c] + b[c]` for every row of `c = b.len()` elements.
@@ -164,13 +180,19 @@ pub fn add_bias_f32(x: &[f32], b: &[f32], out: &mut [f32]) {
     par_blocks(x.len(), c, PAR_MIN_MAP, |start, len| {
         // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
         let o = unsafe { op.part(start, len) };
-        wide(|| {
-            for (orow, xrow) in o.chunks_exact_mut(c).zip(x[start..start + len].chunks_exact(c)) {
-                for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(b) {
-                    *o = v + w;
+        wide(
+            #[inline(always)]
+            || {
+                for (orow, xrow) in o
+                    .chunks_exact_mut(c)
+                    .zip(x[start..start + len].chunks_exact(c))
+                {
+                    for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(b) {
+                        *o = v + w;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -180,11 +202,14 @@ pub fn scale_f32(x: &[f32], s: f32, out: &mut [f32]) {
     par_blocks(x.len(), 1, PAR_MIN_MAP, |start, len| {
         // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
         let o = unsafe { op.part(start, len) };
-        wide(|| {
-            for (o, &v) in o.iter_mut().zip(&x[start..start + len]) {
-                *o = v * s;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (o, &v) in o.iter_mut().zip(&x[start..start + len]) {
+                    *o = v * s;
+                }
+            },
+        )
     });
 }
 
@@ -248,11 +273,14 @@ pub fn unary_f32(op: UnaryOp, x: &[f32], out: &mut [f32]) {
                     *d = UnaryOp::Log.apply(v);
                 }
             }
-            _ => wide(|| {
-                for (d, &v) in dst.iter_mut().zip(src) {
-                    *d = op.apply(v);
-                }
-            }),
+            _ => wide(
+                #[inline(always)]
+                || {
+                    for (d, &v) in dst.iter_mut().zip(src) {
+                        *d = op.apply(v);
+                    }
+                },
+            ),
         }
     });
 }
@@ -309,7 +337,10 @@ mod tests {
                         BinOp::Div => x / y,
                     } as f32;
                     assert_eq!(o.to_bits(), want.to_bits(), "{op:?} {ash:?} {bsh:?} [{i}]");
-                    assert_eq!(o.to_bits(), op.apply(a[at(ash, i)], b[at(bsh, i)]).to_bits());
+                    assert_eq!(
+                        o.to_bits(),
+                        op.apply(a[at(ash, i)], b[at(bsh, i)]).to_bits()
+                    );
                 }
             }
         }

@@ -87,7 +87,19 @@ mod tests {
             w[0] += g[2 * t] as f64;
             w[1] += g[2 * t + 1] as f64;
         }
-        assert_eq!(gt, [0.0, 0.0, w1[0] as f32, w1[1] as f32, 0.0, 0.0, w3[0] as f32, w3[1] as f32]);
+        assert_eq!(
+            gt,
+            [
+                0.0,
+                0.0,
+                w1[0] as f32,
+                w1[1] as f32,
+                0.0,
+                0.0,
+                w3[0] as f32,
+                w3[1] as f32
+            ]
+        );
         // An f32 running sum of row 3's column 0 (each 1e-4 rounded to the sum's ulps) differs.
         let mut f32_sum = 0.0f32;
         for (t, &i) in ids.iter().enumerate() {

@@ -25,7 +25,7 @@ use super::par_f32::{par_rows_of, wide};
 const LOG2E: f64 = std::f64::consts::LOG2_E;
 /// ln 2 = LN2_HI + LN2_LO to ~2⁻¹⁰⁶.
 const LN2_HI: f64 = std::f64::consts::LN_2;
-const LN2_LO: f64 = 2.319046813846299558e-17;
+const LN2_LO: f64 = 2.3190468138462996e-17;
 /// 1.5·2⁵²: adding it rounds a value in (−2⁵¹, 2⁵¹) to an integer held in the low
 /// mantissa bits.
 const SHIFT: f64 = 6755399441055744.0;
@@ -109,7 +109,10 @@ pub fn exp_f32(x: f32) -> f32 {
 /// from [`PAR_MIN_F32_MAP`] elements (each element depends only on itself).
 pub fn exp_f32_map(src: &[f32], dst: &mut [f32]) {
     par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(|| exp_block(s, d))
+        wide(
+            #[inline(always)]
+            || exp_block(s, d),
+        )
     });
 }
 
@@ -135,14 +138,17 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY).to_bits(), 0);
         assert!(exp_f32(f32::NAN).is_nan());
         // ln((2 − 2⁻²⁴)·2¹²⁷) = 88.72283906… lies between these two adjacent f32.
-        let (below, above) = (88.72283172607421875f32, 88.72283935546875f32);
+        // 88.72283172607421875 and 88.72283935546875:
+        let (below, above) = (f32::from_bits(0x42B1_7217), f32::from_bits(0x42B1_7218));
         assert_eq!(below.to_bits() + 1, above.to_bits());
         assert!(exp_f32(below).is_finite() && exp_f32(below) > 3.4e38);
         assert_eq!(exp_f32(above), f32::INFINITY);
         assert_eq!(exp_f32(-103.97), f32::from_bits(1));
         assert_eq!(exp_f32(-103.98).to_bits(), 0);
         // The map gives the scalar's bits (and one thread vs two: rows independent).
-        let xs: Vec<f32> = (0..100_000).map(|i| (i as f32 - 50_000.0) * 0.002).collect();
+        let xs: Vec<f32> = (0..100_000)
+            .map(|i| (i as f32 - 50_000.0) * 0.002)
+            .collect();
         let mut a = vec![0.0f32; xs.len()];
         let before = crate::tensor::set_threads(2);
         exp_f32_map(&xs, &mut a);

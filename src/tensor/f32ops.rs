@@ -21,13 +21,13 @@ pub use super::reduce_f32::{
     mean_f32, split_axis, sum_axis_backward_f32, sum_axis_f32, sum_f32, sum_squares_f32,
     sum_to_shape_f32,
 };
-pub use super::softmax::row_f32::{
-    log_softmax_backward_f32, log_softmax_rows_f32, softmax_backward_f32, softmax_rows_f32,
-};
 pub use super::softmax::causal_f32::{
     causal_row_backward_f32, causal_rows_f32, softmax_causal_backward_f32, softmax_causal_f32,
 };
 pub use super::softmax::cross_entropy_f32::{
     cross_entropy_indices_backward_f32, cross_entropy_indices_f32,
+};
+pub use super::softmax::row_f32::{
+    log_softmax_backward_f32, log_softmax_rows_f32, softmax_backward_f32, softmax_rows_f32,
 };
 pub use super::tanh::tanh_f32::{tanh_backward_f32, tanh_f32, tanh_f32_map};

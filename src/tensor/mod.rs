@@ -41,10 +41,10 @@ mod elementwise_f32;
 mod embedding;
 mod embedding_f32;
 mod error;
-#[doc(hidden)]
-pub mod f32ops;
 mod exp_cr;
 mod exp_f32;
+#[doc(hidden)]
+pub mod f32ops;
 mod gemm;
 mod matmul;
 mod norm;

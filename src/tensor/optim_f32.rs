@@ -38,20 +38,29 @@ pub fn adamw_step_f32(
     par_blocks(n, 1, PAR_MIN, |start, len| {
         // SAFETY: [start, start + len) lies inside the three n-element outputs, no
         // other block covers it, and they outlive `par_blocks`.
-        let (pw, mw, vw) = unsafe { (pb.part(start, len), mb.part(start, len), vb.part(start, len)) };
+        let (pw, mw, vw) = unsafe {
+            (
+                pb.part(start, len),
+                mb.part(start, len),
+                vb.part(start, len),
+            )
+        };
         let r = start..start + len;
         let (pd, gd, md, vd) = (&p[r.clone()], &g[r.clone()], &m[r.clone()], &v[r]);
-        wide(|| {
-            for i in 0..len {
-                let (pv, gv, mv, vv) = (pd[i] as f64, gd[i] as f64, md[i] as f64, vd[i] as f64);
-                let m1 = mv * c.beta1 + gv * c.one_minus_beta1;
-                let v1 = vv * c.beta2 + (gv * gv) * c.one_minus_beta2;
-                let d = v1.sqrt() * c.inv_bc2_sqrt + c.eps;
-                pw[i] = (pv * c.decay - (m1 / d) * c.step) as f32;
-                mw[i] = m1 as f32;
-                vw[i] = v1 as f32;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for i in 0..len {
+                    let (pv, gv, mv, vv) = (pd[i] as f64, gd[i] as f64, md[i] as f64, vd[i] as f64);
+                    let m1 = mv * c.beta1 + gv * c.one_minus_beta1;
+                    let v1 = vv * c.beta2 + (gv * gv) * c.one_minus_beta2;
+                    let d = v1.sqrt() * c.inv_bc2_sqrt + c.eps;
+                    pw[i] = (pv * c.decay - (m1 / d) * c.step) as f32;
+                    mw[i] = m1 as f32;
+                    vw[i] = v1 as f32;
+                }
+            },
+        )
     });
 }
 
@@ -84,7 +93,8 @@ mod tests {
             decay: 1.0 - lr * wd,
             step: lr / (1.0 - b1.powi(t)),
         };
-        let wid = |x: &[f32]| Tensor::from_flat(x.iter().map(|&v| v as f64).collect(), &[n]).unwrap();
+        let wid =
+            |x: &[f32]| Tensor::from_flat(x.iter().map(|&v| v as f64).collect(), &[n]).unwrap();
         let (pw, mw, vw) = adamw_step(&wid(&p), &wid(&g), &wid(&m), &wid(&v), &c).unwrap();
         let mut outs = Vec::new();
         for threads in [1, 2] {
@@ -100,8 +110,12 @@ mod tests {
             assert_eq!(po[i], pw.data()[i] as f32, "p [{i}]");
             assert_eq!(mo[i], mw.data()[i] as f32, "m [{i}]");
             assert_eq!(vo[i], vw.data()[i] as f32, "v [{i}]");
-            let want = p[i] as f64 * c.decay - (mw.data()[i] / (vw.data()[i].sqrt() * c.inv_bc2_sqrt + c.eps)) * c.step;
-            assert!((po[i] as f64 - want).abs() <= ulp(want as f32) / 2.0 + 1e-15 * want.abs().max(1e-30));
+            let want = p[i] as f64 * c.decay
+                - (mw.data()[i] / (vw.data()[i].sqrt() * c.inv_bc2_sqrt + c.eps)) * c.step;
+            assert!(
+                (po[i] as f64 - want).abs()
+                    <= ulp(want as f32) / 2.0 + 1e-15 * want.abs().max(1e-30)
+            );
         }
     }
 }

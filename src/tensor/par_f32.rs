@@ -105,8 +105,11 @@ impl<T> SendPtrOf<T> {
 }
 
 /// Runs `f` compiled for AVX-512F (with AVX2 and FMA) where the CPU has it, else as
-/// plain code: the same operations either way, only the vector width differs (the
-/// `#[inline(always)]` loops `f` calls are vectorised in the wide copy).
+/// plain code: the same operations either way, only the vector width differs. `f` must
+/// be an `#[inline(always)]` closure (`wide(#[inline(always)] || …)`) calling only
+/// `#[inline(always)]` functions: only code inlined into the `#[target_feature]`
+/// trampoline is compiled for its features (a closure left out of line runs as baseline
+/// x86-64 code, where every `mul_add` is a libm call).
 #[inline(always)]
 pub(in crate::tensor) fn wide<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]

@@ -109,18 +109,24 @@ pub(in crate::tensor) fn lane_sum_f64(xs: &[f64]) -> f64 {
 /// `Σ x` of an f32 tensor's elements in f64 (`summa`; round with `as f32` for the
 /// f32 result).
 pub fn sum_f32(x: &[f32]) -> f64 {
-    wide(|| lane_sum_f32(x))
+    wide(
+        #[inline(always)]
+        || lane_sum_f32(x),
+    )
 }
 
 /// `Σ x²` in f64 (each square exact), fixed order: a leaf's share of the global
 /// gradient norm `√(Σ over leaves)` of `tonde_normam` / `norma_gradientum`.
 pub fn sum_squares_f32(x: &[f32]) -> f64 {
-    wide(|| {
-        lane_sum_by(x, |v| {
-            let v = v as f64;
-            v * v
-        })
-    })
+    wide(
+        #[inline(always)]
+        || {
+            lane_sum_by(x, |v| {
+                let v = v as f64;
+                v * v
+            })
+        },
+    )
 }
 
 /// `media`: the f64 sum divided by the count, rounded once (`None` for no elements, a
@@ -152,7 +158,10 @@ pub fn sum_axis_f32(x: &[f32], outer: usize, d: usize, inner: usize, scale: f64,
     par_blocks(n, 1, min_par, |start, len| {
         // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
         let dst = unsafe { op.part(start, len) };
-        wide(|| fold_block(x, d, inner, scale, start, dst))
+        wide(
+            #[inline(always)]
+            || fold_block(x, d, inner, scale, start, dst),
+        )
     });
 }
 
@@ -168,14 +177,20 @@ fn fold_block(x: &[f32], d: usize, inner: usize, scale: f64, start: usize, dst: 
         let i1 = inner.min(i0 + (end - pos));
         let block = &x[o * d * inner..(o + 1) * d * inner];
         acc.clear();
-        acc.extend(block[i0..i1].iter().map(|&v| v as f64));
+        acc.resize(i1 - i0, 0.0);
+        for (a, &v) in acc.iter_mut().zip(&block[i0..i1]) {
+            *a = v as f64;
+        }
         for k in 1..d {
             let row = &block[k * inner + i0..k * inner + i1];
             for (a, &v) in acc.iter_mut().zip(row) {
                 *a += v as f64;
             }
         }
-        for (o, &a) in dst[pos - start..pos - start + (i1 - i0)].iter_mut().zip(&acc) {
+        for (o, &a) in dst[pos - start..pos - start + (i1 - i0)]
+            .iter_mut()
+            .zip(&acc)
+        {
             *o = (a * scale) as f32;
         }
         pos += i1 - i0;
@@ -223,13 +238,16 @@ pub fn sum_to_shape_f32(g: &[f32], gs: &[usize], shape: &[usize]) -> TResult<Vec
     let lead = gs.len() - shape.len();
     if shape == &gs[lead..] {
         if n > 0 {
-            wide(|| {
-                for row in g.chunks_exact(n) {
-                    for (a, &v) in acc.iter_mut().zip(row) {
-                        *a += v as f64;
+            wide(
+                #[inline(always)]
+                || {
+                    for row in g.chunks_exact(n) {
+                        for (a, &v) in acc.iter_mut().zip(row) {
+                            *a += v as f64;
+                        }
                     }
-                }
-            });
+                },
+            );
         }
         return Ok(acc.into_iter().map(|a| a as f32).collect());
     }
@@ -297,7 +315,11 @@ mod tests {
         let (mut s, mut c, mut abs) = (0.0f64, 0.0f64, 0.0f64);
         for t in ts {
             let u = s + t;
-            c += if s.abs() >= t.abs() { (s - u) + t } else { (t - u) + s };
+            c += if s.abs() >= t.abs() {
+                (s - u) + t
+            } else {
+                (t - u) + s
+            };
             s = u;
             abs += t.abs();
         }
@@ -311,7 +333,9 @@ mod tests {
 
     fn f32s(seed: u64, n: usize, scale: f64) -> Vec<f32> {
         let mut r = SplitMix64::new(seed);
-        (0..n).map(|_| ((r.uniform() - 0.3) * scale) as f32).collect()
+        (0..n)
+            .map(|_| ((r.uniform() - 0.3) * scale) as f32)
+            .collect()
     }
 
     /// Sums, means and sums of squares within `½ ulp + n·2⁻⁵³·Σ|t|` of the
@@ -377,7 +401,14 @@ mod tests {
     fn sum_to_shape_adds_what_broadcast_from_each_element() {
         let gs = [3usize, 4, 5];
         let g = f32s(9, 60, 2.0);
-        for shape in [vec![5usize], vec![4, 5], vec![1, 5], vec![4, 1], vec![3, 1, 5], vec![1]] {
+        for shape in [
+            vec![5usize],
+            vec![4, 5],
+            vec![1, 5],
+            vec![4, 1],
+            vec![3, 1, 5],
+            vec![1],
+        ] {
             let got = sum_to_shape_f32(&g, &gs, &shape).unwrap();
             let lead = gs.len() - shape.len();
             let mut want = vec![0.0f64; shape.iter().product()];
@@ -395,7 +426,7 @@ mod tests {
         assert!(sum_to_shape_f32(&g, &gs, &[3]).is_err());
         let mut out = vec![0.0f32; 60];
         sum_axis_backward_f32(&g[..15], 3, 4, 5, true, &mut out);
-        assert_eq!(out[5 * 1 + 2], (g[2] as f64 / 4.0) as f32);
+        assert_eq!(out[5 + 2], (g[2] as f64 / 4.0) as f32);
         assert_eq!(out[20 * 2 + 5 * 3 + 4], (g[14] as f64 / 4.0) as f32);
     }
 }

@@ -73,11 +73,14 @@ pub fn gelu_derivative_f32(x: f32) -> f32 {
 /// `PAR_MIN_F32_MAP` elements.
 pub fn gelu_f32_map(src: &[f32], dst: &mut [f32]) {
     par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(|| {
-            for (d, &s) in d.iter_mut().zip(s) {
-                *d = gelu_f32(s);
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = gelu_f32(s);
+                }
+            },
+        )
     });
 }
 
@@ -86,20 +89,26 @@ pub fn gelu_f32_map(src: &[f32], dst: &mut [f32]) {
 /// have one length.
 pub fn gelu_with_derivative_f32(x: &[f32], y: &mut [f32], d: &mut [f32]) {
     let n = x.len();
-    let (yp, dp) = (SendPtrOf::new(y.as_mut_ptr()), SendPtrOf::new(d.as_mut_ptr()));
+    let (yp, dp) = (
+        SendPtrOf::new(y.as_mut_ptr()),
+        SendPtrOf::new(d.as_mut_ptr()),
+    );
     par_blocks(n, 1, PAR_MIN_F32_MAP, |start, len| {
         // SAFETY: [start, start + len) lies inside both n-element buffers, no other
         // block covers it, and both outlive `par_blocks`.
         let (yb, db) = unsafe { (yp.part(start, len), dp.part(start, len)) };
         let xb = &x[start..start + len];
-        wide(|| {
-            for ((yo, dout), &xv) in yb.iter_mut().zip(db.iter_mut()).zip(xb) {
-                let xv = xv as f64;
-                let (e, dz) = parts(xv);
-                *yo = forward(xv, e) as f32;
-                *dout = derivative(xv, e, dz) as f32;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for ((yo, dout), &xv) in yb.iter_mut().zip(db.iter_mut()).zip(xb) {
+                    let xv = xv as f64;
+                    let (e, dz) = parts(xv);
+                    *yo = forward(xv, e) as f32;
+                    *dout = derivative(xv, e, dz) as f32;
+                }
+            },
+        )
     });
 }
 
@@ -112,13 +121,16 @@ pub fn gelu_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
         // SAFETY: [start, start + len) lies inside `dst`, no other block covers it.
         let db = unsafe { dp.part(start, len) };
         let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
-        wide(|| {
-            for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
-                let xv = xv as f64;
-                let (e, dz) = parts(xv);
-                *o = (gv as f64 * derivative(xv, e, dz)) as f32;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
+                    let xv = xv as f64;
+                    let (e, dz) = parts(xv);
+                    *o = (gv as f64 * derivative(xv, e, dz)) as f32;
+                }
+            },
+        )
     });
 }
 
@@ -140,7 +152,12 @@ mod tests {
         assert_eq!(gelu_derivative_f32(0.0), 0.5);
         let xs: Vec<f32> = (0..70_000).map(|i| i as f32 * 3e-4 - 10.5).collect();
         let gs: Vec<f32> = xs.iter().map(|x| 1.0 - x * 0.1).collect();
-        let (mut y, mut d, mut b, mut m) = (vec![0.0; xs.len()], vec![0.0; xs.len()], vec![0.0; xs.len()], vec![0.0; xs.len()]);
+        let (mut y, mut d, mut b, mut m) = (
+            vec![0.0; xs.len()],
+            vec![0.0; xs.len()],
+            vec![0.0; xs.len()],
+            vec![0.0; xs.len()],
+        );
         let before = crate::tensor::set_threads(2);
         gelu_with_derivative_f32(&xs, &mut y, &mut d);
         gelu_backward_f32(&gs, &xs, &mut b);
@@ -150,7 +167,11 @@ mod tests {
             let x = xs[i];
             assert_eq!(y[i].to_bits(), gelu_f32(x).to_bits(), "x = {x:e}");
             assert_eq!(m[i].to_bits(), gelu_f32(x).to_bits(), "x = {x:e}");
-            assert_eq!(d[i].to_bits(), gelu_derivative_f32(x).to_bits(), "x = {x:e}");
+            assert_eq!(
+                d[i].to_bits(),
+                gelu_derivative_f32(x).to_bits(),
+                "x = {x:e}"
+            );
             let (e, dz) = parts(x as f64);
             let want = (gs[i] as f64 * derivative(x as f64, e, dz)) as f32;
             assert_eq!(b[i].to_bits(), want.to_bits(), "x = {x:e}");
@@ -168,7 +189,10 @@ mod tests {
             let t = crate::tensor::tanh_cr(u);
             let y = (0.5 * x) * (1.0 + t);
             let (e, dz) = parts(x);
-            assert!((forward(x, e) - y).abs() <= 1e-14 * x.abs().max(1e-300), "x = {x}");
+            assert!(
+                (forward(x, e) - y).abs() <= 1e-14 * x.abs().max(1e-300),
+                "x = {x}"
+            );
             let du = GELU_C * (1.0 + (3.0 * GELU_BETA) * (x * x));
             let d = 0.5 * (1.0 + t) + ((0.5 * x) * (1.0 - t * t)) * du;
             assert!((derivative(x, e, dz) - d).abs() <= 1e-14, "x = {x}");

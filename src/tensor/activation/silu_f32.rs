@@ -43,11 +43,14 @@ pub fn silu_derivative_f32(x: f32) -> f32 {
 /// `dst[i] = silu_f32(src[i])`.
 pub fn silu_f32_map(src: &[f32], dst: &mut [f32]) {
     par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(|| {
-            for (d, &s) in d.iter_mut().zip(s) {
-                *d = silu_f32(s);
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = silu_f32(s);
+                }
+            },
+        )
     });
 }
 
@@ -58,11 +61,14 @@ pub fn silu_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
         // SAFETY: [start, start + len) lies inside `dst`, no other block covers it.
         let db = unsafe { dp.part(start, len) };
         let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
-        wide(|| {
-            for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
-                *o = (gv as f64 * derivative(xv as f64)) as f32;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
+                    *o = (gv as f64 * derivative(xv as f64)) as f32;
+                }
+            },
+        )
     });
 }
 

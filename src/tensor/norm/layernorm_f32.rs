@@ -44,20 +44,24 @@ pub fn layernorm_f32(x: &[f32], y: &mut [f32], eps: f64, gamma: &[f32], beta: &[
         return;
     }
     par_rows_of(x, y, d, d, PAR_MIN_LN, |_, xb, yb| {
-        wide(|| {
-            for (r, o) in xb.chunks_exact(d).zip(yb.chunks_exact_mut(d)) {
-                let (mean, inv) = row_stats(r, eps);
-                for (((o, &v), &g), &b) in o.iter_mut().zip(r).zip(gamma).zip(beta) {
-                    *o = (((v as f64 - mean) * inv) * g as f64 + b as f64) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (r, o) in xb.chunks_exact(d).zip(yb.chunks_exact_mut(d)) {
+                    let (mean, inv) = row_stats(r, eps);
+                    for (((o, &v), &g), &b) in o.iter_mut().zip(r).zip(gamma).zip(beta) {
+                        *o = (((v as f64 - mean) * inv) * g as f64 + b as f64) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
 /// `g.retro_laminatio(x, eps, γ)` for f32: `gx` (x's length) gets ∂x — plus `addend`
 /// (x's length, added in f32 after ∂x's rounding: the bits of `addita(r, ∂x)`) when
 /// given — and `gg`, `gb` (length d) get ∂γ and ∂β.
+#[allow(clippy::too_many_arguments)]
 pub fn layernorm_backward_f32(
     g: &[f32],
     x: &[f32],
@@ -83,30 +87,33 @@ pub fn layernorm_backward_f32(
         // from every other block's; `stats` outlives `par_rows_of`.
         let st = unsafe { sp.part(2 * r0, 2 * n) };
         let gbk = &g[r0 * d..(r0 + n) * d];
-        wide(|| {
-            for (k, ((xr, gr), o)) in xb
-                .chunks_exact(d)
-                .zip(gbk.chunks_exact(d))
-                .zip(ob.chunks_exact_mut(d))
-                .enumerate()
-            {
-                let (mean, inv) = row_stats(xr, eps);
-                st[2 * k] = mean;
-                st[2 * k + 1] = inv;
-                let s1 = lane_sum2_by(gr, gamma, |a, b| a as f64 * b as f64) / df;
-                let s2 = lane_sum3_by(xr, gr, gamma, |xv, gv, gm| {
-                    (gv as f64 * gm as f64) * ((xv as f64 - mean) * inv)
-                }) / df;
-                for (((o, &xv), &gv), &gm) in o.iter_mut().zip(xr).zip(gr).zip(gamma) {
-                    let h = gv as f64 * gm as f64;
-                    let xh = (xv as f64 - mean) * inv;
-                    *o = (inv * (h - s1 - xh * s2)) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (k, ((xr, gr), o)) in xb
+                    .chunks_exact(d)
+                    .zip(gbk.chunks_exact(d))
+                    .zip(ob.chunks_exact_mut(d))
+                    .enumerate()
+                {
+                    let (mean, inv) = row_stats(xr, eps);
+                    st[2 * k] = mean;
+                    st[2 * k + 1] = inv;
+                    let s1 = lane_sum2_by(gr, gamma, |a, b| a as f64 * b as f64) / df;
+                    let s2 = lane_sum3_by(xr, gr, gamma, |xv, gv, gm| {
+                        (gv as f64 * gm as f64) * ((xv as f64 - mean) * inv)
+                    }) / df;
+                    for (((o, &xv), &gv), &gm) in o.iter_mut().zip(xr).zip(gr).zip(gamma) {
+                        let h = gv as f64 * gm as f64;
+                        let xh = (xv as f64 - mean) * inv;
+                        *o = (inv * (h - s1 - xh * s2)) as f32;
+                    }
                 }
-            }
-        });
+            },
+        );
         if let Some(a) = addend {
             for (o, &v) in ob.iter_mut().zip(&a[r0 * d..(r0 + n) * d]) {
-                *o = v + *o;
+                *o += v;
             }
         }
     });
@@ -114,11 +121,18 @@ pub fn layernorm_backward_f32(
     let stats = &stats;
     let mut sums = vec![0.0f64; 2 * d];
     let cp = SendPtrOf::new(sums.as_mut_ptr());
-    let min_par = if rows * d >= PAR_MIN_LN { 16 } else { usize::MAX };
+    let min_par = if rows * d >= PAR_MIN_LN {
+        16
+    } else {
+        usize::MAX
+    };
     par_blocks(2 * d, 8, min_par, |start, len| {
         // SAFETY: [start, start + len) lies inside `sums`, no other block covers it.
         let acc = unsafe { cp.part(start, len) };
-        wide(|| column_sums(g, x, stats, d, start, acc))
+        wide(
+            #[inline(always)]
+            || column_sums(g, x, stats, d, start, acc),
+        )
     });
     for (o, &s) in gg.iter_mut().zip(&sums[..d]) {
         *o = s as f32;
@@ -182,7 +196,16 @@ mod tests {
                 layernorm_backward_f32(&g, &x, eps, &gamma, None, &mut gx, &mut gg, &mut gb);
                 let mut gxa = vec![0.0f32; n];
                 let (mut gg2, mut gb2) = (vec![0.0f32; d], vec![0.0f32; d]);
-                layernorm_backward_f32(&g, &x, eps, &gamma, Some(&addend), &mut gxa, &mut gg2, &mut gb2);
+                layernorm_backward_f32(
+                    &g,
+                    &x,
+                    eps,
+                    &gamma,
+                    Some(&addend),
+                    &mut gxa,
+                    &mut gg2,
+                    &mut gb2,
+                );
                 set_threads(0);
                 for i in 0..n {
                     assert_eq!(gxa[i].to_bits(), (addend[i] + gx[i]).to_bits());
@@ -192,7 +215,8 @@ mod tests {
             assert!(out[0] == out[1], "{rows}×{d}: threads");
             let (y, gx, gg, gb) = &out[0];
             let df = d as f64;
-            let (mut wg, mut wb, mut ag, mut abs_b) = (vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+            let (mut wg, mut wb, mut ag, mut abs_b) =
+                (vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d]);
             for r in 0..rows {
                 let xr: Vec<f64> = x[r * d..(r + 1) * d].iter().map(|&v| v as f64).collect();
                 let gr: Vec<f64> = g[r * d..(r + 1) * d].iter().map(|&v| v as f64).collect();
@@ -208,13 +232,22 @@ mod tests {
                     let t = xh[j] * gamma[j] as f64;
                     let want = t + beta[j] as f64;
                     let got = y[r * d + j] as f64;
-                    let tol = ulp(want as f32) / 2.0 + 2f64.powi(-44) * (t.abs() + (beta[j] as f64).abs());
-                    assert!((got - want).abs() <= tol, "y {rows}×{d} ({r}, {j}): {got} vs {want}");
+                    let tol = ulp(want as f32) / 2.0
+                        + 2f64.powi(-44) * (t.abs() + (beta[j] as f64).abs());
+                    assert!(
+                        (got - want).abs() <= tol,
+                        "y {rows}×{d} ({r}, {j}): {got} vs {want}"
+                    );
                     let want = inv * (h[j] - s1 / df - xh[j] * (s2 / df));
                     let tol = ulp(want as f32) / 2.0
-                        + 2f64.powi(-44) * inv * (h[j].abs() + s1.abs() / df + xh[j].abs() * s2a / df);
+                        + 2f64.powi(-44)
+                            * inv
+                            * (h[j].abs() + s1.abs() / df + xh[j].abs() * s2a / df);
                     let got = gx[r * d + j] as f64;
-                    assert!((got - want).abs() <= tol, "gx {rows}×{d} ({r}, {j}): {got} vs {want}");
+                    assert!(
+                        (got - want).abs() <= tol,
+                        "gx {rows}×{d} ({r}, {j}): {got} vs {want}"
+                    );
                     wg[j] += xh[j] * gr[j];
                     ag[j] += (xh[j] * gr[j]).abs();
                     wb[j] += gr[j];

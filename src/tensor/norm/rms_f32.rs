@@ -31,14 +31,17 @@ pub fn rms_norm_f32(x: &[f32], y: &mut [f32], eps: f64, gamma: &[f32]) {
         return;
     }
     par_rows_of(x, y, d, d, PAR_MIN_RMS, |_, xb, yb| {
-        wide(|| {
-            for (r, o) in xb.chunks_exact(d).zip(yb.chunks_exact_mut(d)) {
-                let inv = inv_rms(r, eps);
-                for ((o, &v), &g) in o.iter_mut().zip(r).zip(gamma) {
-                    *o = ((v as f64 * inv) * g as f64) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (r, o) in xb.chunks_exact(d).zip(yb.chunks_exact_mut(d)) {
+                    let inv = inv_rms(r, eps);
+                    for ((o, &v), &g) in o.iter_mut().zip(r).zip(gamma) {
+                        *o = ((v as f64 * inv) * g as f64) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -65,33 +68,39 @@ pub fn rms_norm_backward_f32(
         // every other block's; `invs` outlives `par_rows_of`.
         let iv = unsafe { ip.part(r0, n) };
         let gbk = &g[r0 * d..(r0 + n) * d];
-        wide(|| {
-            for (k, ((xr, gr), o)) in xb
-                .chunks_exact(d)
-                .zip(gbk.chunks_exact(d))
-                .zip(ob.chunks_exact_mut(d))
-                .enumerate()
-            {
-                let inv = inv_rms(xr, eps);
-                iv[k] = inv;
-                let m = lane_sum3_by(xr, gr, gamma, |xv, gv, gm| {
-                    (gv as f64 * gm as f64) * (xv as f64 * inv)
-                }) / df;
-                for (((o, &xv), &gv), &gm) in o.iter_mut().zip(xr).zip(gr).zip(gamma) {
-                    *o = (inv * (gv as f64 * gm as f64 - (xv as f64 * inv) * m)) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (k, ((xr, gr), o)) in xb
+                    .chunks_exact(d)
+                    .zip(gbk.chunks_exact(d))
+                    .zip(ob.chunks_exact_mut(d))
+                    .enumerate()
+                {
+                    let inv = inv_rms(xr, eps);
+                    iv[k] = inv;
+                    let m = lane_sum3_by(xr, gr, gamma, |xv, gv, gm| {
+                        (gv as f64 * gm as f64) * (xv as f64 * inv)
+                    }) / df;
+                    for (((o, &xv), &gv), &gm) in o.iter_mut().zip(xr).zip(gr).zip(gamma) {
+                        *o = (inv * (gv as f64 * gm as f64 - (xv as f64 * inv) * m)) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
     let mut acc = vec![0.0f64; d];
-    wide(|| {
-        for (r, &inv) in invs.iter().enumerate() {
-            let (xr, gr) = (&x[r * d..(r + 1) * d], &g[r * d..(r + 1) * d]);
-            for ((a, &xv), &gv) in acc.iter_mut().zip(xr).zip(gr) {
-                *a += gv as f64 * (xv as f64 * inv);
+    wide(
+        #[inline(always)]
+        || {
+            for (r, &inv) in invs.iter().enumerate() {
+                let (xr, gr) = (&x[r * d..(r + 1) * d], &g[r * d..(r + 1) * d]);
+                for ((a, &xv), &gv) in acc.iter_mut().zip(xr).zip(gr) {
+                    *a += gv as f64 * (xv as f64 * inv);
+                }
             }
-        }
-    });
+        },
+    );
     for (o, &a) in gg.iter_mut().zip(&acc) {
         *o = a as f32;
     }
@@ -135,7 +144,9 @@ mod tests {
                 for j in 0..d {
                     let want = xr[j] * inv * gamma[j] as f64;
                     let got = y[r * d + j] as f64;
-                    assert!((got - want).abs() <= ulp(want as f32) / 2.0 + 2f64.powi(-46) * want.abs());
+                    assert!(
+                        (got - want).abs() <= ulp(want as f32) / 2.0 + 2f64.powi(-46) * want.abs()
+                    );
                     let want = inv * (h[j] - xr[j] * inv * (s / d as f64));
                     let tol = ulp(want as f32) / 2.0
                         + 2f64.powi(-44) * inv * (h[j].abs() + (xr[j] * inv).abs() * sa / d as f64);

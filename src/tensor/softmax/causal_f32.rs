@@ -41,10 +41,12 @@ pub fn causal_rows_f32(
             m = if v > m || v.is_nan() { v } else { m };
         }
         let md = m as f64;
-        e.clear();
-        e.extend(row[..kept].iter().map(|&z| exp_core(z as f64 - md)));
         let ev = exp_core(v as f64 - md);
+        e.clear();
         e.resize(c, ev);
+        for (o, &z) in e.iter_mut().zip(&row[..kept]) {
+            *o = exp_core(z as f64 - md);
+        }
         let inv = 1.0 / lane_sum_f64(e);
         for (o, &x) in row.iter_mut().zip(e.iter()) {
             *o = (x * inv) as f32;
@@ -60,7 +62,10 @@ pub fn softmax_causal_f32(x: &[f32], dst: &mut [f32], t1: usize, c: usize, s: f3
     par_rows_of(x, dst, c, c, PAR_MIN_ROWS_F32, |r0, xb, db| {
         db.copy_from_slice(xb);
         let mut e = Vec::with_capacity(c);
-        wide(|| causal_rows_f32(db, c, r0, t1, s, v, &mut e));
+        wide(
+            #[inline(always)]
+            || causal_rows_f32(db, c, r0, t1, s, v, &mut e),
+        );
     });
 }
 
@@ -95,16 +100,19 @@ pub fn softmax_causal_backward_f32(
     }
     par_rows_of(g, dst, c, c, PAR_MIN_ROWS_F32, |r0, gb, db| {
         let yb = &y[r0 * c..r0 * c + gb.len()];
-        wide(|| {
-            for (k, ((gr, yr), o)) in gb
-                .chunks_exact(c)
-                .zip(yb.chunks_exact(c))
-                .zip(db.chunks_exact_mut(c))
-                .enumerate()
-            {
-                causal_row_backward_f32(gr, yr, o, (r0 + k) % t1, s);
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (k, ((gr, yr), o)) in gb
+                    .chunks_exact(c)
+                    .zip(yb.chunks_exact(c))
+                    .zip(db.chunks_exact_mut(c))
+                    .enumerate()
+                {
+                    causal_row_backward_f32(gr, yr, o, (r0 + k) % t1, s);
+                }
+            },
+        )
     });
 }
 

@@ -23,13 +23,16 @@ pub fn cross_entropy_indices_f32(z: &[f32], ids: &[usize], v: usize) -> f32 {
     let mut losses = vec![0.0f64; ids.len()];
     par_rows_of(z, &mut losses, v, 1, PAR_MIN_ROWS_F32, |r0, zb, lb| {
         let mut e = Vec::with_capacity(v);
-        wide(|| {
-            for (k, (r, l)) in zb.chunks_exact(v).zip(lb.iter_mut()).enumerate() {
-                let m = row_max_f32(r);
-                let s = exp_shifted_f64(r, m, &mut e);
-                *l = (m as f64 + s.ln()) - r[ids[r0 + k]] as f64;
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (k, (r, l)) in zb.chunks_exact(v).zip(lb.iter_mut()).enumerate() {
+                    let m = row_max_f32(r);
+                    let s = exp_shifted_f64(r, m, &mut e);
+                    *l = (m as f64 + s.ln()) - r[ids[r0 + k]] as f64;
+                }
+            },
+        )
     });
     let mut total = 0.0f64;
     for l in losses {
@@ -53,17 +56,20 @@ pub fn cross_entropy_indices_backward_f32(
     let scale = g as f64 / ids.len() as f64;
     par_rows_of(z, dst, v, v, PAR_MIN_ROWS_F32, |r0, zb, db| {
         let mut e = Vec::with_capacity(v);
-        wide(|| {
-            for (k, (r, o)) in zb.chunks_exact(v).zip(db.chunks_exact_mut(v)).enumerate() {
-                let m = row_max_f32(r);
-                let inv = 1.0 / exp_shifted_f64(r, m, &mut e);
-                for (o, &ev) in o.iter_mut().zip(e.iter()) {
-                    *o = ((ev * inv) * scale) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (k, (r, o)) in zb.chunks_exact(v).zip(db.chunks_exact_mut(v)).enumerate() {
+                    let m = row_max_f32(r);
+                    let inv = 1.0 / exp_shifted_f64(r, m, &mut e);
+                    for (o, &ev) in o.iter_mut().zip(e.iter()) {
+                        *o = ((ev * inv) * scale) as f32;
+                    }
+                    let id = ids[r0 + k];
+                    o[id] = ((e[id] * inv - 1.0) * scale) as f32;
                 }
-                let id = ids[r0 + k];
-                o[id] = ((e[id] * inv - 1.0) * scale) as f32;
-            }
-        })
+            },
+        )
     });
 }
 
@@ -100,10 +106,16 @@ mod tests {
             for (j, &q) in p.iter().enumerate() {
                 let w = (q - if j == id { 1.0 } else { 0.0 }) * 0.75 / rows as f64;
                 let got = g1[r * v + j] as f64;
-                assert!((got - w).abs() <= ulp(w as f32) / 2.0 + 1e-14 * 0.75 / rows as f64, "({r}, {j})");
+                assert!(
+                    (got - w).abs() <= ulp(w as f32) / 2.0 + 1e-14 * 0.75 / rows as f64,
+                    "({r}, {j})"
+                );
             }
         }
         want /= rows as f64;
-        assert!((l1 as f64 - want).abs() <= ulp(want as f32) / 2.0 + 1e-12, "{l1} vs {want}");
+        assert!(
+            (l1 as f64 - want).abs() <= ulp(want as f32) / 2.0 + 1e-12,
+            "{l1} vs {want}"
+        );
     }
 }

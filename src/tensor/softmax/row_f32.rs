@@ -58,8 +58,13 @@ pub(in crate::tensor) fn row_max_f32(row: &[f32]) -> f32 {
 #[inline(always)]
 pub(in crate::tensor) fn exp_shifted_f64(row: &[f32], m: f32, e: &mut Vec<f64>) -> f64 {
     let m = m as f64;
+    // A plain loop, not `extend(map(…))`: the exponentials must be inlined into the
+    // caller's `wide` copy (an out-of-line `extend` runs as baseline code).
     e.clear();
-    e.extend(row.iter().map(|&x| exp_core(x as f64 - m)));
+    e.resize(row.len(), 0.0);
+    for (o, &x) in e.iter_mut().zip(row) {
+        *o = exp_core(x as f64 - m);
+    }
     lane_sum_f64(e)
 }
 
@@ -86,11 +91,14 @@ pub fn softmax_rows_f32(src: &[f32], dst: &mut [f32], c: usize) {
     }
     par_rows_of(src, dst, c, c, PAR_MIN_ROWS_F32, |_, s, d| {
         let mut e = Vec::with_capacity(c);
-        wide(|| {
-            for (r, o) in s.chunks_exact(c).zip(d.chunks_exact_mut(c)) {
-                softmax_row_f32(r, o, &mut e);
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (r, o) in s.chunks_exact(c).zip(d.chunks_exact_mut(c)) {
+                    softmax_row_f32(r, o, &mut e);
+                }
+            },
+        )
     });
 }
 
@@ -101,16 +109,19 @@ pub fn log_softmax_rows_f32(src: &[f32], dst: &mut [f32], c: usize) {
     }
     par_rows_of(src, dst, c, c, PAR_MIN_ROWS_F32, |_, s, d| {
         let mut e = Vec::with_capacity(c);
-        wide(|| {
-            for (r, o) in s.chunks_exact(c).zip(d.chunks_exact_mut(c)) {
-                let m = row_max_f32(r);
-                let ls = exp_shifted_f64(r, m, &mut e).ln();
-                let m = m as f64;
-                for (o, &v) in o.iter_mut().zip(r) {
-                    *o = ((v as f64 - m) - ls) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for (r, o) in s.chunks_exact(c).zip(d.chunks_exact_mut(c)) {
+                    let m = row_max_f32(r);
+                    let ls = exp_shifted_f64(r, m, &mut e).ln();
+                    let m = m as f64;
+                    for (o, &v) in o.iter_mut().zip(r) {
+                        *o = ((v as f64 - m) - ls) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -128,18 +139,21 @@ pub fn softmax_backward_f32(g: &[f32], y: &[f32], dst: &mut [f32], c: usize) {
     }
     par_rows_of(g, dst, c, c, PAR_MIN_ROWS_F32, |r0, gb, db| {
         let yb = &y[r0 * c..r0 * c + gb.len()];
-        wide(|| {
-            for ((gr, yr), o) in gb
-                .chunks_exact(c)
-                .zip(yb.chunks_exact(c))
-                .zip(db.chunks_exact_mut(c))
-            {
-                let d = row_dot_f32(gr, yr);
-                for ((o, &gv), &yv) in o.iter_mut().zip(gr).zip(yr) {
-                    *o = (yv as f64 * (gv as f64 - d)) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for ((gr, yr), o) in gb
+                    .chunks_exact(c)
+                    .zip(yb.chunks_exact(c))
+                    .zip(db.chunks_exact_mut(c))
+                {
+                    let d = row_dot_f32(gr, yr);
+                    for ((o, &gv), &yv) in o.iter_mut().zip(gr).zip(yr) {
+                        *o = (yv as f64 * (gv as f64 - d)) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -152,20 +166,23 @@ pub fn log_softmax_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32], c: usize)
     par_rows_of(g, dst, c, c, PAR_MIN_ROWS_F32, |r0, gb, db| {
         let xb = &x[r0 * c..r0 * c + gb.len()];
         let mut e = Vec::with_capacity(c);
-        wide(|| {
-            for ((gr, xr), o) in gb
-                .chunks_exact(c)
-                .zip(xb.chunks_exact(c))
-                .zip(db.chunks_exact_mut(c))
-            {
-                let m = row_max_f32(xr);
-                let inv = 1.0 / exp_shifted_f64(xr, m, &mut e);
-                let sg = lane_sum_f32(gr);
-                for ((o, &gv), &ev) in o.iter_mut().zip(gr).zip(e.iter()) {
-                    *o = (gv as f64 - (ev * inv) * sg) as f32;
+        wide(
+            #[inline(always)]
+            || {
+                for ((gr, xr), o) in gb
+                    .chunks_exact(c)
+                    .zip(xb.chunks_exact(c))
+                    .zip(db.chunks_exact_mut(c))
+                {
+                    let m = row_max_f32(xr);
+                    let inv = 1.0 / exp_shifted_f64(xr, m, &mut e);
+                    let sg = lane_sum_f32(gr);
+                    for ((o, &gv), &ev) in o.iter_mut().zip(gr).zip(e.iter()) {
+                        *o = (gv as f64 - (ev * inv) * sg) as f32;
+                    }
                 }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -176,7 +193,9 @@ pub(in crate::tensor) mod tests {
 
     pub(in crate::tensor) fn f32_rows(seed: u64, n: usize, scale: f64) -> Vec<f32> {
         let mut r = SplitMix64::new(seed);
-        (0..n).map(|_| ((r.uniform() - 0.5) * scale) as f32).collect()
+        (0..n)
+            .map(|_| ((r.uniform() - 0.5) * scale) as f32)
+            .collect()
     }
 
     pub(in crate::tensor) fn ulp(y: f32) -> f64 {
@@ -244,19 +263,29 @@ pub(in crate::tensor) mod tests {
             let (gr, yr) = (&g[r * c..(r + 1) * c], &y[r * c..(r + 1) * c]);
             let p = softmax_ref(row);
             let d: f64 = gr.iter().zip(yr).map(|(&a, &b)| a as f64 * b as f64).sum();
-            let da: f64 = gr.iter().zip(yr).map(|(&a, &b)| (a as f64 * b as f64).abs()).sum();
+            let da: f64 = gr
+                .iter()
+                .zip(yr)
+                .map(|(&a, &b)| (a as f64 * b as f64).abs())
+                .sum();
             let sg: f64 = gr.iter().map(|&v| v as f64).sum();
             let sa: f64 = gr.iter().map(|&v| (v as f64).abs()).sum();
             for j in 0..c {
                 let want = p[j].ln();
                 let got = ls[r * c + j] as f64;
-                assert!((got - want).abs() <= ulp(want as f32) / 2.0 + 1e-12 * (1.0 + want.abs()), "ls");
+                assert!(
+                    (got - want).abs() <= ulp(want as f32) / 2.0 + 1e-12 * (1.0 + want.abs()),
+                    "ls"
+                );
                 let want = yr[j] as f64 * (gr[j] as f64 - d);
                 let tol = ulp(want as f32) / 2.0 + 1e-13 * (yr[j] as f64) * da + 1e-15 * want.abs();
                 assert!((gs[r * c + j] as f64 - want).abs() <= tol, "softmax vjp");
                 let want = gr[j] as f64 - p[j] * sg;
                 let tol = ulp(want as f32) / 2.0 + 1e-13 * p[j] * sa + 1e-13 * gr[j].abs() as f64;
-                assert!((gl[r * c + j] as f64 - want).abs() <= tol, "log-softmax vjp");
+                assert!(
+                    (gl[r * c + j] as f64 - want).abs() <= tol,
+                    "log-softmax vjp"
+                );
             }
         }
     }

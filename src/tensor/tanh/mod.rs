@@ -30,9 +30,9 @@
 //! and the `2^{j/64}` table are `tensor/dd.rs` (shared with `exp_cr`).
 
 mod accurate;
-pub(in crate::tensor) mod tanh_f32;
 #[cfg(target_arch = "x86_64")]
 pub(in crate::tensor) mod fast;
+pub(in crate::tensor) mod tanh_f32;
 
 use accurate::tanh_core;
 #[cfg(test)]

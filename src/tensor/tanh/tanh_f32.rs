@@ -39,23 +39,29 @@ pub fn tanh_f32(x: f32) -> f32 {
 /// `PAR_MIN_F32_MAP` elements.
 pub fn tanh_f32_map(src: &[f32], dst: &mut [f32]) {
     par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(|| {
-            for (d, &s) in d.iter_mut().zip(s) {
-                *d = tanh_f32(s);
-            }
-        })
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = tanh_f32(s);
+                }
+            },
+        )
     });
 }
 
 /// The tanh VJP from its result: `dst[i] = g[i]·(1 − y[i]²)` (module docs). The three
 /// slices have one length.
 pub fn tanh_backward_f32(g: &[f32], y: &[f32], dst: &mut [f32]) {
-    wide(|| {
-        for ((d, &gv), &yv) in dst.iter_mut().zip(g).zip(y) {
-            let yv = yv as f64;
-            *d = (gv as f64 * (1.0 - yv * yv)) as f32;
-        }
-    })
+    wide(
+        #[inline(always)]
+        || {
+            for ((d, &gv), &yv) in dst.iter_mut().zip(g).zip(y) {
+                let yv = yv as f64;
+                *d = (gv as f64 * (1.0 - yv * yv)) as f32;
+            }
+        },
+    )
 }
 
 #[cfg(test)]
@@ -106,6 +112,14 @@ mod tests {
         let y = [0.5f32, -0.999, 0.0, 1.0];
         let mut d = [0.0f32; 4];
         tanh_backward_f32(&g, &y, &mut d);
-        assert_eq!(d, [0.75, (-2.5f64 * (1.0 - 0.999f32 as f64 * 0.999f32 as f64)) as f32, 0.125, 0.0]);
+        assert_eq!(
+            d,
+            [
+                0.75,
+                (-2.5f64 * (1.0 - 0.999f32 as f64 * 0.999f32 as f64)) as f32,
+                0.125,
+                0.0
+            ]
+        );
     }
 }
