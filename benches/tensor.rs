@@ -11,6 +11,9 @@
 //! Figures: f64 GEMM at 64, 256, 1024 (GFLOP/s, the tuned kernel; plus the
 //! exact in-order kernel at 64 and 256), elementwise add and softmax on 1M
 //! elements (GB/s of array traffic: add moves 3·8·N bytes, softmax 2·8·N).
+//! `f32_*`: the f32 row and element-wise kernels (issue 21) against the f64 ops at the
+//! GPT example's sizes (µs per call, f32 then f64, and the f32/f64 ratio); the f32
+//! timings include allocating the output, as the f64 ops do.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -115,6 +118,9 @@ fn main() {
             );
         }
     }
+    if want("f32") {
+        f32_vs_f64(&mut rng, secs);
+    }
     if !want("add") {
         return;
     }
@@ -134,4 +140,244 @@ fn main() {
     println!("gelu {:.2} ns/elem", s / (1 << 16) as f64 * 1e9);
     let s = time(|| drop(black_box(tensor::exp(&small).unwrap())), secs);
     println!("exp {:.2} ns/elem", s / (1 << 16) as f64 * 1e9);
+}
+
+/// `f32_<kernel> <f32 µs> µs f64 <f64 µs> µs ratio <f32/f64>` at the GPT example's
+/// default sizes (batch 16, block 64, width 64, 4 heads, vocabulary 65).
+fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
+    use faber::tensor::f32ops as f;
+    let report = |name: &str, a: f64, b: f64| {
+        println!(
+            "f32_{name} {:.1} µs f64 {:.1} µs ratio {:.2}",
+            a * 1e6,
+            b * 1e6,
+            a / b
+        )
+    };
+    let narrow = |t: &Tensor| t.data().iter().map(|&v| v as f32).collect::<Vec<f32>>();
+    // exp over the attention scores' element count (B·H·T·T = 262 144).
+    let n = 16 * 4 * 64 * 64;
+    let x = rng.normal_tensor(&[16, 4, 64, 64], 0.0, 2.0).unwrap();
+    let x32 = narrow(&x);
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; n];
+            f::exp_f32_map(&x32, &mut o);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(|| drop(black_box(tensor::exp(&x).unwrap())), secs);
+    report("exp_262k", a, b);
+    // Row softmax and its VJP, rows of 64.
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; n];
+            f::softmax_rows_f32(&x32, &mut o, 64);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(|| drop(black_box(tensor::softmax(&x).unwrap())), secs);
+    report("softmax_4096x64", a, b);
+    let y = tensor::softmax(&x).unwrap();
+    let y32 = narrow(&y);
+    let g = rng.normal_tensor(&[16, 4, 64, 64], 0.0, 1.0).unwrap();
+    let g32 = narrow(&g);
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; n];
+            f::softmax_backward_f32(&g32, &y32, &mut o, 64);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(
+        || drop(black_box(tensor::softmax_backward(&g, &y).unwrap())),
+        secs,
+    );
+    report("softmax_backward_4096x64", a, b);
+    // The causal softmax of attention, [16, 4, 64, 64], forward and backward.
+    let s = 0.125f32;
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; n];
+            f::softmax_causal_f32(&x32, &mut o, 64, 64, s, -1e9);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            drop(black_box(
+                tensor::softmax_causal(&x, s as f64, -1e9).unwrap(),
+            ))
+        },
+        secs,
+    );
+    report("softmax_causal_16x4x64x64", a, b);
+    let yc = tensor::softmax_causal(&x, s as f64, -1e9).unwrap();
+    let yc32 = narrow(&yc);
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; n];
+            f::softmax_causal_backward_f32(&g32, &yc32, &mut o, 64, 64, s);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            drop(black_box(
+                tensor::softmax_causal_backward(&g, &yc, s as f64).unwrap(),
+            ))
+        },
+        secs,
+    );
+    report("softmax_causal_backward_16x4x64x64", a, b);
+    // LayerNorm over [B·T, D] = [1024, 64], forward and backward.
+    let (rows, d) = (1024, 64);
+    let xl = rng.normal_tensor(&[rows, d], 0.5, 2.0).unwrap();
+    let gl = rng.normal_tensor(&[rows, d], 0.0, 1.0).unwrap();
+    let gamma = rng.normal_tensor(&[d], 1.0, 0.2).unwrap();
+    let beta = rng.normal_tensor(&[d], 0.0, 0.2).unwrap();
+    let (xl32, gl32, gm32, bt32) = (narrow(&xl), narrow(&gl), narrow(&gamma), narrow(&beta));
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; rows * d];
+            f::layernorm_f32(&xl32, &mut o, 1e-5, &gm32, &bt32);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            drop(black_box(
+                tensor::layernorm(&xl, 1, 1e-5, &gamma, &beta).unwrap(),
+            ))
+        },
+        secs,
+    );
+    report("layernorm_1024x64", a, b);
+    let a = time(
+        || {
+            let (mut gx, mut gg, mut gb) =
+                (vec![0.0f32; rows * d], vec![0.0f32; d], vec![0.0f32; d]);
+            f::layernorm_backward_f32(&gl32, &xl32, 1e-5, &gm32, None, &mut gx, &mut gg, &mut gb);
+            black_box((gx, gg, gb));
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            drop(black_box(
+                tensor::layernorm_backward(&gl, &xl, 1e-5, &gamma).unwrap(),
+            ))
+        },
+        secs,
+    );
+    report("layernorm_backward_1024x64", a, b);
+    // GELU of the MLP's hidden layer [B·T, 4D] = [1024, 256]: the forward with its
+    // derivative (what a companion's forward sweep runs), and the VJP from x.
+    let xg = rng.normal_tensor(&[1024, 256], 0.0, 1.5).unwrap();
+    let gg = rng.normal_tensor(&[1024, 256], 0.0, 1.0).unwrap();
+    let (xg32, gg32) = (narrow(&xg), narrow(&gg));
+    let m = xg32.len();
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; m];
+            f::gelu_f32_map(&xg32, &mut o);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(|| drop(black_box(tensor::gelu(&xg).unwrap())), secs);
+    report("gelu_1024x256", a, b);
+    let a = time(
+        || {
+            let (mut y, mut dd) = (vec![0.0f32; m], vec![0.0f32; m]);
+            f::gelu_with_derivative_f32(&xg32, &mut y, &mut dd);
+            black_box((y, dd));
+        },
+        secs,
+    );
+    let b = time(
+        || drop(black_box(tensor::gelu_cum_derivata(&xg).unwrap())),
+        secs,
+    );
+    report("gelu_with_derivative_1024x256", a, b);
+    let a = time(
+        || {
+            let mut o = vec![0.0f32; m];
+            f::gelu_backward_f32(&gg32, &xg32, &mut o);
+            black_box(o);
+        },
+        secs,
+    );
+    let b = time(
+        || drop(black_box(tensor::gelu_backward(&gg, &xg).unwrap())),
+        secs,
+    );
+    report("gelu_backward_1024x256", a, b);
+    // Cross-entropy over [B·T, V] = [1024, 65] logits, loss and gradient.
+    let z = rng.normal_tensor(&[1024, 65], 0.0, 2.0).unwrap();
+    let ids: Vec<usize> = (0..1024).map(|i| (i * 37 + 5) % 65).collect();
+    let idt = Tensor::from_flat(ids.iter().map(|&i| i as f64).collect(), &[1024]).unwrap();
+    let z32 = narrow(&z);
+    let a = time(
+        || {
+            let l = f::cross_entropy_indices_f32(&z32, &ids, 65);
+            let mut o = vec![0.0f32; z32.len()];
+            f::cross_entropy_indices_backward_f32(1.0, &z32, &ids, 65, &mut o);
+            black_box((l, o));
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            black_box(tensor::cross_entropy_indices(&z, &idt).unwrap());
+            black_box(tensor::cross_entropy_indices_backward(1.0, &z, &idt).unwrap());
+        },
+        secs,
+    );
+    report("cross_entropy_1024x65", a, b);
+    // AdamW over one [4D, D] = [256, 64]·4 leaf of 65 536 elements.
+    let k = 1 << 16;
+    let leaves: Vec<Tensor> = (0..4)
+        .map(|_| rng.normal_tensor(&[k], 0.0, 0.1).unwrap())
+        .collect();
+    let v = tensor::mul(&leaves[3], &leaves[3]).unwrap();
+    let (p32, g32b, m32, v32) = (
+        narrow(&leaves[0]),
+        narrow(&leaves[1]),
+        narrow(&leaves[2]),
+        narrow(&v),
+    );
+    let c = tensor::AdamCoef {
+        beta1: 0.9,
+        one_minus_beta1: 0.1,
+        beta2: 0.99,
+        one_minus_beta2: 0.01,
+        inv_bc2_sqrt: 1.3,
+        eps: 1e-8,
+        decay: 0.9999,
+        step: 1e-3,
+    };
+    let a = time(
+        || {
+            let (mut po, mut mo, mut vo) = (vec![0.0f32; k], vec![0.0f32; k], vec![0.0f32; k]);
+            f::adamw_step_f32(&p32, &g32b, &m32, &v32, &c, &mut po, &mut mo, &mut vo);
+            black_box((po, mo, vo));
+        },
+        secs,
+    );
+    let b = time(
+        || {
+            drop(black_box(
+                tensor::adamw_step(&leaves[0], &leaves[1], &leaves[2], &v, &c).unwrap(),
+            ))
+        },
+        secs,
+    );
+    report("adamw_65536", a, b);
 }

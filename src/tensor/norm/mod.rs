@@ -4,7 +4,9 @@
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod layernorm;
+pub(in crate::tensor) mod layernorm_f32;
 mod rms;
+pub(in crate::tensor) mod rms_f32;
 mod rows;
 
 pub use layernorm::*;

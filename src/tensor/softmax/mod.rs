@@ -3,9 +3,12 @@
 //! the cross-entropies (cross_entropy.rs) — all built on one row recipe (row.rs).
 
 mod causal;
+pub(in crate::tensor) mod causal_f32;
 mod cross_entropy;
+pub(in crate::tensor) mod cross_entropy_f32;
 mod plain;
 mod row;
+pub(in crate::tensor) mod row_f32;
 
 pub use causal::*;
 pub(in crate::tensor) use causal::{causal_row_backward, causal_rows};

@@ -32,6 +32,7 @@
 mod accurate;
 #[cfg(target_arch = "x86_64")]
 pub(in crate::tensor) mod fast;
+pub(in crate::tensor) mod tanh_f32;
 
 use accurate::tanh_core;
 #[cfg(test)]
