@@ -144,8 +144,9 @@ fn main() {
 
 /// `f32_<kernel> <f32 µs> µs f64 <f64 µs> µs ratio <f32/f64>` at the GPT example's
 /// default sizes (batch 16, block 64, width 64, 4 heads, vocabulary 65).
-fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
+fn f32_vs_f64(rng: &mut faber::tensor::SplitMix64, secs: f64) {
     use faber::tensor::f32ops as f;
+    use faber::tensor::Tensor;
     let report = |name: &str, a: f64, b: f64| {
         println!(
             "f32_{name} {:.1} µs f64 {:.1} µs ratio {:.2}",
@@ -167,7 +168,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         },
         secs,
     );
-    let b = time(|| drop(black_box(tensor::exp(&x).unwrap())), secs);
+    let b = time(|| drop(black_box(faber::tensor::exp(&x).unwrap())), secs);
     report("exp_262k", a, b);
     // Row softmax and its VJP, rows of 64.
     let a = time(
@@ -178,9 +179,12 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         },
         secs,
     );
-    let b = time(|| drop(black_box(tensor::softmax(&x).unwrap())), secs);
+    let b = time(
+        || drop(black_box(faber::tensor::softmax(&x).unwrap())),
+        secs,
+    );
     report("softmax_4096x64", a, b);
-    let y = tensor::softmax(&x).unwrap();
+    let y = faber::tensor::softmax(&x).unwrap();
     let y32 = narrow(&y);
     let g = rng.normal_tensor(&[16, 4, 64, 64], 0.0, 1.0).unwrap();
     let g32 = narrow(&g);
@@ -193,7 +197,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         secs,
     );
     let b = time(
-        || drop(black_box(tensor::softmax_backward(&g, &y).unwrap())),
+        || drop(black_box(faber::tensor::softmax_backward(&g, &y).unwrap())),
         secs,
     );
     report("softmax_backward_4096x64", a, b);
@@ -210,13 +214,13 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let b = time(
         || {
             drop(black_box(
-                tensor::softmax_causal(&x, s as f64, -1e9).unwrap(),
+                faber::tensor::softmax_causal(&x, s as f64, -1e9).unwrap(),
             ))
         },
         secs,
     );
     report("softmax_causal_16x4x64x64", a, b);
-    let yc = tensor::softmax_causal(&x, s as f64, -1e9).unwrap();
+    let yc = faber::tensor::softmax_causal(&x, s as f64, -1e9).unwrap();
     let yc32 = narrow(&yc);
     let a = time(
         || {
@@ -229,7 +233,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let b = time(
         || {
             drop(black_box(
-                tensor::softmax_causal_backward(&g, &yc, s as f64).unwrap(),
+                faber::tensor::softmax_causal_backward(&g, &yc, s as f64).unwrap(),
             ))
         },
         secs,
@@ -253,7 +257,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let b = time(
         || {
             drop(black_box(
-                tensor::layernorm(&xl, 1, 1e-5, &gamma, &beta).unwrap(),
+                faber::tensor::layernorm(&xl, 1, 1e-5, &gamma, &beta).unwrap(),
             ))
         },
         secs,
@@ -271,7 +275,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let b = time(
         || {
             drop(black_box(
-                tensor::layernorm_backward(&gl, &xl, 1e-5, &gamma).unwrap(),
+                faber::tensor::layernorm_backward(&gl, &xl, 1e-5, &gamma).unwrap(),
             ))
         },
         secs,
@@ -291,7 +295,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         },
         secs,
     );
-    let b = time(|| drop(black_box(tensor::gelu(&xg).unwrap())), secs);
+    let b = time(|| drop(black_box(faber::tensor::gelu(&xg).unwrap())), secs);
     report("gelu_1024x256", a, b);
     let a = time(
         || {
@@ -302,7 +306,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         secs,
     );
     let b = time(
-        || drop(black_box(tensor::gelu_cum_derivata(&xg).unwrap())),
+        || drop(black_box(faber::tensor::gelu_cum_derivata(&xg).unwrap())),
         secs,
     );
     report("gelu_with_derivative_1024x256", a, b);
@@ -315,7 +319,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
         secs,
     );
     let b = time(
-        || drop(black_box(tensor::gelu_backward(&gg, &xg).unwrap())),
+        || drop(black_box(faber::tensor::gelu_backward(&gg, &xg).unwrap())),
         secs,
     );
     report("gelu_backward_1024x256", a, b);
@@ -335,8 +339,8 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     );
     let b = time(
         || {
-            black_box(tensor::cross_entropy_indices(&z, &idt).unwrap());
-            black_box(tensor::cross_entropy_indices_backward(1.0, &z, &idt).unwrap());
+            black_box(faber::tensor::cross_entropy_indices(&z, &idt).unwrap());
+            black_box(faber::tensor::cross_entropy_indices_backward(1.0, &z, &idt).unwrap());
         },
         secs,
     );
@@ -346,14 +350,14 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let leaves: Vec<Tensor> = (0..4)
         .map(|_| rng.normal_tensor(&[k], 0.0, 0.1).unwrap())
         .collect();
-    let v = tensor::mul(&leaves[3], &leaves[3]).unwrap();
+    let v = faber::tensor::mul(&leaves[3], &leaves[3]).unwrap();
     let (p32, g32b, m32, v32) = (
         narrow(&leaves[0]),
         narrow(&leaves[1]),
         narrow(&leaves[2]),
         narrow(&v),
     );
-    let c = tensor::AdamCoef {
+    let c = faber::tensor::AdamCoef {
         beta1: 0.9,
         one_minus_beta1: 0.1,
         beta2: 0.99,
@@ -374,7 +378,7 @@ fn f32_vs_f64(rng: &mut SplitMix64, secs: f64) {
     let b = time(
         || {
             drop(black_box(
-                tensor::adamw_step(&leaves[0], &leaves[1], &leaves[2], &v, &c).unwrap(),
+                faber::tensor::adamw_step(&leaves[0], &leaves[1], &leaves[2], &v, &c).unwrap(),
             ))
         },
         secs,
