@@ -322,22 +322,7 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
                 "`faber:` imports are outside the subset".into(),
             ));
         }
-        let mut parts = Vec::new();
-        for part in stem.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => return Err(LoadError::Escapes),
-                p => parts.push(p),
-            }
-        }
-        if parts.is_empty() {
-            return Err(LoadError::NotFound(format!(
-                "an empty module path in `{spec}`"
-            )));
-        }
-        let path = parts.join("/");
-        let path = path.strip_suffix(".fab").unwrap_or(&path).to_string();
-        return Ok(format!("{lib}:{path}.fab"));
+        return Ok(format!("{lib}:{}.fab", module_stem(spec, stem)?));
     }
     Err(LoadError::Unsupported(
         "write `./name` for a sibling file or `lib:stem` for a library".into(),
@@ -362,6 +347,12 @@ fn template_name(spec: &str, rest: &str) -> Result<String, LoadError> {
             "template folder names are letters, digits, `_` and `-`".into(),
         ));
     }
+    Ok(format!("§{name}:{}.fab", module_stem(spec, stem)?))
+}
+
+/// The module path of a library or template import without `.`/empty parts and
+/// without a `.fab` suffix; `..` leaves the root (an error), nothing left is NotFound.
+fn module_stem(spec: &str, stem: &str) -> Result<String, LoadError> {
     let mut parts = Vec::new();
     for part in stem.split('/') {
         match part {
@@ -376,8 +367,7 @@ fn template_name(spec: &str, rest: &str) -> Result<String, LoadError> {
         )));
     }
     let path = parts.join("/");
-    let path = path.strip_suffix(".fab").unwrap_or(&path);
-    Ok(format!("§{name}:{path}.fab"))
+    Ok(path.strip_suffix(".fab").unwrap_or(&path).to_string())
 }
 
 #[cfg(test)]

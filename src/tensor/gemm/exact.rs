@@ -1,8 +1,19 @@
 //! The exact in-order kernels: the oracles' recipe (docs/ops.md) — `acc =
 //! a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for p = 1, 2, … in order, no FMA —
 //! into a zeroed matrix ([`gemm_exact`]) or read through strides ([`exact_strided`]).
+//! One code for both element types ([`Elem`]): in f32 every product and sum is rounded
+//! to f32 (sgemm/ re-exports them as `exact_strided_f32` and `gemm_exact_f32`).
 
 use super::layout::Strides;
+
+/// An element type of the exact kernels: f64 or f32.
+pub(in crate::tensor) trait Elem:
+    Copy + std::ops::Mul<Output = Self> + std::ops::AddAssign
+{
+}
+
+impl Elem for f64 {}
+impl Elem for f32 {}
 
 /// The exact kernel's order — `a(i,0)·b(0,j)`, then `+= a(i,p)·b(p,j)` for p = 1, 2, …
 /// (no FMA) — read through strides, so the bits of [`gemm_exact`] on the same values;
@@ -12,15 +23,15 @@ use super::layout::Strides;
 /// k ≥ 1 and the strides address elements of `a` (`m×k`) and `b` (`k×n`) only.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(in crate::tensor) unsafe fn exact_strided(
+pub(in crate::tensor) unsafe fn exact_strided<T: Elem>(
     m: usize,
     n: usize,
     k: usize,
-    a: &[f64],
+    a: &[T],
     sa: Strides,
-    b: &[f64],
+    b: &[T],
     sb: Strides,
-    mut put: impl FnMut(f64),
+    mut put: impl FnMut(T),
 ) {
     for i in 0..m {
         for j in 0..n {
@@ -38,13 +49,13 @@ pub(in crate::tensor) unsafe fn exact_strided(
 
 /// Exact in-order GEMM, `c` pre-zeroed, row-major `[m,k]·[k,n]`. The i-p-j
 /// loop keeps each `c[i,j]`'s accumulation order and vectorises over j.
-pub(in crate::tensor) fn gemm_exact(
+pub(in crate::tensor) fn gemm_exact<T: Elem>(
     m: usize,
     n: usize,
     k: usize,
-    a: &[f64],
-    b: &[f64],
-    c: &mut [f64],
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
 ) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -61,12 +72,12 @@ pub(in crate::tensor) fn gemm_exact(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn gemm_exact_avx2(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+unsafe fn gemm_exact_avx2<T: Elem>(m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) {
     gemm_exact_generic(m, n, k, a, b, c)
 }
 
 #[inline(always)]
-fn gemm_exact_generic(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
+fn gemm_exact_generic<T: Elem>(m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) {
     if k == 0 || n == 0 {
         return;
     }

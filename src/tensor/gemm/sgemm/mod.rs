@@ -9,7 +9,7 @@
 //! * small.rs — the unpacked kernel for `k ≤ KC` and `n ≤ 128` (the attention heads),
 //!   with the [`Tri`] forms;
 //! * scalar.rs — the portable fallback (no AVX2/AVX-512, other architectures);
-//! * exact.rs — the exact in-order kernels (no FMA), the f32 oracles' recipe;
+//! * the exact in-order kernels (no FMA), the f32 oracles' recipe, are gemm/exact.rs's, generic over the element;
 //! * dispatch.rs — the entry points [`gemm_fast_f32`] and [`gemm_unpacked_into_f32`].
 //!
 //! **One accumulation order everywhere.** Whatever the ISA, tile, thread or block an
@@ -35,16 +35,17 @@ mod packed;
 mod small;
 
 mod dispatch;
-mod exact;
 mod scalar;
 
 #[cfg(test)]
 mod tests;
 
 #[allow(unused_imports)]
-pub(in crate::tensor) use dispatch::{gemm_f32, gemm_fast_f32, gemm_unpacked_into_f32, Isa};
+pub(in crate::tensor) use super::exact::{
+    exact_strided as exact_strided_f32, gemm_exact as gemm_exact_f32,
+};
 #[allow(unused_imports)]
-pub(in crate::tensor) use exact::{exact_strided_f32, gemm_exact_f32};
+pub(in crate::tensor) use dispatch::{gemm_f32, gemm_fast_f32, gemm_unpacked_into_f32, Isa};
 
 use super::layout::{Strides, Tri};
 

@@ -5,7 +5,7 @@
 //! the [`Tri`] forms and [`Post`] epilogues.
 
 use super::dispatch::{gemm_f32, unpacked_into, Isa};
-use super::exact::{exact_strided_f32, gemm_exact_f32};
+use super::{exact_strided_f32, gemm_exact_f32};
 use super::{Strides, Tri, KC};
 use crate::tensor::gemm::post::{Post, PostOp};
 
