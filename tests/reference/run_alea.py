@@ -42,13 +42,14 @@ def fmt(x):
 def lst(xs):
     return "[" + ", ".join(fmt(x) for x in xs) + "]"
 
-r = SplitMix64(7)
-u = [r.uniform() for _ in range(4)]
-print(lst(u))
-print("verum")
-r = SplitMix64(42)
-print(lst([0.0 + 1.0 * r.normal() for _ in range(3)]))
-r = SplitMix64(42)
-print(lst([10.0 + 2.0 * r.normal() for _ in range(3)]))
-r = SplitMix64(3)
-print(lst([float(r.sample(row)) for row in ([0.0, 1.0, 0.0], [0.5, 0.0, 0.5])]))
+if __name__ == "__main__":
+    r = SplitMix64(7)
+    u = [r.uniform() for _ in range(4)]
+    print(lst(u))
+    print("verum")
+    r = SplitMix64(42)
+    print(lst([0.0 + 1.0 * r.normal() for _ in range(3)]))
+    r = SplitMix64(42)
+    print(lst([10.0 + 2.0 * r.normal() for _ in range(3)]))
+    r = SplitMix64(3)
+    print(lst([float(r.sample(row)) for row in ([0.0, 1.0, 0.0], [0.5, 0.0, 0.5])]))

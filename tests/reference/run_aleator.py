@@ -4,19 +4,12 @@ SplitMix64 as specified in src/tensor/rng.rs; `fractum` = uniform (top 53 bits Â
 the largest multiple of span below 2^64 are rejected, then x mod span).
 Prints the lines of 431_norma_aleator.out that depend on the seed."""
 
-M = 2**64
+from run_alea import M, SplitMix64 as Base
 
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed % M
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) % M
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % M
-        return z ^ (z >> 31)
-    def uniform(self):
-        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
+
+class SplitMix64(Base):
+    """run_alea.py's generator with the unbiased bounded draw of `sortire`."""
+
     def below(self, span):
         if span >= M:
             return self.next()
