@@ -190,14 +190,7 @@ fn members_for(
 /// The package a path belongs to: the nearest directory with a `faber.toml` at or
 /// above it, else the path's own directory.
 fn package_dir(path: &Path) -> PathBuf {
-    let dir = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    };
+    let dir = super::run::dir_of(path);
     let real = std::fs::canonicalize(&dir).unwrap_or(dir);
     super::fsguard::package_root(&real)
 }

@@ -237,13 +237,18 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
 /// `hospes.directorium` for a `<path>` argument: the package directory, or the
 /// file's directory (`.` for a bare file name and for `-`, standard input).
 pub fn program_dir(path: &std::path::Path) -> String {
-    let dir = if path.is_dir() {
+    dir_of(path).to_string_lossy().into_owned()
+}
+
+/// `path` itself when it is a directory, else the directory holding it (`.` for a bare
+/// file name).
+pub(super) fn dir_of(path: &std::path::Path) -> PathBuf {
+    if path.is_dir() {
         path.to_path_buf()
     } else {
         match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         }
-    };
-    dir.to_string_lossy().into_owned()
+    }
 }

@@ -98,14 +98,7 @@ impl Tensor {
     /// `seed.strue(flat, shape)`: a flat row-major list with exactly
     /// product(shape) elements (else a `Shape` error).
     pub fn from_flat(data: Vec<f64>, shape: &[usize]) -> TResult<Tensor> {
-        let n = checked_numel(shape)?;
-        if data.len() != n {
-            return Err(TensorError::shape(format!(
-                "strue: {} elements given for shape {} which holds {n}",
-                data.len(),
-                fmt_shape(shape)
-            )));
-        }
+        super::flat_len(data.len(), shape)?;
         Tensor::from_vec_parts(shape, data)
     }
 

@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::buf::Buf;
-use super::{checked_numel, fmt_shape, Shape, TResult, Tensor, TensorError};
+use super::{checked_numel, Shape, TResult, Tensor, TensorError};
 
 /// The element type a tensor stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -166,14 +166,7 @@ impl Tensor {
     /// An f32 tensor adopting `data` (exactly product(shape) elements, else a `Shape`
     /// error; the element count is checked against the limit).
     pub fn from_f32(data: Vec<f32>, shape: &[usize]) -> TResult<Tensor> {
-        let n = checked_numel(shape)?;
-        if data.len() != n {
-            return Err(TensorError::shape(format!(
-                "strue: {} elements given for shape {} which holds {n}",
-                data.len(),
-                fmt_shape(shape)
-            )));
-        }
+        super::flat_len(data.len(), shape)?;
         Ok(Tensor {
             shape: Shape::new(shape),
             data: Store::F32(Rc::new(data)),

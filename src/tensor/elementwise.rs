@@ -18,8 +18,8 @@ use super::{
 };
 
 /// Strides of `shape` viewed inside the broadcast shape `out` (0 on
-/// broadcast axes).
-fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+/// broadcast axes). Also the f32 kernels' (elementwise_f32.rs).
+pub(in crate::tensor) fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let rank = out.len();
     let mut strides = vec![0usize; rank];
     let mut s = 1usize;

@@ -8,6 +8,7 @@
 //! result. The divisor checks (`divide`'s Domain error on a zero or non-finite
 //! divisor) stay with the caller, as the f64 `div` does them before its loop.
 
+use super::elementwise::broadcast_strides;
 use super::par::PAR_MIN_MAP;
 use super::par_f32::{par_blocks, wide, SendPtrOf};
 
@@ -51,19 +52,6 @@ pub fn binary_f32(
         BinOp::Mul => binary_with(a, ash, b, bsh, out_shape, out, |x, y| x * y),
         BinOp::Div => binary_with(a, ash, b, bsh, out_shape, out, |x, y| x / y),
     }
-}
-
-/// Strides of `shape` viewed inside the broadcast shape `out` (0 on broadcast axes).
-fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
-    let rank = out.len();
-    let mut strides = vec![0usize; rank];
-    let mut s = 1usize;
-    for i in (0..shape.len()).rev() {
-        let oi = i + rank - shape.len();
-        strides[oi] = if shape[i] == 1 && out[oi] != 1 { 0 } else { s };
-        s *= shape[i];
-    }
-    strides
 }
 
 #[inline(always)]

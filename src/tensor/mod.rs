@@ -156,6 +156,19 @@ fn threads() -> usize {
     }
 }
 
+/// Whether a flat list of `len` elements fills `shape` exactly
+/// (`strue`, f64 and f32 alike): else a `Shape` error.
+fn flat_len(len: usize, shape: &[usize]) -> TResult<()> {
+    let n = checked_numel(shape)?;
+    if len != n {
+        return Err(TensorError::shape(format!(
+            "strue: {len} elements given for shape {} which holds {n}",
+            fmt_shape(shape)
+        )));
+    }
+    Ok(())
+}
+
 /// Element count of `shape`, with overflow and the thread's limit checked.
 pub fn checked_numel(shape: &[usize]) -> TResult<usize> {
     let mut n: usize = 1;
