@@ -102,6 +102,10 @@ fn native_f32(op: Op) -> Option<Native> {
         Op::Forma | Op::Magnitudines | Op::Numerus => Some(same_kernel),
         // A fill is one rounding of the fill value: no f64 tensor on the way.
         Op::Crea => Some(crea_f32),
+        // Products: matmul, lineare, their VJPs, the fused attention (src/tensor/matmul,
+        // src/tensor/attention.rs: dtype-aware entries).
+        // Row kernels: GELU, softmax, LayerNorm, RMSNorm, cross-entropy, embedding.
+        // Element-wise maps, reductions, shape copies, gradient trees, AdamW.
         _ => None,
     }
 }

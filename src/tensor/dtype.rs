@@ -118,8 +118,18 @@ pub(in crate::tensor) fn f32_in_f64_path() -> ! {
     )
 }
 
-/// Room for `n` f32 elements, checked against the memory limit.
-fn f32_vec(n: usize) -> TResult<Vec<f32>> {
+#[cold]
+#[inline(never)]
+pub(in crate::tensor) fn f64_in_f32_path() -> ! {
+    panic!(
+        "internal error: an f64 tensor reached an f32-only path \
+         (the evaluator runs a native f32 kernel only when every tensor operand is f32)"
+    )
+}
+
+/// Room for `n` f32 elements (an empty vector of that capacity), checked against the
+/// memory limit: what every native f32 kernel allocates its result with.
+pub(in crate::tensor) fn f32_vec(n: usize) -> TResult<Vec<f32>> {
     crate::mem::check(n.saturating_mul(4)).map_err(TensorError::limit)?;
     let mut v = Vec::new();
     v.try_reserve_exact(n)
@@ -152,6 +162,18 @@ impl Tensor {
         match &self.data {
             Store::F32(v) => Some(v.as_slice()),
             Store::F64(_) => None,
+        }
+    }
+
+    /// The elements of an f32 tensor, for the native f32 kernels (an f64 tensor here is
+    /// a bug of the caller: the evaluator sends an op to its f32 kernel only when every
+    /// tensor operand is f32; it panics with a message saying so, as [`Tensor::data`]
+    /// does for the other type).
+    #[inline(always)]
+    pub fn data32(&self) -> &[f32] {
+        match &self.data {
+            Store::F32(v) => v.as_slice(),
+            Store::F64(_) => f64_in_f32_path(),
         }
     }
 
