@@ -169,27 +169,33 @@ fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
 fn with_version(src: &Path, dst: &Path, versio: i64) {
     let bytes = read(src);
     let file = safetensors::read_raw(&bytes).unwrap();
-    let values: Vec<(Vec<f64>, Vec<i64>)> = file
+    // (f64 elements, f32 elements, integers): each float tensor kept in its own type.
+    type Values = (Vec<f64>, Vec<f32>, Vec<i64>);
+    let values: Vec<Values> = file
         .tensors
         .iter()
         .map(|t| match t.dtype {
-            Dtype::F64 => (t.to_tensor().unwrap().data().to_vec(), vec![]),
-            _ if t.name == "versio" => (vec![], vec![versio]),
-            _ => (vec![], t.integers().unwrap()),
+            Dtype::F64 => (t.to_tensor().unwrap().data().to_vec(), vec![], vec![]),
+            Dtype::F32 => {
+                let x = t.to_tensor_as(faber::tensor::DType::F32).unwrap();
+                (vec![], x.data_f32().unwrap().to_vec(), vec![])
+            }
+            _ if t.name == "versio" => (vec![], vec![], vec![versio]),
+            _ => (vec![], vec![], t.integers().unwrap()),
         })
         .collect();
     let items: Vec<Item<'_>> = file
         .tensors
         .iter()
         .zip(&values)
-        .map(|(t, (f, i))| Item {
+        .map(|(t, (f, f32s, i))| Item {
             name: &t.name,
             dtype: t.dtype,
             shape: &t.shape,
-            data: if t.dtype == Dtype::F64 {
-                Data::Floats(f)
-            } else {
-                Data::Integers(i)
+            data: match t.dtype {
+                Dtype::F64 => Data::Floats(f),
+                Dtype::F32 => Data::Floats32(f32s),
+                _ => Data::Integers(i),
             },
         })
         .collect();
@@ -305,9 +311,11 @@ fn a_wrong_resume_file_is_a_diagnostic_naming_it() {
 #[test]
 fn the_example_suites_pass() {
     // examples/gpt-shakespeare/src/*.proba: the KV-cache sampler against the
-    // whole-context one, and the checkpoint in PyTorch (interop.proba).
+    // whole-context one, and the checkpoint in PyTorch (interop.proba). Their bounds
+    // (1e-12) are float64 ones: the suites run at `--precision f64` (the example's
+    // manifest says f32; the flag wins).
     let o = Faber::new()
-        .args(["test", "examples/gpt-shakespeare"])
+        .args(["test", "--precision", "f64", "examples/gpt-shakespeare"])
         .current_dir(common::ROOT)
         .output();
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);

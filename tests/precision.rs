@@ -320,3 +320,46 @@ incipit {
         .collect();
     assert_eq!(data, &want[..]);
 }
+
+/// `(1e8 + 1) − 1e8` in tensors declared with each element type, made by `vacua` and by
+/// `↦` from a list; a declared f64 type is f64 under every precision.
+const DECLARED: &str = r#"
+incipit {
+    fixum tf64[] z ← vacua
+    fixum tf32[] s ← vacua
+    nota z.crea(100000000.0, [1]).addita(1.0).subtrahe(100000000.0)
+    nota s.crea(100000000.0, [1]).addita(1.0).subtrahe(100000000.0)
+    fixum tf64[1] a ← [100000000.0] ↦ tf64[1]
+    fixum tf32[1] b ← [100000000.0] ↦ tf32[1]
+    nota a.addita(1.0).subtrahe(100000000.0)
+    nota b.addita(1.0).subtrahe(100000000.0)
+    fixum tensor<f64, [1]> c ← [100000000.0] ↦ tensor<f64, [1]>
+    fixum tensor<fractus, [1]> d ← [100000000.0] ↦ tensor<fractus, [1]>
+    fixum tensor<f32, [1]> e ← [100000000.0] ↦ tensor<f32, [1]>
+    nota c.addita(1.0).subtrahe(100000000.0)
+    nota d.addita(1.0).subtrahe(100000000.0)
+    nota e.addita(1.0).subtrahe(100000000.0)
+    # an f64 tensor with an f32 one: promoted to f64
+    nota a.addita(b).subtrahe(200000000.0).addita(1.0)
+}
+"#;
+
+#[test]
+fn a_declared_f64_tensor_stays_f64_under_f32() {
+    // In f32, 1e8 + 1 rounds back to 1e8; in f64 it is exact. f64 + f32 promotes.
+    assert_eq!((1e8f32 + 1.0f32) - 1e8f32, 0.0);
+    let dir = tmp("declared");
+    let file = program(&dir, DECLARED);
+    let (code, out, err) = faber(&dir, "run", &["--precision", "f32"], &file);
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        ["[1.0]", "[0.0]", "[1.0]", "[0.0]", "[1.0]", "[1.0]", "[0.0]", "[1.0]"],
+        "{out}"
+    );
+    let (code, out, err) = faber(&dir, "run", &["--precision", "f64"], &file);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.lines().all(|l| l == "[1.0]"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

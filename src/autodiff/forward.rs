@@ -182,6 +182,7 @@ fn inline_let(
                         let tensor = Ty::Tensor {
                             shape: None,
                             int: false,
+                            wide: false,
                         };
                         Ty::Tuple(vec![tensor.clone(), tensor])
                     }

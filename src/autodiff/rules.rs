@@ -25,6 +25,7 @@ fn tensor() -> Ty {
     Ty::Tensor {
         shape: None,
         int: false,
+        wide: false,
     }
 }
 

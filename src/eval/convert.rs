@@ -90,14 +90,14 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
             }
             _ => fail(v, ty, program, ""),
         },
-        Ty::Tensor { shape, .. } => match v {
+        Ty::Tensor { shape, wide, .. } => match v {
             Value::Tensor(t) => match shape {
                 Some(dims) if dims.iter().all(|d| d.is_some()) => {
                     let want: Vec<usize> = dims.iter().map(|d| d.unwrap_or(0) as usize).collect();
                     if t.shape() == want.as_slice() {
                         Ok(v.clone())
                     } else {
-                        match super::tensors::from_list(v, Some(dims)) {
+                        match super::tensors::from_list(v, Some(dims), *wide) {
                             Ok(t) => Ok(t),
                             Err(Fault::Error(_, why)) => fail(v, ty, program, &why),
                             Err(other) => Err(other),
@@ -106,7 +106,7 @@ pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
                 }
                 _ => Ok(v.clone()),
             },
-            Value::List(_) => match super::tensors::from_list(v, shape.as_deref()) {
+            Value::List(_) => match super::tensors::from_list(v, shape.as_deref(), *wide) {
                 Ok(t) => Ok(t),
                 Err(Fault::Error(_, why)) => fail(v, ty, program, &why),
                 Err(other) => Err(other),

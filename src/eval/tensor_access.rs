@@ -68,11 +68,13 @@ pub(crate) fn store(t: &mut Rc<Tensor>, i: &Value, v: &Value) -> FResult<()> {
 
 /// `list ↦ tensor<T, shape>`: counts must match a fully known shape; an unknown
 /// shape keeps the list's nesting as far as it is regular, else a vector. The result
-/// is in the run's precision; a tensor given (a reshape by conversion) keeps its own
-/// element type (docs/precision.md).
-pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>) -> FResult<Value> {
+/// is in the run's precision, F64 where the declared element type is (`wide`: `tf64`);
+/// a tensor given (a reshape by conversion) keeps its own element type
+/// (docs/precision.md).
+pub(crate) fn from_list(v: &Value, shape: Option<&[Option<u64>]>, wide: bool) -> FResult<Value> {
     let dtype = match v {
         Value::Tensor(t) => t.dtype(),
+        _ if wide => crate::tensor::DType::F64,
         _ => crate::tensor::precision(),
     };
     let mut data = Vec::new();

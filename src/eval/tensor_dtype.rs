@@ -15,7 +15,8 @@
 //!   PyTorch: the f32 operands are widened, the f64 kernel runs, the result is f64.
 //! * **No tensor operand** (`vacua`/`crea`/`strue`/`normalis`/`uniformis` from a
 //!   `nihil` seed): the result's tensors take the run's precision
-//!   ([`crate::tensor::precision`], `--precision`).
+//!   ([`crate::tensor::precision`], `--precision`); from a number seed (the lowering's
+//!   `vacua` of a declared `tf64`, [`wide_seed`]) they are F64 under every precision.
 //!
 //! Thread-count invariance follows: widening and rounding are element-wise and exact
 //! or correctly rounded, and the f64 kernels give the same bits on any thread count.
@@ -82,6 +83,14 @@ fn scan_tree(v: &Value, f: &mut Found) {
         }
         _ => {}
     }
+}
+
+/// Whether an op with no tensor operand has a number as its seed (operand 0): the
+/// lowering's seed for `vacua` of a declared f64 tensor (`tf64`), which gives F64
+/// tensors under every precision, as an f64 seed tensor would.
+#[inline(always)]
+pub(super) fn wide_seed(a: &[&Value]) -> bool {
+    matches!(a.first(), Some(Value::Float(_)))
 }
 
 /// An op's run on f64 operands (the registry's kernels).

@@ -28,7 +28,8 @@ pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
         return Err(arity_fault(op, a.len()));
     }
     let found = dtype::scan(a);
-    if found.f32 || (!found.any_tensor() && k::precision() == k::DType::F32) {
+    if found.f32 || (!found.any_tensor() && k::precision() == k::DType::F32 && !dtype::wide_seed(a))
+    {
         return dtype::apply_f32(op, a, found, apply_f64);
     }
     apply_f64(op, a)

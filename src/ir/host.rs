@@ -260,5 +260,6 @@ fn tensor() -> Ty {
     Ty::Tensor {
         shape: None,
         int: false,
+        wide: false,
     }
 }

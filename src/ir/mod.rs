@@ -62,6 +62,13 @@ pub enum Ty {
     Tensor {
         shape: Option<Vec<Option<u64>>>,
         int: bool,
+        /// The declared element type is f64 (`tf64`, `tensor<f64, …>`,
+        /// `tensor<fractus, …>`): the tensors it makes (`vacua`, `↦` from a list) are
+        /// F64 under every precision, so `--precision f32` keeps them wide
+        /// (docs/precision.md). Like `int`, static knowledge that never makes two
+        /// tensor types incompatible; an op's result does not carry it (its element
+        /// type is its operands').
+        wide: bool,
     },
     Union(Vec<Ty>),
     /// `json` / `valor`: one dynamic JSON value (src/eval/json/).

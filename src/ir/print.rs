@@ -70,8 +70,12 @@ pub fn ty(p: &Program, t: &Ty) -> String {
             .get(g.0 as usize)
             .map_or(format!("genus#{}", g.0), |g| g.name.clone()),
         Ty::Func(ps, r) => format!("({}) → {}", list(p, ps), ty(p, r)),
-        Ty::Tensor { shape, int } => {
-            let elem = if *int { "numerus, " } else { "" };
+        Ty::Tensor { shape, int, wide } => {
+            let elem = match (*int, *wide) {
+                (true, _) => "numerus, ",
+                (false, true) => "f64, ",
+                (false, false) => "",
+            };
             match shape {
                 None => format!("tensor<{elem}_>"),
                 Some(dims) => {

@@ -1,4 +1,4 @@
-"""Independent PyTorch (float64) reference for examples/gpt-shakespeare.
+"""Independent PyTorch (float64, and float32) reference for examples/gpt-shakespeare.
 
 The same architecture, data pipeline, batch sampler (SplitMix64), optimizer (AdamW in
 gradus:optimize's order of operations), gradient clipping and learning-rate schedule,
@@ -10,7 +10,12 @@ parameters from a safetensors file (written by `faber run examples/gpt-shakespea
         writes tests/reference/gpt/grads0.safetensors (step-0 gradients of every
         parameter) and tests/reference/gpt/trace.json (the batch loss of each step),
         for the `--tiny` configuration, starting from tests/reference/gpt/init.safetensors.
-    python tests/reference/gpt_reference.py full [--steps 2000] [--init PATH]
+    python tests/reference/gpt_reference.py trace --dtype float32 [--steps 50]
+        the same in float32 (the initial parameters rounded once to float32, every
+        tensor and every operation float32 as PyTorch computes them by default):
+        tests/reference/gpt/grads0_f32.safetensors and tests/reference/gpt/trace_f32.json,
+        for `faber run --precision f32` (tests/gpt_reference.rs).
+    python tests/reference/gpt_reference.py full [--steps 2000] [--init PATH] [--dtype float32]
         trains the default configuration and prints the train/val estimates every 100
         steps (PyTorch's figures for the comparison in the issue note).
 Run with the peers venv: benches/peers/setup.sh, then benches/.venv-peers/bin/python.
@@ -159,9 +164,9 @@ def estimate(p, ids, cfg, seed):
         return s / cfg["eval_batches"]
 
 
-def load_params(path, cfg):
+def load_params(path, cfg, dtype=torch.float64):
     raw = load_file(path)
-    return {n: raw[n].to(torch.float64).clone().requires_grad_(True) for n in names(cfg)}
+    return {n: raw[n].to(dtype).clone().requires_grad_(True) for n in names(cfg)}
 
 
 def main():
@@ -170,28 +175,32 @@ def main():
     ap.add_argument("--steps", type=int)
     ap.add_argument("--init")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    torch.set_default_dtype(torch.float64)
+    dtype = getattr(torch, a.dtype)
+    torch.set_default_dtype(dtype)
+    suffix = "" if a.dtype == "float64" else "_f32"
     _, train_ids, val_ids = load_data()
     if a.mode == "trace":
         cfg, steps = TINY, a.steps or 50
-        p = load_params(a.init or os.path.join(HERE, "gpt", "init.safetensors"), cfg)
+        p = load_params(a.init or os.path.join(HERE, "gpt", "init.safetensors"), cfg, dtype)
         trace = []
 
         def on_step(step, loss, g):
             trace.append(repr(loss))
             if step == 0:
                 save_file({n: g[n].contiguous() for n in names(cfg)},
-                          os.path.join(HERE, "gpt", "grads0.safetensors"))
+                          os.path.join(HERE, "gpt", f"grads0{suffix}.safetensors"))
 
         train(p, cfg, train_ids, steps, on_step)
-        with open(os.path.join(HERE, "gpt", "trace.json"), "w") as f:
-            json.dump({"config": "tiny", "steps": steps, "losses": trace}, f, indent=1)
+        with open(os.path.join(HERE, "gpt", f"trace{suffix}.json"), "w") as f:
+            json.dump({"config": "tiny", "dtype": a.dtype, "steps": steps, "losses": trace},
+                      f, indent=1)
         print("\n".join(trace[:3] + ["…", trace[-1]]))
     else:
         cfg, steps = DEFAULT, a.steps or 2000
-        p = load_params(a.init, cfg)
+        p = load_params(a.init, cfg, dtype)
 
         def on_step(step, loss, g):
             if (step + 1) % 100 == 0:

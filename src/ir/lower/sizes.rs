@@ -260,15 +260,24 @@ fn instantiate(
     shapes: &[Option<StaticShape>],
 ) -> Ty {
     match (tmpl, ty) {
-        (Template::Whole(v), Ty::Tensor { shape: None, int }) => Ty::Tensor {
+        (
+            Template::Whole(v),
+            Ty::Tensor {
+                shape: None,
+                int,
+                wide,
+            },
+        ) => Ty::Tensor {
             shape: shapes.get(*v).cloned().flatten(),
             int: *int,
+            wide: *wide,
         },
         (
             Template::Tensor(ds),
             Ty::Tensor {
                 shape: Some(shape),
                 int,
+                wide,
             },
         ) if ds.len() == shape.len() => Ty::Tensor {
             shape: Some(
@@ -284,6 +293,7 @@ fn instantiate(
                     .collect(),
             ),
             int: *int,
+            wide: *wide,
         },
         (Template::Tuple(ts), Ty::Tuple(tys)) if ts.len() == tys.len() => Ty::Tuple(
             ts.iter()

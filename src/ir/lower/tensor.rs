@@ -118,9 +118,14 @@ impl Lowerer<'_> {
         let any_tensor = Ty::Tensor {
             shape: None,
             int: false,
+            wide: false,
         };
         let ty = match op.result() {
-            OpResult::Tensor => Ty::Tensor { shape, int },
+            OpResult::Tensor => Ty::Tensor {
+                shape,
+                int,
+                wide: false,
+            },
             OpResult::Float if int => Ty::Int,
             OpResult::Float => Ty::Float,
             OpResult::IntList => Ty::List(Box::new(Ty::Int)),
@@ -247,13 +252,24 @@ impl Lowerer<'_> {
         self.tensor_op(op, operands, Some(&dims), span)
     }
 
-    /// `vacua` for a tensor type: zeros of the declared shape (rank 0 for `[]`).
+    /// `vacua` for a tensor type: zeros of the declared shape (rank 0 for `[]`), as
+    /// `seed.crea(0.0, shape)`. The seed gives the element type (docs/precision.md):
+    /// `nihil` for the run's precision, or, for a declared f64 element type
+    /// (`Ty::Tensor::wide`), the number 0.0 — an f64 seed, so F64 tensors under every
+    /// precision.
     pub fn tensor_vacua(&mut self, ty: &Ty, span: Span) -> Option<(Operand, Ty)> {
         let Ty::Tensor {
-            shape: Some(dims), ..
+            shape: Some(dims),
+            wide,
+            ..
         } = ty
         else {
             return None;
+        };
+        let seed = if *wide {
+            Const::Float(0.0)
+        } else {
+            Const::Nihil
         };
         let dims: Option<Vec<u64>> = dims.iter().copied().collect();
         let dims = dims?;
@@ -263,7 +279,7 @@ impl Lowerer<'_> {
             .collect();
         let shape = self.temp(Rhs::List(list), Ty::List(Box::new(Ty::Int)), span);
         let operands = vec![
-            (Operand::Const(Const::Nihil), ty.clone()),
+            (Operand::Const(seed), ty.clone()),
             (Operand::Const(Const::Float(0.0)), Ty::Float),
             (shape, Ty::List(Box::new(Ty::Int))),
         ];

@@ -40,6 +40,7 @@ impl Lowerer<'_> {
                     Ty::Tensor {
                         shape: Some(dims.iter().map(dim).collect()),
                         int: scalar_of(&name[1..]) == Ty::Int,
+                        wide: &name[1..] == "f64",
                     }
                 } else {
                     self.diags.push(Diagnostic::error(
@@ -178,6 +179,25 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether a tensor's element type argument is a 64-bit float (`f64`, `fractus`,
+    /// as module `m`'s locale spells them): such tensors stay F64 under
+    /// `--precision f32` (`Ty::Tensor::wide`).
+    fn is_f64_arg(&self, m: usize, a: &TypeArg) -> bool {
+        let TypeArg::Type(t) = a else {
+            return false;
+        };
+        let TypeKind::Path { path, args } = &t.kind else {
+            return false;
+        };
+        let ([word], []) = (path.as_slice(), args.as_slice()) else {
+            return false;
+        };
+        let locale = self.modules[m].locale;
+        let vocab = crate::syntax::vocab::vocabulary();
+        let name = vocab.type_name(locale, &word.name).unwrap_or(&word.name);
+        matches!(name, "f64" | "fractus")
+    }
+
     fn builtin_type(&mut self, m: usize, name: &str, args: &[TypeArg]) -> Option<Ty> {
         // Primitive types are vocabulary: the module's reader locale spells them
         // (src/syntax/vocab.rs); a Latin type word in another locale is a plain name.
@@ -211,12 +231,14 @@ impl Lowerer<'_> {
                     _ => None,
                 };
                 let int = arg(self, 0) == Ty::Int;
-                Ty::Tensor { shape, int }
+                let wide = args.first().is_some_and(|a| self.is_f64_arg(m, a));
+                Ty::Tensor { shape, int, wide }
             }
             n if is_list_sugar(n) => Ty::List(Box::new(scalar_of(&n[1..]))),
             n if is_tensor_sugar(n) => Ty::Tensor {
                 shape: None,
                 int: scalar_of(&n[1..]) == Ty::Int,
+                wide: &n[1..] == "f64",
             },
             _ => return None,
         })
