@@ -17,13 +17,36 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "reference"))
 
 
-def torch_steps(threads, warmup, steps):
+def sdpa_loss(ref, p, x, y, cfg):
+    """ref.loss_fn with the attention as F.scaled_dot_product_attention (causal)."""
+    import torch.nn.functional as F
+
+    b, t = x.shape
+    d, h = cfg["embd"], cfg["heads"]
+    dh = d // h
+    z = p["wte"][x] + p["wpe"][:t]
+    for i in range(cfg["layers"]):
+        s = lambda f: p[f"strata.{i}.{f}"]
+        a = F.layer_norm(z, (d,), s("ln1_s"), s("ln1_o"), eps=1e-5)
+        q = (a @ s("wq") + s("bq")).view(b, t, h, dh).transpose(1, 2)
+        k = (a @ s("wk") + s("bk")).view(b, t, h, dh).transpose(1, 2)
+        v = (a @ s("wv") + s("bv")).view(b, t, h, dh).transpose(1, 2)
+        yy = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        z = z + (yy.transpose(1, 2).reshape(b, t, d) @ s("wo") + s("bo"))
+        m = F.layer_norm(z, (d,), s("ln2_s"), s("ln2_o"), eps=1e-5)
+        z = z + (F.gelu(m @ s("wf") + s("bf"), approximate="tanh") @ s("wp") + s("bp"))
+    z = F.layer_norm(z, (d,), p["lnf_s"], p["lnf_o"], eps=1e-5)
+    logits = z @ p["wh"]
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+
+
+def torch_steps(threads, warmup, steps, dtype="float64", size=None, mode="eager"):
     import torch
     import gpt_reference as ref
 
     torch.set_num_threads(threads)
-    torch.set_default_dtype(torch.float64)
-    cfg = ref.DEFAULT
+    torch.set_default_dtype(getattr(torch, dtype))
+    cfg = dict(ref.DEFAULT, **(size or {}))
     _, train_ids, _ = ref.load_data()
     g = torch.Generator().manual_seed(0)
     d, v = cfg["embd"], 69
@@ -40,12 +63,15 @@ def torch_steps(threads, warmup, steps):
             p[n] = torch.zeros(4 * d if leaf == "bf" else d).requires_grad_(True)
     opt = torch.optim.AdamW(list(p.values()), lr=cfg["lr"], betas=(0.9, 0.99),
                             eps=1e-8, weight_decay=cfg["wd"])
+    loss_fn = ref.loss_fn if mode == "eager" else (lambda p, x, y, c: sdpa_loss(ref, p, x, y, c))
+    if mode == "compile":
+        loss_fn = torch.compile(loss_fn)
     times = []
     for step in range(warmup + steps):
         t0 = time.perf_counter()
         x, y = ref.windows(train_ids, cfg["seed"] * 1000003 + step, cfg["batch"], cfg["block"])
         opt.zero_grad(set_to_none=True)
-        loss = ref.loss_fn(p, x, y, cfg)
+        loss = loss_fn(p, x, y, cfg)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(list(p.values()), 1.0)
         opt.step()
@@ -142,9 +168,20 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--steps", type=int, default=50)
+    # issue 21's comparison (benches/gpt/precision.sh): torch only
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--mode", choices=["eager", "sdpa", "compile"], default="eager",
+                    help="eager: the reference's attention; sdpa: F.scaled_dot_product_attention; "
+                         "compile: torch.compile of the sdpa loss")
+    for k in ["layers", "heads", "embd", "block", "batch"]:
+        ap.add_argument(f"--{k}", type=int)
     a = ap.parse_args()
-    f = torch_steps if a.peer == "torch" else jax_steps
-    times = f(a.threads, a.warmup, a.steps)
+    size = {k: getattr(a, k) for k in ["layers", "heads", "embd", "block", "batch"]
+            if getattr(a, k) is not None}
+    if a.peer == "torch":
+        times = torch_steps(a.threads, a.warmup, a.steps, a.dtype, size, a.mode)
+    else:
+        times = jax_steps(a.threads, a.warmup, a.steps)
     print(f"{statistics.median(times) * 1000:.2f}")
 
 
