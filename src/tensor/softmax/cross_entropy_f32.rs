@@ -12,18 +12,20 @@
 //! threads as whole rows (a forward's per-row losses are summed afterwards in row order),
 //! so no result depends on the thread count. Bounds (n rows):
 //! * `crux_entropia_indices`: per row `lse − z[id]`, `lse = m + ln Σ exp(z − m)`, their
-//!   mean: within `2⁻⁵⁰·Σ_rows(|m| + |z[id]| + ln v + v)/n + n·2⁻⁵³·max_rows|lse − z[id]|`
-//!   of the exact mean (ln s ≤ ln v; s's relative error `(v + 8)·2⁻⁵³` is ln s's
-//!   absolute error);
+//!   mean (the row losses added in row order): within `(v/8 + n + 8)·2⁻⁵²·M` of the
+//!   exact mean, M the mean over rows of `|m| + |z[id]| + |lse| + 1` (the 1: s's
+//!   relative error is ln s's absolute error);
 //! * `retro_crux_indices`: `(p − onehot(id))·(g/n)`, rounded once: within
-//!   `½ ulp + 2⁻⁴⁹·(p + 1)·|g|/n`;
+//!   `½ ulp + (v/8 + 8)·2⁻⁵⁰·(p + 1)·|g|/n`;
 //! * `crux_entropia`: `−Σ t·ln(p + 10⁻⁷) / c` over every element (row sums in the fixed
 //!   lane order, then the rows in order): within
-//!   `((c + 4)·2⁻⁵⁰·Σ|t| + (N + 2)·2⁻⁵²·Σ|t·ln(p + 10⁻⁷)|) / c`, N the element count;
+//!   `(c + N + 8)·2⁻⁵⁰·(Σ|t| + Σ|t·ln(p + 10⁻⁷)|)/c`, N the element count;
 //! * `retro_crux_entropia`: `rⱼ = tⱼ·pⱼ/(pⱼ + 10⁻⁷)`, `∂xₖ = (pₖ·Σr − rₖ)·g/c`, rounded
 //!   once: within `½ ulp + (c + 4)·2⁻⁴⁸·(pₖ·Σ|r| + |rₖ|)·|g|/c`;
 //! * `retro_crux_scopi`: `∂tₖ = −ln(pₖ + 10⁻⁷)·g/c`, rounded once: within
-//!   `½ ulp + ((c + 4)·2⁻⁵⁰ + 2⁻⁵¹·|ln(pₖ + 10⁻⁷)|)·|g|/c`.
+//!   `½ ulp + (c + 4)·2⁻⁵⁰·(1 + |ln(pₖ + 10⁻⁷)|)·|g|/c`.
+//!
+//! tests/f32_rows.rs checks these bounds against numpy float64 references.
 
 use super::row_f32::{exp_shifted_f64, row_max_f32, PAR_MIN_ROWS_F32};
 use crate::tensor::par_f32::{par_rows_of, wide};

@@ -138,6 +138,23 @@ mod tests {
         }
     }
 
+    /// The exp identity within its 2⁻⁴⁹ absolute bound of the correctly rounded tanh,
+    /// and the f64 twin's signs: +0 at +0, odd elsewhere.
+    #[test]
+    fn per_exp_within_its_bound() {
+        let mut r = crate::tensor::SplitMix64::new(23);
+        for k in 0..100_000 {
+            let x = [25.0, 1.0, 1e-4, 1e-20][k % 4] * (2.0 * r.uniform() - 1.0);
+            let (a, b) = (tanh_per_exp_core(x), crate::tensor::tanh_cr(x));
+            assert!((a - b).abs() <= 2f64.powi(-49), "x = {x:e}: {a:e} vs {b:e}");
+            assert_eq!((-a).to_bits(), tanh_per_exp_core(-x).to_bits());
+        }
+        assert_eq!(tanh_per_exp_core(0.0).to_bits(), 0);
+        assert_eq!(tanh_per_exp_core(f64::INFINITY), 1.0);
+        assert_eq!(tanh_per_exp_core(f64::NEG_INFINITY), -1.0);
+        assert!(tanh_per_exp_core(f64::NAN).is_nan());
+    }
+
     /// The backward against its formula in f64, with y = tanh(x) rounded.
     #[test]
     fn backward_is_the_rounded_formula() {
