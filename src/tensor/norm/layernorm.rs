@@ -237,9 +237,10 @@ pub fn layernorm_backward_adde(
     ))
 }
 
-/// `layernorm_backward_adde` on f32 tensors (the checks and errors of the f64 code): an addend of x's shape is added as the rows are written, one
-/// that broadcasts afterwards (`addita`'s f32 broadcast, elementwise_f32.rs); either
-/// way each element is `r + ∂x` with ∂x rounded first, the bits of the separate ops.
+/// `layernorm_backward_adde` on f32 tensors, with the f64 code's checks and errors: an
+/// addend of x's shape is added as the rows are written, one that broadcasts afterwards
+/// (`addita`'s f32 broadcast, elementwise_f32.rs); either way each element is `r + ∂x`
+/// with ∂x rounded first, the bits of the separate ops.
 fn layernorm_backward_adde_f32(
     g: &Tensor,
     x: &Tensor,
