@@ -84,14 +84,15 @@ pub(super) fn summa(op: Op, a: Operands) -> FResult<Value> {
     Ok(Value::Float(k::sum_value(tensor_arg(op, a[0])?)))
 }
 
-/// `crux_entropia`, `crux_entropia_indices`: the kernels' rank-0 tensor as a number.
+/// `crux_entropia`, `crux_entropia_indices`: the loss as a number (an f64 number for
+/// f32 logits too: computed in f64 from their values, not rounded to f32).
 pub(super) fn crux_entropia(op: Op, a: Operands) -> FResult<Value> {
     let (x, t) = (tensor_arg(op, a[0])?, tensor_arg(op, a[1])?);
-    scalar_of(kr(if op == Op::CruxEntropia {
-        k::cross_entropy(x, t)
+    Ok(Value::Float(kr(if op == Op::CruxEntropia {
+        k::cross_entropy_value(x, t)
     } else {
-        k::cross_entropy_indices(x, t)
-    })?)
+        k::cross_entropy_indices_value(x, t)
+    })?))
 }
 
 pub(super) fn attentio_ex_pari(op: Op, a: Operands) -> FResult<Value> {

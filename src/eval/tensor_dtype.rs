@@ -114,6 +114,36 @@ fn native_f32(op: Op) -> Option<Native> {
         // Products: matmul, lineare, their VJPs, the fused attention (src/tensor/matmul,
         // src/tensor/attention.rs: dtype-aware entries).
         // Row kernels: GELU, softmax, LayerNorm, RMSNorm, cross-entropy, embedding.
+        // Their Tensor-level entries run the f32 slice kernels on f32 operands
+        // (src/tensor/f32_entry.rs); `gelu_ex_pari` only hands on a part of its pair.
+        Op::Exp
+        | Op::Tanh
+        | Op::TanhPerExp
+        | Op::Gelu
+        | Op::GeluPerExp
+        | Op::GeluCumDerivata
+        | Op::GeluExPari
+        | Op::RetroGelu
+        | Op::RetroGeluDerivata
+        | Op::RetroGeluPerExp
+        | Op::Silu
+        | Op::RetroSilu
+        | Op::Softmax
+        | Op::LogSoftmax
+        | Op::RetroSoftmax
+        | Op::RetroLogSoftmax
+        | Op::Laminatio
+        | Op::RetroLaminatio
+        | Op::RetroLaminatioAdde
+        | Op::RmsNorm
+        | Op::RetroRmsNorm
+        | Op::CruxEntropia
+        | Op::CruxEntropiaIndices
+        | Op::RetroCruxEntropia
+        | Op::RetroCruxScopi
+        | Op::RetroCruxIndices
+        | Op::Collige
+        | Op::RetroCollige => Some(same_kernel),
         // Element-wise maps, reductions, shape copies, gradient trees, AdamW.
         _ => None,
     }

@@ -236,7 +236,11 @@ pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
 
 /// `x.exp()`: `eˣ`, correctly rounded (`exp_cr`; glibc's `exp`, which the oracles
 /// matched, gives the same bits on every reference point).
+/// An f32 tensor: `exp_f32` per element (exp_f32.rs, faithfully rounded).
 pub fn exp(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == super::DType::F32 {
+        return super::f32_entry::map_f32(x, super::f32ops::exp_f32_map);
+    }
     map_slices(x, exp_cr_map)
 }
 
@@ -263,13 +267,21 @@ pub fn sqrt(x: &Tensor) -> TResult<Tensor> {
 
 /// `x.tanh()`: the correctly rounded hyperbolic tangent
 /// ([`tanh_cr`](super::tanh_cr)).
+/// An f32 tensor: `tanh_f32` per element (tanh/tanh_f32.rs, faithfully rounded).
 pub fn tanh(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == super::DType::F32 {
+        return super::f32_entry::map_f32(x, super::f32ops::tanh_f32_map);
+    }
     map_slices(x, map_tanh_cr::<PlainTanh>)
 }
 
 /// tanh through the exp identity ([`tanh_exp`]): `1 − 2/(e^{2t}+1)` for
 /// t ≥ 0, `2/(e^{−2t}+1) − 1` for t < 0.
+/// An f32 tensor: the same identity in f64, rounded once (tanh/tanh_f32.rs).
 pub fn tanh_exp_identity(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == super::DType::F32 {
+        return super::f32_entry::map_f32(x, super::tanh::tanh_f32::tanh_per_exp_f32_map);
+    }
     unary_par(x, tanh_exp)
 }
 

@@ -48,6 +48,7 @@ mod embedding_f32;
 mod error;
 mod exp_cr;
 mod exp_f32;
+mod f32_entry;
 #[doc(hidden)]
 pub mod f32ops;
 mod gemm;

@@ -8,11 +8,18 @@
 
 use std::mem::MaybeUninit;
 
+use super::gelu_f32::{
+    gelu_backward_f32, gelu_f32_map, gelu_per_exp_backward_f32, gelu_per_exp_f32_map,
+    gelu_with_derivative_f32,
+};
 use crate::tensor::elementwise::{map_slices, mul, unary_par};
+use crate::tensor::elementwise_f32::{binary_f32, BinOp};
+use crate::tensor::f32_entry::{map_f32, new_f32_pair, operands, Operands};
 use crate::tensor::par::{build_from, SendPtr, PAR_MIN_CHEAP};
 use crate::tensor::tanh::{map_tanh_cr, tanh_exp, TanhOf};
 use crate::tensor::{
-    alloc, check_same, fmt_shape, shape_difference, vec_for_tensor, TResult, Tensor, TensorError,
+    alloc, check_same, fmt_shape, shape_difference, vec_for_tensor, DType, TResult, Tensor,
+    TensorError,
 };
 
 /// GELU constants: c = √(2/π) computed in f64, β = 0.044715.
@@ -64,8 +71,12 @@ impl TanhOf for GeluTanh {
 }
 
 /// `x.gelu()`: `u = c·(x + β·((x·x)·x))`, `t = tanh(u)` (correctly rounded),
-/// `y = (0.5·x)·(1 + t)`.
+/// `y = (0.5·x)·(1 + t)`. An f32 tensor: `gelu_f32` per element (gelu_f32.rs,
+/// faithfully rounded).
 pub fn gelu(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return map_f32(x, gelu_f32_map);
+    }
     map_slices(x, map_tanh_cr::<Gelu>)
 }
 
@@ -75,7 +86,13 @@ pub fn gelu(x: &Tensor) -> TResult<Tensor> {
 /// `du = c·(1 + (3β)·(x·x))` — the factor [`gelu_vjp`] multiplies the cotangent by. A
 /// companion's forward sweep computes GELU this way and keeps `d`, so its backward is
 /// `g ⊙ d` ([`gelu_backward_derivata`]): no tanh again, and only `g` and `d` read.
+/// An f32 tensor: both from one exponential per element, each rounded once
+/// (gelu_f32.rs: `y` faithfully rounded).
 pub fn gelu_cum_derivata(x: &Tensor) -> TResult<(Tensor, Tensor)> {
+    if x.dtype() == DType::F32 {
+        let xd = x.data32();
+        return new_f32_pair(x.shape(), |y, d| gelu_with_derivative_f32(xd, y, d));
+    }
     /// Elements whose tangents go through one vectorised map call (in L1).
     const CHUNK: usize = 256;
     let xd = x.data();
@@ -145,7 +162,8 @@ fn gelu_vjp(g: f64, x: f64, t: f64) -> f64 {
 
 /// `g.retro_gelu_derivata(d)`: `g ⊙ d` for the derivative `d` that
 /// [`gelu_cum_derivata`] gave — the bits of `retro_gelu(g, x)`. `g` must have `d`'s
-/// shape.
+/// shape. On f32 tensors the product of the two f32, correctly rounded: `d` was
+/// rounded once already, so this is `retro_gelu(g, x)` within 1½ ulps, not its bits.
 pub fn gelu_backward_derivata(g: &Tensor, d: &Tensor) -> TResult<Tensor> {
     if g.shape() != d.shape() {
         return Err(TensorError::shape(format!(
@@ -155,11 +173,22 @@ pub fn gelu_backward_derivata(g: &Tensor, d: &Tensor) -> TResult<Tensor> {
             shape_difference(g.shape(), d.shape())
         )));
     }
-    mul(g, d)
+    match operands([g, d])? {
+        Operands::F64 => mul(g, d),
+        Operands::F32 => map_f32(g, |gd, o| {
+            let sh = g.shape();
+            binary_f32(BinOp::Mul, gd, sh, d.data32(), sh, sh, o)
+        }),
+        Operands::Widened([g, d]) => mul(&g, &d),
+    }
 }
 
-/// GELU with tanh through the exp identity (the bert shim's recipe).
+/// GELU with tanh through the exp identity (the bert shim's recipe). An f32 tensor: the
+/// same recipe in f64, rounded once (gelu_f32.rs).
 pub fn gelu_exp_identity(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return map_f32(x, gelu_per_exp_f32_map);
+    }
     unary_par(x, |v| gelu_with(v, tanh_exp))
 }
 
@@ -177,6 +206,21 @@ pub fn gelu_exp_identity_backward(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
 
 fn gelu_backward_with(g: &Tensor, x: &Tensor, exp_identity: bool) -> TResult<Tensor> {
     check_same("retro_gelu", g, x)?;
+    match operands([g, x])? {
+        Operands::F64 => {}
+        // g·gelu′(x) in f64, rounded once (gelu_f32.rs).
+        Operands::F32 => {
+            let (gd, xd) = (g.data32(), x.data32());
+            return map_f32(x, |_, o| {
+                if exp_identity {
+                    gelu_per_exp_backward_f32(gd, xd, o)
+                } else {
+                    gelu_backward_f32(gd, xd, o)
+                }
+            });
+        }
+        Operands::Widened([g, x]) => return gelu_backward_with(&g, &x, exp_identity),
+    }
     // t = tanh(u) for every element first, through the vectorised correctly rounded
     // map (bit-identical to `tanh_cr` per element), then the derivative.
     let mut t = vec![0.0; x.numel()];

@@ -19,9 +19,18 @@
 //!   ulps of the derivative's zero near x ≈ −0.7518 (where the two terms cancel).
 //!
 //! Tested against mpmath points (tests/reference/f32_transcendentals.py).
+//!
+//! `gelu_per_exp` and its VJP `retro_gelu_per_exp` keep their f64 twins' recipe (the
+//! bert shim's): `u = c·(x + β·((x·x)·x))`, `t` = tanh u through the exp identity
+//! (`tanh_f32::tanh_per_exp_core`, within 2⁻⁴⁹ absolute), `y = (½x)·(1 + t)`, the VJP
+//! `g·(½(1 + t) + ((½x)·(1 − t²))·du)`, `du = c·(1 + 3β·x²)`, in f64 and rounded once.
+//! The recipe cancels (`1 + t` for negative x, the identity near 0), so the bounds are
+//! absolute: `y` within `½ ulp + 2⁻⁴⁸·|x|` of GELU, the VJP within
+//! `½ ulp + 2⁻⁴⁷·|g|·(1 + |x|·du)` of `g·gelu′(x)`.
 
 use crate::tensor::exp_f32::{exp_core, PAR_MIN_F32_MAP};
 use crate::tensor::par_f32::{par_blocks, par_rows_of, wide, SendPtrOf};
+use crate::tensor::tanh::tanh_f32::tanh_per_exp_core;
 use crate::tensor::{GELU_BETA, GELU_C};
 
 /// `(e⁻ᶻ, z′)` for x: GELU's exponential and the derivative of its argument.
@@ -128,6 +137,58 @@ pub fn gelu_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
                     let xv = xv as f64;
                     let (e, dz) = parts(xv);
                     *o = (gv as f64 * derivative(xv, e, dz)) as f32;
+                }
+            },
+        )
+    });
+}
+
+/// `(t, du)` of the exp-identity recipe at x: tanh u by the identity and `du`.
+#[inline(always)]
+fn per_exp_parts(x: f64) -> (f64, f64) {
+    let u = GELU_C * (x + GELU_BETA * ((x * x) * x));
+    let du = GELU_C * (1.0 + (3.0 * GELU_BETA) * (x * x));
+    (tanh_per_exp_core(u), du)
+}
+
+/// `gelu_per_exp` of one f32 (module docs).
+#[inline(always)]
+pub fn gelu_per_exp_f32(x: f32) -> f32 {
+    let x = x as f64;
+    let (t, _) = per_exp_parts(x);
+    ((0.5 * x) * (1.0 + t)) as f32
+}
+
+/// `dst[i] = gelu_per_exp_f32(src[i])`.
+pub fn gelu_per_exp_f32_map(src: &[f32], dst: &mut [f32]) {
+    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = gelu_per_exp_f32(s);
+                }
+            },
+        )
+    });
+}
+
+/// `retro_gelu_per_exp`: `dst[i] = g[i]·(½(1 + t) + ((½x)·(1 − t²))·du)` at `x[i]`, in
+/// f64, rounded once (module docs). The three slices have one length.
+pub fn gelu_per_exp_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
+    let dp = SendPtrOf::new(dst.as_mut_ptr());
+    par_blocks(x.len(), 1, PAR_MIN_F32_MAP, |start, len| {
+        // SAFETY: [start, start + len) lies inside `dst`, no other block covers it.
+        let db = unsafe { dp.part(start, len) };
+        let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
+        wide(
+            #[inline(always)]
+            || {
+                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
+                    let xv = xv as f64;
+                    let (t, du) = per_exp_parts(xv);
+                    let d = 0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du;
+                    *o = (gv as f64 * d) as f32;
                 }
             },
         )

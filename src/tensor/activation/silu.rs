@@ -3,10 +3,16 @@
 //! side. `e^{−x}` is the correctly rounded `exp_cr`, as every exp of the runtime; for
 //! x < −709.8 it is +∞, which gives −0 (forward) and 0 (backward) as the limits.
 
-use crate::tensor::{alloc, exp_cr, fmt_shape, TResult, Tensor, TensorError};
+use super::silu_f32::{silu_backward_f32, silu_f32_map};
+use crate::tensor::f32_entry::{map_f32, operands, Operands};
+use crate::tensor::{alloc, exp_cr, fmt_shape, DType, TResult, Tensor, TensorError};
 
-/// `x.silu()`: `x / (1 + exp_cr(−x))` per element.
+/// `x.silu()`: `x / (1 + exp_cr(−x))` per element. An f32 tensor: `silu_f32` per
+/// element (silu_f32.rs, faithfully rounded).
 pub fn silu(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return map_f32(x, silu_f32_map);
+    }
     let mut out = alloc(x.numel())?;
     out.extend(x.data().iter().map(|&v| v / (1.0 + exp_cr(-v))));
     Ok(Tensor::shaped_like(x, out))
@@ -14,6 +20,7 @@ pub fn silu(x: &Tensor) -> TResult<Tensor> {
 
 /// `g.retro_silu(x)`: `g·(s·(1 + x·(1 − s)))`, `s = 1/(1 + exp_cr(−x))` — SiLU's
 /// derivative `σ(x) + x·σ(x)·(1 − σ(x))` times the cotangent. `g` must have x's shape.
+/// On f32 tensors: in f64, rounded once (silu_f32.rs).
 pub fn silu_backward(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
     if g.shape() != x.shape() {
         return Err(TensorError::shape(format!(
@@ -21,6 +28,11 @@ pub fn silu_backward(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
             fmt_shape(g.shape()),
             fmt_shape(x.shape())
         )));
+    }
+    match operands([g, x])? {
+        Operands::F64 => {}
+        Operands::F32 => return map_f32(x, |xd, o| silu_backward_f32(g.data32(), xd, o)),
+        Operands::Widened([g, x]) => return silu_backward(&g, &x),
     }
     let mut out = alloc(x.numel())?;
     out.extend(x.data().iter().zip(g.data()).map(|(&v, &gv)| {

@@ -4,9 +4,11 @@
 //! Forward `x/(1 + e⁻ˣ)`: relative error below 2⁻⁴⁹ before the rounding, so
 //! **faithfully rounded** for every f32 input. Derivative `s·(1 + x·(1 − s))` with
 //! `s = 1/(1 + e⁻ˣ)` and `1 − s = e⁻ˣ/(1 + e⁻ˣ)` (no cancellation in 1 − s): faithful
-//! but within a few ulps of its zero near x ≈ −1.2785 (the two terms cancel). Special
-//! values as the f64 kernel (activation/silu.rs): silu(+∞) = +∞, silu(−∞) = NaN
-//! (−∞/∞ there), NaN → NaN. Tested against mpmath points
+//! but within a few ulps of its zero near x ≈ −1.2785 (the two terms cancel). The VJP
+//! `g·s·(1 + x·(1 − s))` in f64, rounded once: within
+//! `½ ulp + 2⁻⁴⁷·|g|·(s + |x·s·(1 − s)|)` (tests/f32_rows.rs). Special values as the
+//! f64 kernel (activation/silu.rs): silu(+∞) = +∞, silu(−∞) = NaN (−∞/∞ there), NaN →
+//! NaN. Tested against mpmath points
 //! (tests/reference/f32_transcendentals.py).
 
 use crate::tensor::exp_f32::{exp_core, PAR_MIN_F32_MAP};

@@ -5,7 +5,10 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::lanes;
+use super::layernorm_f32::{layernorm_backward_f32, layernorm_f32};
 use super::rows::{ln_backward_rows, ln_forward_rows, LN_GROUP};
+use crate::tensor::elementwise_f32::{binary_f32, BinOp};
+use crate::tensor::f32_entry::{map_f32, new_f32, operands, Operands};
 use crate::tensor::par::{build, build_from, SendPtr};
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{
@@ -16,7 +19,8 @@ use crate::tensor::{
 /// `x.laminatio(axis, eps, γ, β)`: LayerNorm over the last axis (`axis` must
 /// name it); γ and β have shape `[d]`. Per row: `mean = Σx/d`, `c = x − mean`,
 /// `var = Σc²/d`, `inv = 1/√(var + eps)`, `y = (c·inv)·γ + β` (sums left to
-/// right from 0.0).
+/// right from 0.0). f32 tensors: layernorm_f32.rs (f64 inside, each element rounded
+/// once).
 pub fn layernorm(
     x: &Tensor,
     axis: usize,
@@ -41,6 +45,14 @@ pub fn layernorm(
     }
     if d == 0 {
         return Err(TensorError::shape("laminatio: the last axis is empty"));
+    }
+    match operands([x, gamma, beta])? {
+        Operands::F64 => {}
+        Operands::F32 => {
+            let (g, b) = (gamma.data32(), beta.data32());
+            return map_f32(x, |xd, o| layernorm_f32(xd, o, eps, g, b));
+        }
+        Operands::Widened([x, gamma, beta]) => return layernorm(&x, axis, eps, &gamma, &beta),
     }
     let (g, b) = (gamma.data(), beta.data());
     let xd = x.data();
@@ -92,6 +104,8 @@ pub fn layernorm_backward(
 /// `g.retro_laminatio_adde(x, eps, γ, r)`, which a companion's cotangent sum after a
 /// layernorm becomes (src/autodiff/fuse.rs). An `r` of `x`'s shape is added to each
 /// group of rows as soon as it is written; one that broadcasts, in a pass afterwards.
+/// f32 tensors: layernorm_f32.rs (f64 inside, each element rounded once; the addend
+/// added in f32 after ∂x's rounding, the bits of the separate `addita`).
 pub fn layernorm_backward_adde(
     g: &Tensor,
     x: &Tensor,
@@ -99,27 +113,20 @@ pub fn layernorm_backward_adde(
     gamma: &Tensor,
     addend: Option<&Tensor>,
 ) -> TResult<(Tensor, Tensor, Tensor)> {
-    if let Some(r) = addend.filter(|r| r.shape() != x.shape()) {
-        if broadcast_shapes(r.shape(), x.shape()).is_err() {
-            return Err(TensorError::shape(format!(
-                "retro_laminatio_adde: the addend {} does not broadcast with the operand {} ({})",
-                fmt_shape(r.shape()),
-                fmt_shape(x.shape()),
-                broadcast_conflict(r.shape(), x.shape())
-            )));
+    match operands([g, x, gamma, addend.unwrap_or(x)])? {
+        Operands::F64 => {}
+        Operands::F32 => return layernorm_backward_adde_f32(g, x, eps, gamma, addend),
+        Operands::Widened([g, x, gamma, r]) => {
+            return layernorm_backward_adde(&g, &x, eps, &gamma, addend.map(|_| &r))
         }
+    }
+    if let Some(r) = addend.filter(|r| r.shape() != x.shape()) {
+        check_addend(r, x)?;
         let (gx, gg, gb) = layernorm_backward(g, x, eps, gamma)?;
         return Ok((add(r, &gx)?, gg, gb));
     }
     let rd = addend.map(Tensor::data);
-    check_same("retro_laminatio", g, x)?;
-    let d = nonempty_last_axis("retro_laminatio", x)?;
-    if gamma.shape() != [d] {
-        return Err(TensorError::shape(format!(
-            "retro_laminatio: γ {} for rows of {d} (it must be [{d}])",
-            fmt_shape(gamma.shape())
-        )));
-    }
+    let d = backward_checks(g, x, gamma)?;
     let gm = gamma.data();
     let (gd, xd) = (g.data(), x.data());
     let rows = x.numel() / d;
@@ -228,6 +235,79 @@ pub fn layernorm_backward_adde(
         Tensor::from_flat(gg, &[d])?,
         Tensor::from_flat(gb, &[d])?,
     ))
+}
+
+/// `layernorm_backward_adde` on f32 tensors, with the f64 code's checks and errors: an
+/// addend of x's shape is added as the rows are written, one that broadcasts afterwards
+/// (`addita`'s f32 broadcast, elementwise_f32.rs); either way each element is `r + ∂x`
+/// with ∂x rounded first, the bits of the separate ops.
+fn layernorm_backward_adde_f32(
+    g: &Tensor,
+    x: &Tensor,
+    eps: f64,
+    gamma: &Tensor,
+    addend: Option<&Tensor>,
+) -> TResult<(Tensor, Tensor, Tensor)> {
+    if let Some(r) = addend.filter(|r| r.shape() != x.shape()) {
+        check_addend(r, x)?;
+        let (gx, gg, gb) = layernorm_backward_adde_f32(g, x, eps, gamma, None)?;
+        let shape = broadcast_shapes(r.shape(), x.shape())?;
+        let sum = new_f32(&shape, |o| {
+            binary_f32(
+                BinOp::Add,
+                r.data32(),
+                r.shape(),
+                gx.data32(),
+                gx.shape(),
+                &shape,
+                o,
+            )
+        })?;
+        return Ok((sum, gg, gb));
+    }
+    let d = backward_checks(g, x, gamma)?;
+    let (mut gg, mut gb) = (vec![0.0f32; d], vec![0.0f32; d]);
+    let gx = map_f32(x, |xd, o| {
+        layernorm_backward_f32(
+            g.data32(),
+            xd,
+            eps,
+            gamma.data32(),
+            addend.map(Tensor::data32),
+            o,
+            &mut gg,
+            &mut gb,
+        )
+    })?;
+    Ok((gx, Tensor::from_f32(gg, &[d])?, Tensor::from_f32(gb, &[d])?))
+}
+
+/// The error of an addend of another shape than the operand's that does not broadcast
+/// with it.
+fn check_addend(r: &Tensor, x: &Tensor) -> TResult<()> {
+    if broadcast_shapes(r.shape(), x.shape()).is_err() {
+        return Err(TensorError::shape(format!(
+            "retro_laminatio_adde: the addend {} does not broadcast with the operand {} ({})",
+            fmt_shape(r.shape()),
+            fmt_shape(x.shape()),
+            broadcast_conflict(r.shape(), x.shape())
+        )));
+    }
+    Ok(())
+}
+
+/// The backward's checks of its operands, in order: the cotangent has x's shape, x has
+/// a non-empty last axis of size d, γ is `[d]`. Returns d.
+fn backward_checks(g: &Tensor, x: &Tensor, gamma: &Tensor) -> TResult<usize> {
+    check_same("retro_laminatio", g, x)?;
+    let d = nonempty_last_axis("retro_laminatio", x)?;
+    if gamma.shape() != [d] {
+        return Err(TensorError::shape(format!(
+            "retro_laminatio: γ {} for rows of {d} (it must be [{d}])",
+            fmt_shape(gamma.shape())
+        )));
+    }
+    Ok(d)
 }
 
 /// Step 2 of [`layernorm_backward`] for the sums `start..start + acc.len()` of the 2d (∂γ's

@@ -9,14 +9,16 @@
 //! thread count.
 //!
 //! Forward per row: `mean = Σx/d`, `c = x − mean`, `var = Σc²/d` (two passes),
-//! `inv = 1/√(var + eps)`, `y = (c·inv)·γ + β`. Bound: the f64 steps err by less than
-//! `2⁻⁴⁸·(|c·inv·γ| + |β|)` for d ≤ 2¹⁶, so each `y` is within
-//! `½ ulp + 2⁻⁴⁸·(|c·inv·γ| + |β|)` of the exact LayerNorm of the f32 row.
+//! `inv = 1/√(var + eps)`, `y = (c·inv)·γ + β`. With `k = d/8 + 4` (the depth of the
+//! lane sums) and `a = inv·Σ|x|/d` (a row's size against its spread: the mean's
+//! rounding shows in `c = x − mean` when a is large), each `y` is within
+//! `½ ulp + k·2⁻⁵¹·(|x̂·γ|·(1 + a) + |γ|·a + |β|)` of the exact LayerNorm of the f32 row.
 //!
 //! Backward per row: `x̂ = c·inv`, `h = g·γ` (exact), `s1 = Σh`, `s2 = Σh·x̂`,
-//! `∂x = inv·(h − s1/d − x̂·(s2/d))`, rounded once (within `½ ulp + 2⁻⁴⁸·inv·(|h| +
-//! |s1|/d + |x̂|·Σ|h·x̂|/d)`); `∂γ = Σ_rows x̂·g`, `∂β = Σ_rows g` in f64 (within
-//! `½ ulp + rows·2⁻⁵⁰·Σ|terms|`).
+//! `∂x = inv·(h − s1/d − x̂·(s2/d))`, rounded once: within
+//! `½ ulp + k·2⁻⁵⁰·inv·(|h| + Σ|h|/d + |x̂|·Σ|h·x̂|/d)·(1 + a)`; `∂γ = Σ_rows x̂·g` within
+//! `½ ulp + (rows + k + 4)·2⁻⁵²·Σ_rows|x̂·g|·(1 + a)`, `∂β = Σ_rows g` within
+//! `½ ulp + (rows + 1)·2⁻⁵³·Σ|g|` (tests/f32_rows.rs checks these against numpy).
 
 use crate::tensor::par_f32::{par_blocks, par_rows_of, wide, SendPtrOf};
 use crate::tensor::reduce_f32::{lane_sum2_by, lane_sum3_by, lane_sum_by, lane_sum_f32};

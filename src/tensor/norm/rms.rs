@@ -4,6 +4,8 @@
 //! division by d, as `laminatio`'s variance), `y_j = (x_j·inv)·γ_j`. Rows run in
 //! order on one thread, so no result depends on the thread count.
 
+use super::rms_f32::{rms_norm_backward_f32, rms_norm_f32};
+use crate::tensor::f32_entry::{map_f32, operands, Operands};
 use crate::tensor::{alloc, fmt_shape, TResult, Tensor, TensorError};
 
 /// The checks both directions share: `axis` is the last axis of a tensor of rank ≥ 1
@@ -46,8 +48,14 @@ fn inv_rms(row: &[f64], eps: f64) -> f64 {
 }
 
 /// `x.rms_norm(axis, ε, γ)`: `y_j = (x_j·inv)·γ_j` per last-axis row (see the module).
+/// f32 tensors: rms_f32.rs (f64 inside, each element rounded once).
 pub fn rms_norm(x: &Tensor, axis: usize, eps: f64, gamma: &Tensor) -> TResult<Tensor> {
     let d = row_len("rms_norm", x, axis, gamma)?;
+    match operands([x, gamma])? {
+        Operands::F64 => {}
+        Operands::F32 => return map_f32(x, |xd, o| rms_norm_f32(xd, o, eps, gamma.data32())),
+        Operands::Widened([x, gamma]) => return rms_norm(&x, axis, eps, &gamma),
+    }
     let g = gamma.data();
     let mut out = alloc(x.numel())?;
     for row in x.data().chunks_exact(d) {
@@ -60,7 +68,7 @@ pub fn rms_norm(x: &Tensor, axis: usize, eps: f64, gamma: &Tensor) -> TResult<Te
 /// `g.retro_rms_norm(x, ε, γ)` → (∂x, ∂γ): per row, with `x̂ = x·inv` and
 /// `s = Σ_j (g_j·γ_j)·x̂_j` in order from 0.0, `∂x_j = inv·((g_j·γ_j) − x̂_j·(s/d))`;
 /// `∂γ = Σ_rows g ⊙ x̂`, rows added in order from 0.0. (From `y_j = γ_j·x_j·inv` and
-/// `∂inv/∂x_k = −inv³·x_k/d`.)
+/// `∂inv/∂x_k = −inv³·x_k/d`.) f32 tensors: rms_f32.rs (f64 inside, rounded once).
 pub fn rms_norm_backward(
     g: &Tensor,
     x: &Tensor,
@@ -74,6 +82,17 @@ pub fn rms_norm_backward(
             fmt_shape(g.shape()),
             fmt_shape(x.shape())
         )));
+    }
+    match operands([g, x, gamma])? {
+        Operands::F64 => {}
+        Operands::F32 => {
+            let mut gg = vec![0.0f32; d];
+            let gx = map_f32(x, |xd, o| {
+                rms_norm_backward_f32(g.data32(), xd, eps, gamma.data32(), o, &mut gg)
+            })?;
+            return Ok((gx, Tensor::from_f32(gg, &[d])?));
+        }
+        Operands::Widened([g, x, gamma]) => return rms_norm_backward(&g, &x, eps, &gamma),
     }
     let gam = gamma.data();
     let mut gx = alloc(x.numel())?;

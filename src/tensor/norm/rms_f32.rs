@@ -5,9 +5,11 @@
 //! rows in order on one thread), so no result depends on the thread count.
 //!
 //! Forward: `ss = Σx²` (squares exact), `inv = 1/√(ss/d + ε)`, `y = (x·inv)·γ`: within
-//! `½ ulp + 2⁻⁵⁰·|y|` for d ≤ 2¹⁶ (no cancellation anywhere). Backward: `x̂ = x·inv`,
-//! `s = Σ (g·γ)·x̂`, `∂x = inv·(g·γ − x̂·(s/d))` (within `½ ulp + 2⁻⁴⁸·inv·(|gγ| +
-//! |x̂|·Σ|gγx̂|/d)`), `∂γ = Σ_rows g·x̂`.
+//! `½ ulp + (d/8 + 6)·2⁻⁵²·|y|` (no cancellation anywhere; d/8 + 3 the depth of the
+//! lane sum). Backward: `x̂ = x·inv`, `s = Σ (g·γ)·x̂`, `∂x = inv·(g·γ − x̂·(s/d))`
+//! (within `½ ulp + (d/8 + 6)·2⁻⁵¹·inv·(|gγ| + |x̂|·Σ|gγx̂|/d)`), `∂γ = Σ_rows g·x̂`
+//! (within `½ ulp + (rows + d/8 + 8)·2⁻⁵²·Σ_rows|g·x̂|`). tests/f32_rows.rs checks these
+//! against numpy.
 
 use crate::tensor::par_f32::{par_rows_of, wide, SendPtrOf};
 use crate::tensor::reduce_f32::{lane_sum3_by, lane_sum_by};

@@ -4,9 +4,13 @@
 //! `retro_softmax`, `retro_log_softmax` (docs/ops.md).
 
 use super::row::{exp_shifted_sum, row_max, softmax_row};
+use super::row_f32::{
+    log_softmax_backward_f32, log_softmax_rows_f32, softmax_backward_f32, softmax_rows_f32,
+};
+use crate::tensor::f32_entry::{map_f32, operands, Operands};
 use crate::tensor::par::{par_rows, PAR_MIN_CHEAP};
 use crate::tensor::{
-    alloc_zeros, check_same, last_axis, nonempty_last_axis, vec_for_tensor, TResult, Tensor,
+    alloc_zeros, check_same, last_axis, nonempty_last_axis, vec_for_tensor, DType, TResult, Tensor,
 };
 
 /// Softmax rows of `src` (length `c` each) into `dst`, with AVX2 for the
@@ -36,9 +40,13 @@ fn softmax_rows_generic(src: &[f64], dst: &mut [f64], c: usize) {
     }
 }
 
-/// `x.activatio_softmax()`: softmax over the last axis (recipe above).
+/// `x.activatio_softmax()`: softmax over the last axis (recipe above). An f32 tensor:
+/// row_f32.rs's recipe (f64 inside, each element rounded once, faithful).
 pub fn softmax(x: &Tensor) -> TResult<Tensor> {
     let c = last_axis("activatio_softmax", x)?;
+    if x.dtype() == DType::F32 {
+        return map_f32(x, |xd, o| softmax_rows_f32(xd, o, c));
+    }
     let mut out = alloc_zeros(x.numel())?;
     if c > 0 {
         par_rows(x.data(), &mut out, c, c, PAR_MIN_CHEAP, |src, dst| {
@@ -49,9 +57,12 @@ pub fn softmax(x: &Tensor) -> TResult<Tensor> {
 }
 
 /// `x.log_softmax()`: per last-axis row, `m = max`, `s = Σ exp(x − m)` left to
-/// right, `y = (x − m) − ln s`.
+/// right, `y = (x − m) − ln s`. An f32 tensor: row_f32.rs's recipe, rounded once.
 pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
     let c = last_axis("log_softmax", x)?;
+    if x.dtype() == DType::F32 {
+        return map_f32(x, |xd, o| log_softmax_rows_f32(xd, o, c));
+    }
     let mut out = alloc_zeros(x.numel())?;
     if c > 0 {
         par_rows(x.data(), &mut out, c, c, PAR_MIN_CHEAP, |src, dst| {
@@ -69,10 +80,16 @@ pub fn log_softmax(x: &Tensor) -> TResult<Tensor> {
 }
 
 /// `g.retro_softmax(y)`, the VJP of [`softmax`] from its result `y`: `y ⊙ (g −
-/// rowsum(g ⊙ y))`, per row left to right.
+/// rowsum(g ⊙ y))`, per row left to right. On f32 tensors: row_f32.rs (f64 inside,
+/// rounded once).
 pub fn softmax_backward(g: &Tensor, y: &Tensor) -> TResult<Tensor> {
     check_same("retro_softmax", g, y)?;
     let d = nonempty_last_axis("retro_softmax", y)?;
+    match operands([g, y])? {
+        Operands::F64 => {}
+        Operands::F32 => return map_f32(y, |yd, o| softmax_backward_f32(g.data32(), yd, o, d)),
+        Operands::Widened([g, y]) => return softmax_backward(&g, &y),
+    }
     let mut out = vec_for_tensor(y.numel());
     for (gr, yr) in g.data().chunks_exact(d).zip(y.data().chunks_exact(d)) {
         let mut s = 0.0;
@@ -85,9 +102,15 @@ pub fn softmax_backward(g: &Tensor, y: &Tensor) -> TResult<Tensor> {
 }
 
 /// `g.retro_log_softmax(x)`, the VJP of [`log_softmax`]: `g − softmax(x) ⊙ rowsum(g)`.
+/// On f32 tensors: row_f32.rs (f64 inside, rounded once).
 pub fn log_softmax_backward(g: &Tensor, x: &Tensor) -> TResult<Tensor> {
     check_same("retro_log_softmax", g, x)?;
     let d = nonempty_last_axis("retro_log_softmax", x)?;
+    match operands([g, x])? {
+        Operands::F64 => {}
+        Operands::F32 => return map_f32(x, |xd, o| log_softmax_backward_f32(g.data32(), xd, o, d)),
+        Operands::Widened([g, x]) => return log_softmax_backward(&g, &x),
+    }
     let mut out = vec_for_tensor(x.numel());
     let mut p = vec![0.0; d];
     for (gr, xr) in g.data().chunks_exact(d).zip(x.data().chunks_exact(d)) {

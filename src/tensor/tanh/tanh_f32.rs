@@ -12,11 +12,19 @@
 //! `tanh x` lies within 2⁻⁴⁸ of a midpoint between two f32. Tested against mpmath
 //! points (tests/reference/f32_transcendentals.py).
 //!
+//! `tanh_per_exp` (the exp identity of the bert shim, tanh/mod.rs's `tanh_exp`):
+//! `r = 1 − 2/(e^{2a} + 1)`, `a = |t|`, e^{2a} by `exp_f32::exp_core`, and `r` for
+//! t ≥ 0, `−r` otherwise (the f64 twin's `2/(e^{−2t} + 1) − 1` is exactly `−r`), rounded
+//! once. The identity cancels near 0, as its f64 twin does: before the rounding the
+//! result is within **2⁻⁴⁹ absolute** of tanh t (e^{2a}'s 2⁻⁵⁰ and three roundings, all
+//! scaled by `2/(e^{2a} + 1) ≤ 1`), so it is faithful only where |tanh t| ≥ 2⁻²⁴ or so
+//! (the plain `tanh` is faithful everywhere).
+//!
 //! Backward: `g·(1 − y²)` in f64 from the f32 `g` and `y` (y² exact in f64), rounded
 //! once: the correctly rounded value of that expression except within 2⁻⁵² of a
 //! midpoint (two f64 roundings).
 
-use crate::tensor::exp_f32::{expm1_core, PAR_MIN_F32_MAP};
+use crate::tensor::exp_f32::{exp_core, expm1_core, PAR_MIN_F32_MAP};
 use crate::tensor::par_f32::{par_rows_of, wide};
 
 /// `tanh x` in f64 to 2⁻⁴⁸ relative for any f64 x (module docs); NaN for NaN.
@@ -44,6 +52,31 @@ pub fn tanh_f32_map(src: &[f32], dst: &mut [f32]) {
             || {
                 for (d, &s) in d.iter_mut().zip(s) {
                     *d = tanh_f32(s);
+                }
+            },
+        )
+    });
+}
+
+/// tanh through the exp identity in f64 (module docs): within 2⁻⁴⁹ absolute.
+#[inline(always)]
+pub(in crate::tensor) fn tanh_per_exp_core(t: f64) -> f64 {
+    let r = 1.0 - 2.0 / (exp_core(2.0 * t.abs()) + 1.0);
+    if t >= 0.0 {
+        r
+    } else {
+        -r
+    }
+}
+
+/// `dst[i] = tanh_per_exp(src[i])` rounded once (module docs).
+pub fn tanh_per_exp_f32_map(src: &[f32], dst: &mut [f32]) {
+    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = tanh_per_exp_core(s as f64) as f32;
                 }
             },
         )
@@ -103,6 +136,23 @@ mod tests {
                 "x = {x:e}: {a:e} vs {b:e}"
             );
         }
+    }
+
+    /// The exp identity within its 2⁻⁴⁹ absolute bound of the correctly rounded tanh,
+    /// and the f64 twin's signs: +0 at +0, odd elsewhere.
+    #[test]
+    fn per_exp_within_its_bound() {
+        let mut r = crate::tensor::SplitMix64::new(23);
+        for k in 0..100_000 {
+            let x = [25.0, 1.0, 1e-4, 1e-20][k % 4] * (2.0 * r.uniform() - 1.0);
+            let (a, b) = (tanh_per_exp_core(x), crate::tensor::tanh_cr(x));
+            assert!((a - b).abs() <= 2f64.powi(-49), "x = {x:e}: {a:e} vs {b:e}");
+            assert_eq!((-a).to_bits(), tanh_per_exp_core(-x).to_bits());
+        }
+        assert_eq!(tanh_per_exp_core(0.0).to_bits(), 0);
+        assert_eq!(tanh_per_exp_core(f64::INFINITY), 1.0);
+        assert_eq!(tanh_per_exp_core(f64::NEG_INFINITY), -1.0);
+        assert!(tanh_per_exp_core(f64::NAN).is_nan());
     }
 
     /// The backward against its formula in f64, with y = tanh(x) rounded.
