@@ -41,6 +41,7 @@ mod buf;
 mod construct;
 mod dd;
 mod dtype;
+mod elem;
 mod elementwise;
 mod elementwise_f32;
 mod embedding;
