@@ -474,20 +474,34 @@ impl Tensor {
     /// Validates that every element is an integer in `[0, bound)` and returns
     /// them as indices (ids for gathers, targets, argmax results).
     pub fn to_indices(&self, bound: usize, what: &str) -> TResult<Vec<usize>> {
-        let mut out = Vec::with_capacity(self.numel());
-        for &v in self.values().iter() {
-            if v.fract() != 0.0 || !v.is_finite() {
-                return Err(TensorError::index(format!(
-                    "{what}: id {v} is not an integer"
-                )));
-            }
-            if v < 0.0 || v >= bound as f64 {
-                return Err(TensorError::index(format!(
-                    "{what}: id {v} out of range 0..{bound}"
-                )));
-            }
-            out.push(v as usize);
+        // An f32 tensor's elements widened one by one (no widened copy first).
+        match self.data_f32() {
+            Some(d) => indices(d.iter().map(|&v| v as f64), self.numel(), bound, what),
+            None => indices(self.data().iter().copied(), self.numel(), bound, what),
         }
-        Ok(out)
     }
+}
+
+/// [`Tensor::to_indices`] of `n` values.
+fn indices(
+    values: impl Iterator<Item = f64>,
+    n: usize,
+    bound: usize,
+    what: &str,
+) -> TResult<Vec<usize>> {
+    let mut out = Vec::with_capacity(n);
+    for v in values {
+        if v.fract() != 0.0 || !v.is_finite() {
+            return Err(TensorError::index(format!(
+                "{what}: id {v} is not an integer"
+            )));
+        }
+        if v < 0.0 || v >= bound as f64 {
+            return Err(TensorError::index(format!(
+                "{what}: id {v} out of range 0..{bound}"
+            )));
+        }
+        out.push(v as usize);
+    }
+    Ok(out)
 }
