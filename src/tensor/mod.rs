@@ -7,10 +7,12 @@
 //! numeric recipe and error cases.
 //!
 //! * A tensor stores f64 or f32 elements ([`DType`], dtype.rs; docs/precision.md).
-//!   Every kernel here computes in f64 on f64 tensors ([`Tensor::data`]); the
-//!   evaluator runs an op on f32 tensors by widening them, running the f64 kernel and
-//!   rounding each tensor result once to f32 (src/eval/tensor_dtype.rs), until an op
-//!   has a native f32 kernel. Integer tensors (token ids) hold integral values.
+//!   A dtype-aware entry (the element-wise ops, reductions, shape copies, VJP helpers,
+//!   seeded constructors, AdamW) runs an f64 tensor with its f64 code and an f32
+//!   tensor with its f32 kernel (`*_f32.rs`; the copies: one body generic over the
+//!   element, elem.rs). For the other ops the evaluator widens f32 operands, runs the
+//!   f64 kernel and rounds each tensor result once to f32 (src/eval/tensor_dtype.rs).
+//!   Integer tensors (token ids) hold integral values.
 //! * F64 storage is one reference-counted block (`buf::Buf`), F32 storage a shared
 //!   `Vec<f32>`, both copy-on-write; shapes of rank ≤ 4 are held inline (no
 //!   allocation).

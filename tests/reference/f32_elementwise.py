@@ -168,6 +168,7 @@ case("transpose", "transpose", [x2], x2.T)
 case("transpose_last", "transpose_last", [x3], np.swapaxes(x3, -1, -2))
 for axes in ([0, 2, 1, 3], [3, 1, 0, 2], [1, 0, 2, 3]):
     case(f"permute {axes}", "permute", [x4], np.transpose(x4, axes), axes=axes)
+    case(f"retro_permute {axes}", "retro_permute", [np.transpose(x4, axes)], x4, axes=axes)
 case("slice_rows", "slice_rows", [x3], x3[1:2], start=1, end=2)
 case("narrow", "narrow", [x4], x4[:, :, 1:3, :], axis=2, start=1, end=3)
 ya, yb = rand(2, 3, 4), rand(2, 5, 4)
@@ -212,6 +213,10 @@ for o in range(2):
     for i in range(3):
         back[o, first[o, i], i] = gd[o, i]
 case("max_axis_backward", "max_axis_backward", [gd, xmx], back, axis=1)
+
+# ---- gradient trees: zeros of a tensor's shape; a tensor's elements as numbers and back ----
+case("zeros_like", "zeros_like", [rand(3, 4)], np.zeros((3, 4), F32))
+case("planata round trip", "planata", [u.reshape(6, 8)], u.reshape(6, 8))
 
 # ---- constructors (the f64 value rounded once) and seeded draws ----
 case("full_of 0.1", "full_of", [], np.full((2, 3), 0.1, np.float64).astype(F32), fill=0.1, shape=[2, 3])
