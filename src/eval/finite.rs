@@ -8,6 +8,7 @@
 //! number method.
 
 use super::value::Value;
+use crate::tensor::Tensor;
 
 /// Whether every element is finite: one pass, eight independent lanes (`x·0` is 0 for a
 /// finite `x` and NaN for NaN or ±∞, so a lane's sum stays 0 until it meets one).
@@ -23,22 +24,44 @@ pub(crate) fn all_finite(xs: &[f64]) -> bool {
     acc.iter().sum::<f64>() + tail == 0.0
 }
 
+/// [`all_finite`] of f32 elements, read as they are (sixteen lanes of f32: `x·0` is an
+/// exact 0 for every finite f32 too).
+fn all_finite_f32(xs: &[f32]) -> bool {
+    let mut acc = [0.0f32; 16];
+    let mut chunks = xs.chunks_exact(16);
+    for c in &mut chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x * 0.0;
+        }
+    }
+    let tail = chunks.remainder().iter().fold(0.0, |a, x| a + x * 0.0);
+    acc.iter().sum::<f32>() + tail == 0.0
+}
+
+/// Whether every element of a tensor of either element type is finite (no widened copy
+/// of an f32 tensor).
+pub(crate) fn tensor_finite(t: &Tensor) -> bool {
+    match t.data_f32() {
+        Some(xs) => all_finite_f32(xs),
+        None => all_finite(t.data()),
+    }
+}
+
 /// The first element that is NaN or ±∞, with its flat index.
-fn first_bad(xs: &[f64]) -> Option<(usize, f64)> {
-    if all_finite(xs) {
+fn first_bad(t: &Tensor) -> Option<(usize, f64)> {
+    if tensor_finite(t) {
         return None;
     }
-    xs.iter()
-        .enumerate()
+    (0..t.numel())
+        .filter_map(|i| t.value_at(i).map(|x| (i, x)))
         .find(|(_, x)| !x.is_finite())
-        .map(|(i, x)| (i, *x))
 }
 
 /// What is not finite in an op's result: a tensor, a number, or a pair/triple of them.
 fn describe(v: &Value) -> Option<String> {
     match v {
         Value::Float(f) if !f.is_finite() => Some(format!("the value {}", show(*f))),
-        Value::Tensor(t) => first_bad(&t.values()).map(|(i, x)| {
+        Value::Tensor(t) => first_bad(t).map(|(i, x)| {
             format!(
                 "{} at flat index {i} of a tensor of shape {:?}",
                 show(x),
@@ -85,9 +108,19 @@ mod tests {
                     let mut xs = ok.clone();
                     xs[at] = bad;
                     assert!(!all_finite(&xs), "n = {n}, at = {at}, {bad}");
-                    assert_eq!(first_bad(&xs).map(|(i, _)| i), Some(at));
+                    let t = Tensor::from_slice(&xs, &[n]).unwrap();
+                    assert_eq!(first_bad(&t).map(|(i, _)| i), Some(at));
+                    // f32: finite values up to f32's largest, one bad at `at`.
+                    let mut ys: Vec<f32> = (0..n).map(|i| f32::MAX / (i + 1) as f32).collect();
+                    ys[at] = bad as f32;
+                    let t32 = Tensor::from_f32(ys, &[n]).unwrap();
+                    assert!(!tensor_finite(&t32), "f32: n = {n}, at = {at}, {bad}");
+                    assert_eq!(first_bad(&t32).map(|(i, _)| i), Some(at));
                 }
             }
+            assert!(first_bad(&Tensor::from_slice(&ok, &[n]).unwrap()).is_none());
+            let big: Vec<f32> = (0..n).map(|i| f32::MAX / (i + 1) as f32).collect();
+            assert!(tensor_finite(&Tensor::from_f32(big, &[n]).unwrap()));
         }
     }
 }

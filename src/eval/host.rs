@@ -307,7 +307,7 @@ fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
     let mut ts = Vec::new();
     leaves(tree, &mut ts, 0)?;
     let bad = ts.iter().position(|t| match t {
-        Value::Tensor(t) => !super::finite::all_finite(&t.values()),
+        Value::Tensor(t) => !super::finite::tensor_finite(t),
         _ => false,
     });
     let Some(k) = bad else {

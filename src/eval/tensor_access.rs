@@ -10,7 +10,11 @@ use crate::diag::codes;
 use crate::tensor::Tensor;
 
 pub(super) fn float_list(t: &Tensor) -> Value {
-    Value::list(t.values().iter().map(|&x| Value::Float(x)).collect())
+    // An f32 tensor's elements widened one by one (no widened copy first).
+    match t.data_f32() {
+        Some(d) => Value::list(d.iter().map(|&x| Value::Float(x as f64)).collect()),
+        None => Value::list(t.data().iter().map(|&x| Value::Float(x)).collect()),
+    }
 }
 
 /// Coordinates from an index value: one Int (rank 1) or a list of Ints.

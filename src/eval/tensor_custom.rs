@@ -4,6 +4,14 @@
 //! results that are numbers or lists, epilogue variants of one kernel, value trees,
 //! and a few that check their operands in an order of their own. Dispatch only: the
 //! kernels are in `crate::tensor`.
+//!
+//! Element types (docs/precision.md): the kernels are dtype-aware, so an op on f32
+//! tensors runs here as on f64 ones and gives f32 tensors. What this file decides:
+//! a constructor (`strue`, `normalis`, `uniformis`) makes its seed tensor's type, or
+//! the run's precision for a `nihil` seed; a number operand of an f32 tensor op is not
+//! rounded to f32 first (the f64 operation, rounded once: tensor/elementwise_f32.rs);
+//! a number standing for a tensor in a VJP helper is taken in the type of the tensor
+//! operand beside it.
 
 use std::rc::Rc;
 
@@ -16,16 +24,12 @@ use super::tensor_trees::{deep_add, zeros_like};
 use super::value::Value;
 use super::FResult;
 use crate::ir::ops::Op;
-use crate::tensor::{self as k, Tensor};
+use crate::tensor::{self as k, DType, Tensor};
 
 type Operands<'a, 'b> = &'a [&'b Value];
 
 pub(super) fn tensor(t: Tensor) -> FResult<Value> {
     Ok(Value::tensor(t))
-}
-
-fn scalar_of(t: Tensor) -> FResult<Value> {
-    Ok(Value::Float(kr(t.item())?))
 }
 
 /// The tuple of an op's tensor results, in order.
@@ -37,10 +41,25 @@ pub(super) fn crea(op: Op, a: Operands) -> FResult<Value> {
     tensor(kr(Tensor::full(num(op, a[1])?, &dims(a[2])?))?)
 }
 
+/// The element type a constructor gives: its seed tensor's, or the run's precision
+/// for a `nihil` seed.
+fn made_dtype(seed: &Value) -> DType {
+    match seed {
+        Value::Tensor(t) => t.dtype(),
+        // the lowering's seed for a declared f64 tensor (tensor_dtype::wide_seed)
+        Value::Float(_) => DType::F64,
+        _ => k::precision(),
+    }
+}
+
 pub(super) fn strue(_: Op, a: Operands) -> FResult<Value> {
     let mut data = Vec::new();
     flat_numbers(a[1], &mut data)?;
-    tensor(kr(Tensor::from_flat(data, &dims(a[2])?))?)
+    tensor(kr(Tensor::from_flat_of(
+        made_dtype(a[0]),
+        data,
+        &dims(a[2])?,
+    ))?)
 }
 
 pub(super) fn sectio(op: Op, a: Operands) -> FResult<Value> {
@@ -63,6 +82,17 @@ pub(super) fn concatena(op: Op, a: Operands) -> FResult<Value> {
 /// bits); otherwise the second operand may be a tensor or a number.
 pub(super) fn arith(op: Op, a: Operands) -> FResult<Value> {
     let x = tensor_arg(op, a[0])?;
+    if x.dtype() == DType::F32 {
+        // An f32 tensor and a number: one pass, the number not rounded first.
+        if let Some(y) = a[1].as_f64() {
+            return tensor(kr(match op {
+                Op::Addita => k::add_scalar(x, y),
+                Op::Subtrahe => k::sub_scalar(x, y),
+                Op::Multiplica => k::scale(x, y),
+                _ => k::div_scalar(x, y),
+            })?);
+        }
+    }
     if op != Op::Divide {
         if let Some(y) = a[1].as_f64() {
             return tensor(kr(match op {
@@ -107,7 +137,8 @@ pub(super) fn gelu_ex_pari(op: Op, a: Operands) -> FResult<Value> {
 
 pub(super) fn normalis(op: Op, a: Operands) -> FResult<Value> {
     let mut rng = k::SplitMix64::new(seed(op, a[1])?);
-    tensor(kr(rng.normal_tensor(
+    tensor(kr(rng.normal_tensor_of(
+        made_dtype(a[0]),
         &dims(a[2])?,
         num(op, a[3])?,
         num(op, a[4])?,
@@ -116,7 +147,7 @@ pub(super) fn normalis(op: Op, a: Operands) -> FResult<Value> {
 
 pub(super) fn uniformis(op: Op, a: Operands) -> FResult<Value> {
     let mut rng = k::SplitMix64::new(seed(op, a[1])?);
-    tensor(kr(rng.uniform_tensor(&dims(a[2])?))?)
+    tensor(kr(rng.uniform_tensor_of(made_dtype(a[0]), &dims(a[2])?))?)
 }
 
 pub(super) fn multinomialis(op: Op, a: Operands) -> FResult<Value> {
@@ -149,15 +180,30 @@ pub(super) fn retro_adde(_: Op, a: Operands) -> FResult<Value> {
 
 pub(super) fn retro_imple(op: Op, a: Operands) -> FResult<Value> {
     let fill = num(op, a[1])?;
-    tensor(kr(Tensor::full(fill, tensor_arg(op, a[0])?.shape()))?)
+    let like = tensor_arg(op, a[0])?;
+    tensor(kr(Tensor::full_of(like.dtype(), fill, like.shape()))?)
+}
+
+/// A cotangent `g` made from operand `v` by `tensorish`: when `v` was a number, in
+/// the element type of the tensor `like` it goes with (an f32 rank-0 tensor: the
+/// number rounded once).
+fn cotangent(g: Rc<Tensor>, v: &Value, like: &Tensor) -> FResult<Rc<Tensor>> {
+    if like.dtype() == DType::F32 && !matches!(v, Value::Tensor(_)) {
+        return Ok(Rc::new(kr(g.to_dtype(DType::F32))?));
+    }
+    Ok(g)
 }
 
 pub(super) fn retro_ad_formam(op: Op, a: Operands) -> FResult<Value> {
     let g = tensorish(op, a[0])?;
     match a[1] {
-        Value::Tensor(like) => tensor(kr(k::sum_to_shape(&g, like.shape()))?),
-        // A number operand of a broadcasting op: its gradient is the total.
-        _ => scalar_of(kr(k::sum(&g))?),
+        Value::Tensor(like) => {
+            let g = cotangent(g, a[0], like)?;
+            tensor(kr(k::sum_to_shape(&g, like.shape()))?)
+        }
+        // A number operand of a broadcasting op: its gradient is the total (an f32
+        // cotangent: the f64 sum of its elements, not rounded).
+        _ => Ok(Value::Float(k::sum_value(&g))),
     }
 }
 
@@ -165,6 +211,7 @@ pub(super) fn retro_ad_formam(op: Op, a: Operands) -> FResult<Value> {
 pub(super) fn retro_axis(op: Op, a: Operands) -> FResult<Value> {
     let g = tensorish(op, a[0])?;
     let like = tensor_arg(op, a[1])?;
+    let g = cotangent(g, a[0], like)?;
     let ax = axis(op, a[2])?;
     tensor(kr(if op == Op::RetroMaximum {
         k::max_axis_backward(&g, like, ax)

@@ -144,7 +144,50 @@ fn native_f32(op: Op) -> Option<Native> {
         | Op::RetroCruxIndices
         | Op::Collige
         | Op::RetroCollige => Some(same_kernel),
-        // Element-wise maps, reductions, shape copies, gradient trees, AdamW.
+        // Element-wise maps, reductions, shape copies, gradient trees, AdamW: their
+        // kernels and evaluator functions are dtype-aware (an f32 operand runs the f32
+        // code, numbers stay f64 until the one rounding; constructors make their
+        // seed's type or, for `nihil`, the run's precision), so the op runs as is.
+        Op::Addita
+        | Op::Subtrahe
+        | Op::Multiplica
+        | Op::Divide
+        | Op::AdditaBias
+        | Op::Neg
+        | Op::Log
+        | Op::Sqrt
+        | Op::Reciproca
+        | Op::Relu
+        | Op::Positiva
+        | Op::Scala
+        | Op::Summa
+        | Op::Media
+        | Op::SummaAxis
+        | Op::MediaAxis
+        | Op::MaximumAxis
+        | Op::Argmax
+        | Op::Transpone
+        | Op::TransponeUltimas
+        | Op::Permute
+        | Op::Sectio
+        | Op::Angusta
+        | Op::Concatena
+        | Op::LarvaCausalis
+        | Op::Strue
+        | Op::Normalis
+        | Op::Uniformis
+        | Op::Multinomialis
+        | Op::Planata
+        | Op::RetroNihil
+        | Op::RetroAdde
+        | Op::RetroImple
+        | Op::RetroAdFormam
+        | Op::RetroDilata
+        | Op::RetroMaximum
+        | Op::RetroInpone
+        | Op::RetroPermute
+        | Op::RetroPars
+        | Op::AdamwPassus => Some(same_kernel),
         _ => None,
     }
 }
@@ -156,7 +199,7 @@ fn crea_f32(op: Op, a: &[&Value], _: RunF64) -> FResult<Value> {
     Ok(Value::tensor(t))
 }
 
-/// For ops whose kernel never reads elements (see [`native_f32`]).
+/// For ops whose kernel never reads elements or is dtype-aware (see [`native_f32`]).
 fn same_kernel(op: Op, a: &[&Value], run: RunF64) -> FResult<Value> {
     run(op, a)
 }

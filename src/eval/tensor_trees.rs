@@ -2,6 +2,10 @@
 //! the element-wise sum of two trees (`retro_adde`, a gradient accumulated), records,
 //! lists and tuples walked in step. Whether an accumulation may keep its addend is the
 //! tensor runtime's call (`tensor::accumulation_is_addend`).
+//!
+//! Element types: a tensor's zeros are of its type (f32 zeros share blocks as f64 ones
+//! do), and the sums are the dtype-aware `tensor::add`; an f32 leaf and a number add
+//! the number unrounded (tensor/elementwise_f32.rs).
 
 use std::rc::Rc;
 
@@ -9,14 +13,14 @@ use super::tensor_args::kr;
 use super::value::Value;
 use super::{fault, FResult};
 use crate::diag::codes;
-use crate::tensor::{self as k, Tensor};
+use crate::tensor::{self as k, DType, Tensor};
 
 /// A value of the same structure with every number zero (gradients of parameter
 /// trees): tensors → zeros, floats → 0.0, records/lists/tuples element-wise; other
 /// leaves (ints, texts) → `nihil`.
 pub(super) fn zeros_like(v: &Value) -> FResult<Value> {
     Ok(match v {
-        Value::Tensor(t) => Value::tensor(kr(Tensor::zeros(t.shape()))?),
+        Value::Tensor(t) => Value::tensor(kr(Tensor::zeros_of(t.dtype(), t.shape()))?),
         Value::Float(_) => Value::Float(0.0),
         Value::List(items) => Value::list(items.iter().map(zeros_like).collect::<FResult<_>>()?),
         Value::Tuple(items) => Value::Tuple(Rc::new(
@@ -41,6 +45,12 @@ pub(super) fn deep_add(a: &Value, b: &Value) -> FResult<Value> {
         // check and its size limit: tensor/accumulate.rs).
         (Value::Tensor(x), Value::Tensor(y)) if k::accumulation_is_addend(x, y) => b.clone(),
         (Value::Tensor(x), Value::Tensor(y)) => Value::tensor(kr(k::add(x, y))?),
+        // An f32 tensor and a number: the number not rounded first (elementwise_f32.rs).
+        (Value::Tensor(x), Value::Float(f)) | (Value::Float(f), Value::Tensor(x))
+            if x.dtype() == DType::F32 =>
+        {
+            Value::tensor(kr(k::add_scalar(x, *f))?)
+        }
         (Value::Tensor(x), Value::Float(f)) | (Value::Float(f), Value::Tensor(x)) => {
             Value::tensor(kr(k::add(x, &Tensor::scalar(*f)))?)
         }

@@ -1,8 +1,12 @@
 //! When an accumulation `x + y` (a gradient added into its accumulator) is `y` itself,
 //! bit for bit, so that the evaluator can keep `y` instead of forming the sum: IEEE
 //! gives `−0.0 + y = y` for every y and `+0.0 + y = y` except `y = −0.0`.
+//!
+//! The same holds in f32: two f32 tensors are checked on their f32 bits; an
+//! accumulation whose operands have different types is never skipped (the add promotes
+//! it to f64).
 
-use super::Tensor;
+use super::{DType, Tensor};
 
 /// Accumulations of fewer elements may skip a zero accumulator that is not a shared
 /// zero block: the check reads both operands on one thread, which from this size costs
@@ -15,6 +19,7 @@ const SKIP_ZERO_ADD_BELOW: usize = 1 << 16;
 #[inline(always)]
 pub fn accumulation_is_addend(x: &Tensor, y: &Tensor) -> bool {
     x.shape() == y.shape()
+        && x.dtype() == y.dtype()
         && if x.is_shared_zeros() {
             !has_neg_zero(y)
         } else {
@@ -27,7 +32,7 @@ pub fn accumulation_is_addend(x: &Tensor, y: &Tensor) -> bool {
 /// iteration as `retro_nihil`): no pass over `x` at all.
 #[inline(always)]
 pub fn shared_zeros_add_is_addend(x: &Tensor, y: &Tensor) -> bool {
-    x.same_shape(y) && x.is_shared_zeros() && !has_neg_zero(y)
+    x.same_shape(y) && x.dtype() == y.dtype() && x.is_shared_zeros() && !has_neg_zero(y)
 }
 
 /// Whether `x + y` is `y` bit for bit: every x is ±0.0 (−0.0 + y = y for every y;
@@ -35,6 +40,9 @@ pub fn shared_zeros_add_is_addend(x: &Tensor, y: &Tensor) -> bool {
 /// first non-zero element, so an accumulator already holding gradients costs a
 /// glance.
 pub fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
+    if x.dtype() == DType::F32 {
+        return x.dtype() == y.dtype() && adds_nothing_f32(x.data32(), y);
+    }
     // Chunks of 64 with branch-free inner loops (they vectorise), early exit between.
     let mut pos_zero = false;
     for c in x.data().chunks(64) {
@@ -52,9 +60,40 @@ pub fn adds_nothing(x: &Tensor, y: &Tensor) -> bool {
     !pos_zero || !has_neg_zero(y)
 }
 
+/// [`adds_nothing`] of an f32 accumulator `x` and an f32 `y`.
+fn adds_nothing_f32(x: &[f32], y: &Tensor) -> bool {
+    let mut pos_zero = false;
+    for c in x.chunks(64) {
+        let (mut nonzero, mut pz) = (0u32, 0u32);
+        for v in c {
+            let b = v.to_bits();
+            nonzero |= b << 1;
+            pz |= u32::from(b == 0);
+        }
+        if nonzero != 0 {
+            return false;
+        }
+        pos_zero |= pz != 0;
+    }
+    !pos_zero || !has_neg_zero(y)
+}
+
 /// Whether some element of `y` is −0.0 (chunked, branch-free inner loops; compiled
 /// for AVX-512 where the CPU has it — baseline x86-64 has no 64-bit vector compare).
 pub fn has_neg_zero(y: &Tensor) -> bool {
+    if let Some(y) = y.data_f32() {
+        const NEG_ZERO: u32 = 0x8000_0000;
+        return super::par_f32::wide(
+            #[inline(always)]
+            || {
+                y.chunks(64).any(|c| {
+                    c.iter()
+                        .fold(0u32, |a, v| a | u32::from(v.to_bits() == NEG_ZERO))
+                        != 0
+                })
+            },
+        );
+    }
     #[inline(always)]
     fn scan(y: &[f64]) -> bool {
         const NEG_ZERO: u64 = 0x8000_0000_0000_0000;

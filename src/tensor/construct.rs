@@ -1,7 +1,7 @@
 //! Construction: `crea` (fill), `vacua` (zeros), `strue` (from a flat list).
 
 use super::dtype::Store;
-use super::{alloc, checked_numel, fmt_shape, Shape, TResult, Tensor, TensorError};
+use super::{alloc, checked_numel, fmt_shape, DType, Shape, TResult, Tensor, TensorError};
 
 /// Converts a user shape (`lista<numerus>`) to dimensions: a negative size is
 /// a `Shape` error; the element count is checked against the limit.
@@ -31,7 +31,8 @@ const SHARED_ZEROS_MAX: usize = 1 << 22;
 
 #[derive(Default)]
 struct SharedZeros {
-    blocks: std::collections::HashMap<usize, super::dtype::Store>,
+    /// One block per element count and type.
+    blocks: std::collections::HashMap<(usize, DType), super::dtype::Store>,
     elements: usize,
 }
 
@@ -53,27 +54,59 @@ impl Tensor {
         Ok(Tensor::from_parts(shape, v))
     }
 
+    /// [`Tensor::full`] of element type `dtype` (an f32 tensor holds `fill` rounded
+    /// once).
+    pub fn full_of(dtype: DType, fill: f64, shape: &[usize]) -> TResult<Tensor> {
+        match dtype {
+            DType::F64 => Tensor::full(fill, shape),
+            DType::F32 => Tensor::full_f32(fill as f32, shape),
+        }
+    }
+
+    /// [`Tensor::from_flat`] of element type `dtype` (an f32 tensor holds each value
+    /// rounded once).
+    pub fn from_flat_of(dtype: DType, data: Vec<f64>, shape: &[usize]) -> TResult<Tensor> {
+        match dtype {
+            DType::F64 => Tensor::from_flat(data, shape),
+            DType::F32 => {
+                super::flat_len(data.len(), shape)?;
+                let mut v = super::f32_vec(data.len())?;
+                v.extend(data.iter().map(|&x| x as f32));
+                Tensor::from_f32(v, shape)
+            }
+        }
+    }
+
     /// `vacua`: zero-filled (rank 0: one 0.0). From [`SHARED_ZEROS_FROM`] elements
     /// the tensors of one size share a cached block of zeros (tensors are immutable and
     /// a write copies first): the zero accumulators of a backward pass then cost
     /// nothing after the first step, and [`Tensor::is_shared_zeros`] recognises them.
     pub fn zeros(shape: &[usize]) -> TResult<Tensor> {
+        Tensor::zeros_of(DType::F64, shape)
+    }
+
+    /// [`Tensor::zeros`] of element type `dtype` (f32 zeros share their own blocks).
+    pub fn zeros_of(dtype: DType, shape: &[usize]) -> TResult<Tensor> {
         let n = checked_numel(shape)?;
+        let fresh = |shape: &[usize]| match dtype {
+            DType::F64 => Tensor::full(0.0, shape),
+            DType::F32 => Tensor::full_f32(0.0, shape),
+        };
         if n < SHARED_ZEROS_FROM {
-            return Tensor::full(0.0, shape);
+            return fresh(shape);
         }
-        if let Some(data) = ZEROS.with(|z| z.borrow().blocks.get(&n).cloned()) {
+        if let Some(data) = ZEROS.with(|z| z.borrow().blocks.get(&(n, dtype)).cloned()) {
             return Ok(Tensor {
                 shape: Shape::new(shape),
                 data,
             });
         }
-        let t = Tensor::full(0.0, shape)?;
+        let t = fresh(shape)?;
         ZEROS.with(|z| {
             let mut z = z.borrow_mut();
             if z.elements + n <= SHARED_ZEROS_MAX {
                 z.elements += n;
-                z.blocks.insert(n, t.data.clone());
+                z.blocks.insert((n, dtype), t.data.clone());
             }
         });
         Ok(t)
@@ -87,9 +120,10 @@ impl Tensor {
             && ZEROS.with(|z| {
                 z.borrow()
                     .blocks
-                    .get(&n)
+                    .get(&(n, self.dtype()))
                     .is_some_and(|b| match (b, &self.data) {
                         (Store::F64(b), Store::F64(d)) => b.ptr_eq(d),
+                        (Store::F32(b), Store::F32(d)) => std::rc::Rc::ptr_eq(b, d),
                         _ => false,
                     })
             })

@@ -2,13 +2,14 @@
 //! precision policy of the run in force on this thread (the element type of floating
 //! tensors made from numbers, lists and files), and the conversions between the two.
 //!
-//! * F64 storage is the copy-on-write block of buf.rs; every kernel of this module reads
-//!   and writes f64 slices through [`Tensor::data`].
+//! * F64 storage is the copy-on-write block of buf.rs; the f64 kernels read and write
+//!   f64 slices through [`Tensor::data`].
 //! * F32 storage is a shared, copy-on-write `Vec<f32>` ([`Tensor::data_f32`],
-//!   [`Tensor::from_f32`]): half the bytes. No kernel of this module reads it yet: the
-//!   evaluator widens an op's f32 operands to f64, runs the f64 kernel and rounds each
-//!   tensor result once to f32 (src/eval/tensor_dtype.rs; docs/precision.md). A native
-//!   f32 kernel takes `&[f32]` and fills a `Vec<f32>` handed to [`Tensor::from_f32`].
+//!   [`Tensor::from_f32`]): half the bytes. The dtype-aware entries run it with their
+//!   native f32 kernels; for the other ops the evaluator widens an op's f32 operands to
+//!   f64, runs the f64 kernel and rounds each tensor result once to f32
+//!   (src/eval/tensor_dtype.rs; docs/precision.md). A native f32 kernel takes `&[f32]`
+//!   and fills a `Vec<f32>` from [`f32_vec`] handed to [`Tensor::from_f32`].
 //! * f64 → f32 is Rust's `as`: round to nearest, ties to even, once; f32 → f64 is exact.
 //!
 //! [`Tensor::data`] on an f32 tensor is a bug of the caller (an f64-only path reached

@@ -6,15 +6,26 @@
 //! Each kernel makes one allocation for its result and runs a tight loop the
 //! compiler vectorises; the costly transcendental maps run row-parallel above
 //! a size threshold (results never depend on the thread count).
+//!
+//! Element types: `addita`, `subtrahe`, `multiplica`, `divide` (with a tensor or a
+//! number), `addita_bias`, `neg`, `scala`, `reciproca`, `log`, `sqrt`, `relu` and
+//! `positiva` run an f32 tensor in f32 (elementwise_f32.rs, whose docs give the bounds
+//! and the rule for number operands) and an f64 tensor with the code below, unchanged.
+//! Two tensor operands of different types promote: the f32 one is widened exactly and
+//! the f64 kernel runs. `exp` and `tanh` take f64 tensors only.
 
 use std::mem::MaybeUninit;
 
+use super::elem::widened;
+use super::elementwise_f32::{
+    add_bias_t32, binary_t32, check_divisor_t32, scalar_t32, unary_t32, BinOp, UnaryOp,
+};
 use super::par::{build, build_from, PAR_MIN_CHEAP};
 use super::shape::broadcast_shapes;
 use super::tanh::{map_tanh_cr, tanh_exp, PlainTanh};
 use super::{
-    alloc, bias_conflict, checked_numel, exp_cr_map, fmt_shape, vec_for_tensor, TResult, Tensor,
-    TensorError,
+    alloc, bias_conflict, checked_numel, exp_cr_map, fmt_shape, vec_for_tensor, DType, TResult,
+    Tensor, TensorError,
 };
 
 /// Strides of `shape` viewed inside the broadcast shape `out` (0 on
@@ -31,13 +42,25 @@ pub(in crate::tensor) fn broadcast_strides(shape: &[usize], out: &[usize]) -> Ve
     strides
 }
 
+/// The broadcast shape of `a` and `b`, or `name`'s `Shape` error.
+fn broadcast_named(name: &str, a: &Tensor, b: &Tensor) -> TResult<Vec<usize>> {
+    broadcast_shapes(a.shape(), b.shape()).map_err(|e| TensorError {
+        message: format!("{name}: {}", e.message),
+        ..e
+    })
+}
+
 #[inline(always)]
 fn binary<F: Fn(f64, f64) -> f64 + Copy + Sync>(
     name: &str,
+    op: BinOp,
     a: &Tensor,
     b: &Tensor,
     f: F,
 ) -> TResult<Tensor> {
+    if a.dtype() != DType::F64 || b.dtype() != DType::F64 {
+        return binary_other(name, op, a, b);
+    }
     if a.same_shape(b) {
         let (ad, bd) = (a.data(), b.data());
         let out = build(ad.len(), 1, |start, dst| {
@@ -48,10 +71,7 @@ fn binary<F: Fn(f64, f64) -> f64 + Copy + Sync>(
         })?;
         return Ok(Tensor::shaped_like(a, out));
     }
-    let shape = broadcast_shapes(a.shape(), b.shape()).map_err(|e| TensorError {
-        message: format!("{name}: {}", e.message),
-        ..e
-    })?;
+    let shape = broadcast_named(name, a, b)?;
     let n = checked_numel(&shape)?;
     let mut out = alloc(n)?;
     if b.numel() == 1 && a.numel() == n {
@@ -111,30 +131,68 @@ fn binary<F: Fn(f64, f64) -> f64 + Copy + Sync>(
     Ok(Tensor::from_parts(shape, out))
 }
 
+/// [`binary`] when an operand is f32: both f32 run the f32 kernel; an f32 and an f64
+/// operand promote (the f32 one widened exactly, the f64 kernel).
+#[cold]
+#[inline(never)]
+fn binary_other(name: &str, op: BinOp, a: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    if a.dtype() == DType::F32 && b.dtype() == DType::F32 {
+        let shape = if a.same_shape(b) {
+            a.shape().to_vec()
+        } else {
+            broadcast_named(name, a, b)?
+        };
+        let n = checked_numel(&shape)?;
+        return binary_t32(op, a, b, &shape, n);
+    }
+    let (a, b) = (widened(a)?, widened(b)?);
+    match op {
+        BinOp::Add => add(&a, &b),
+        BinOp::Sub => sub(&a, &b),
+        BinOp::Mul => mul(&a, &b),
+        BinOp::Div => div(&a, &b),
+    }
+}
+
 /// `a.addita(b)`: `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    binary("addita", a, b, |x, y| x + y)
+    binary("addita", BinOp::Add, a, b, |x, y| x + y)
 }
 
 /// `a.subtrahe(b)`: `a − b` with broadcasting.
 pub fn sub(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    binary("subtrahe", a, b, |x, y| x - y)
+    binary("subtrahe", BinOp::Sub, a, b, |x, y| x - y)
 }
 
 /// `a.multiplica(b)` / `a ⊙ b`: `a · b` elementwise with broadcasting.
 pub fn mul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    binary("multiplica", a, b, |x, y| x * y)
+    binary("multiplica", BinOp::Mul, a, b, |x, y| x * y)
 }
 
 /// `a.divide(b)`: checked quotient; any zero (±0) or non-finite element of
 /// `b` is a `Domain` error.
 pub fn div(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    if let Some(&bad) = b.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {
+    if b.dtype() == DType::F32 {
+        check_divisor_t32(b)?;
+    } else if let Some(&bad) = b.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {
         return Err(TensorError::domain(format!(
             "divide: divisor element {bad}"
         )));
     }
-    binary("divide", a, b, |x, y| x / y)
+    binary("divide", BinOp::Div, a, b, |x, y| x / y)
+}
+
+/// `x.divide(s)` for a number `s`: a zero or non-finite `s` is `divide`'s `Domain`
+/// error; else `x / s` per element (an f64 tensor: as `div` by a rank-0 `s`, the same
+/// bits).
+pub fn div_scalar(x: &Tensor, s: f64) -> TResult<Tensor> {
+    if s == 0.0 || !s.is_finite() {
+        return Err(TensorError::domain(format!("divide: divisor element {s}")));
+    }
+    match x.dtype() {
+        DType::F64 => unary(x, |v| v / s),
+        DType::F32 => scalar_t32(BinOp::Div, x, s),
+    }
 }
 
 /// `x.addita_bias(b)`: `x[…, C] + b[C]`, the bias added to every last-axis row.
@@ -150,6 +208,11 @@ pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
             )))
         }
     };
+    match (x.dtype(), b.dtype()) {
+        (DType::F64, DType::F64) => {}
+        (DType::F32, DType::F32) => return add_bias_t32(x, b),
+        _ => return add_bias(&widened(x)?, &widened(b)?),
+    }
     let (xd, bd) = (x.data(), b.data());
     let out = build(if c > 0 { xd.len() } else { 0 }, c, |start, dst| {
         let rows = xd[start..start + dst.len()].chunks_exact(c);
@@ -208,26 +271,41 @@ pub(in crate::tensor) fn map_slices<F: Fn(&[f64], &mut [f64]) + Sync>(
 
 /// `x.neg()`: `−x`.
 pub fn neg(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Neg, x);
+    }
     unary(x, |v| -v)
 }
 
 /// `x.scala(f)`: `x · f`.
 pub fn scale(x: &Tensor, factor: f64) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return scalar_t32(BinOp::Mul, x, factor);
+    }
     unary(x, |v| v * factor)
 }
 
 /// `x.addita(y)` for a number `y`: `x + y` per element.
 pub fn add_scalar(x: &Tensor, y: f64) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return scalar_t32(BinOp::Add, x, y);
+    }
     unary(x, |v| v + y)
 }
 
 /// `x.subtrahe(y)` for a number `y`: `x − y` per element.
 pub fn sub_scalar(x: &Tensor, y: f64) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return scalar_t32(BinOp::Sub, x, y);
+    }
     unary(x, |v| v - y)
 }
 
 /// `x.reciproca()`: `1 / x`; a zero or non-finite element is a `Domain` error.
 pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Reciprocal, x);
+    }
     if let Some(&bad) = x.data().iter().find(|v| **v == 0.0 || !v.is_finite()) {
         return Err(TensorError::domain(format!("reciproca: element {bad}")));
     }
@@ -246,6 +324,9 @@ pub fn exp(x: &Tensor) -> TResult<Tensor> {
 
 /// `x.log()`: natural log; an element ≤ 0 or NaN is a `Domain` error.
 pub fn log(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Log, x);
+    }
     if let Some(&bad) = x.data().iter().find(|v| v.is_nan() || **v <= 0.0) {
         return Err(TensorError::domain(format!(
             "log: element {bad} is not positive"
@@ -257,6 +338,9 @@ pub fn log(x: &Tensor) -> TResult<Tensor> {
 /// `x.sqrt()`: square root (correctly rounded); an element < 0 or NaN is a
 /// `Domain` error (−0.0 gives −0.0).
 pub fn sqrt(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Sqrt, x);
+    }
     if let Some(&bad) = x.data().iter().find(|v| v.is_nan() || **v < 0.0) {
         return Err(TensorError::domain(format!(
             "sqrt: element {bad} is negative"
@@ -287,11 +371,17 @@ pub fn tanh_exp_identity(x: &Tensor) -> TResult<Tensor> {
 
 /// `x.relu()`: `x` where `x > 0` (NaN stays NaN), else `0.0`.
 pub fn relu(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Relu, x);
+    }
     unary(x, |v| if v > 0.0 || v.is_nan() { v } else { 0.0 })
 }
 
 /// `x.positiva()`, ReLU's derivative mask: `1.0` where `x > 0`, else `0.0`.
 pub fn positive(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return unary_t32(UnaryOp::Positive, x);
+    }
     let mut out = vec_for_tensor(x.numel());
     out.extend(x.data().iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }));
     Tensor::from_flat(out, x.shape())

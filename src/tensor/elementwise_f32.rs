@@ -1,16 +1,38 @@
 //! Element-wise f32 kernels (issue 21): the broadcast binary ops `addita`, `subtrahe`,
-//! `multiplica`/`⊙`, `divide`, the bias add `addita_bias` and the scaling `scala`, on
-//! row-major slices with their shapes.
+//! `multiplica`/`⊙`, `divide`, the bias add `addita_bias`, the maps by a number
+//! (`scala`, and `addita`/`subtrahe`/`multiplica`/`divide` with a number operand) and
+//! the unary maps `neg`, `relu`, `positiva`, `sqrt`, `reciproca`, `log` — on row-major
+//! slices with their shapes, and as the f32 arms of the Tensor-level entries of
+//! elementwise.rs (`*_t32`, every result written once, never zero-filled first).
 //!
-//! Each result is the IEEE single-precision operation on the two f32 operands —
-//! correctly rounded (½ ulp), as numpy float32 computes it; `scala` by an f32 factor
-//! likewise. Blocks of elements split between threads never change an element's
-//! result. The divisor checks (`divide`'s Domain error on a zero or non-finite
-//! divisor) stay with the caller, as the f64 `div` does them before its loop.
+//! Bounds:
+//! * Two f32 tensor operands: each result is the IEEE single-precision operation —
+//!   correctly rounded (½ ulp), as numpy float32 computes it.
+//! * **A number operand** (an f64: `x.scala(0.1)`, `x.addita(1e-6)`) **is not rounded to
+//!   f32 first**: each result is the f64 operation on the exactly widened element and
+//!   the number, rounded once to f32. That is the value the widen-compute-round path
+//!   gave before these kernels (docs/precision.md), and it is within
+//!   `½ ulp + 2⁻⁵³·|exact|` of the exact result (two roundings, the first at f64). When
+//!   the number is an f32 value (0.5, 2, −1e9, any `(s as f32) as f64 == s`) it is the
+//!   f32 operation, computed so: the correctly rounded result, bit for bit what numpy
+//!   float32 and PyTorch give for an f32 tensor and that number. Otherwise PyTorch
+//!   (which rounds the number to f32 first) can differ by an ulp.
+//! * `neg`, `relu`, `positiva` are exact; `sqrt` and `reciproca` correctly rounded;
+//!   `log` is ln in f64 (glibc, < 1 ulp of f64) rounded once — faithfully rounded,
+//!   tested against mpmath points (tests/tensor_f32.rs).
+//!
+//! Blocks of elements split between threads never change an element's result. The
+//! domain checks (`divide`'s zero or non-finite divisor, `log` of x ≤ 0, `sqrt` of
+//! x < 0, `reciproca` of 0 or a non-finite x) are the f64 ops' errors with the same
+//! words; the offending element is shown as the f32 it is (its shortest decimal).
 
+use std::mem::MaybeUninit;
+
+use super::elem::{as_slots, f32_like, f32_tensor, filled_f32};
 use super::elementwise::broadcast_strides;
-use super::par::PAR_MIN_MAP;
+use super::par::{PAR_MIN_CHEAP, PAR_MIN_MAP};
 use super::par_f32::{par_blocks, wide, SendPtrOf};
+use super::{TResult, Tensor, TensorError};
 
 /// A binary element-wise operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +68,19 @@ pub fn binary_f32(
     out_shape: &[usize],
     out: &mut [f32],
 ) {
+    binary_into(op, a, ash, b, bsh, out_shape, as_slots(out))
+}
+
+/// [`binary_f32`] into slots to write.
+fn binary_into(
+    op: BinOp,
+    a: &[f32],
+    ash: &[usize],
+    b: &[f32],
+    bsh: &[usize],
+    out_shape: &[usize],
+    out: &mut [MaybeUninit<f32>],
+) {
     match op {
         BinOp::Add => binary_with(a, ash, b, bsh, out_shape, out, |x, y| x + y),
         BinOp::Sub => binary_with(a, ash, b, bsh, out_shape, out, |x, y| x - y),
@@ -61,7 +96,7 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
     b: &[f32],
     bsh: &[usize],
     shape: &[usize],
-    out: &mut [f32],
+    out: &mut [MaybeUninit<f32>],
     f: F,
 ) {
     let n = out.len();
@@ -78,7 +113,7 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
                 #[inline(always)]
                 || {
                     for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
-                        *o = f(x, y);
+                        o.write(f(x, y));
                     }
                 },
             )
@@ -91,7 +126,7 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
             #[inline(always)]
             || {
                 for (o, &x) in out.iter_mut().zip(a) {
-                    *o = f(x, y);
+                    o.write(f(x, y));
                 }
             },
         );
@@ -102,7 +137,7 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
             #[inline(always)]
             || {
                 for (o, &y) in out.iter_mut().zip(b) {
-                    *o = f(x, y);
+                    o.write(f(x, y));
                 }
             },
         );
@@ -125,22 +160,27 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
                             .zip(&a[oa..oa + inner])
                             .zip(&b[ob..ob + inner])
                         {
-                            *o = f(x, y);
+                            o.write(f(x, y));
                         }
                     }
                     (0, 1) => {
                         let x = a[oa];
                         for (o, &y) in run.iter_mut().zip(&b[ob..ob + inner]) {
-                            *o = f(x, y);
+                            o.write(f(x, y));
                         }
                     }
                     (1, 0) => {
                         let y = b[ob];
                         for (o, &x) in run.iter_mut().zip(&a[oa..oa + inner]) {
-                            *o = f(x, y);
+                            o.write(f(x, y));
                         }
                     }
-                    _ => run.fill(f(a[oa], b[ob])),
+                    _ => {
+                        let v = f(a[oa], b[ob]);
+                        for o in run.iter_mut() {
+                            o.write(v);
+                        }
+                    }
                 }
                 for ax in (0..rank - 1).rev() {
                     idx[ax] += 1;
@@ -160,6 +200,11 @@ fn binary_with<F: Fn(f32, f32) -> f32 + Copy + Sync>(
 
 /// `x.addita_bias(b)`: `out = x[…, c] + b[c]` for every row of `c = b.len()` elements.
 pub fn add_bias_f32(x: &[f32], b: &[f32], out: &mut [f32]) {
+    add_bias_into(x, b, as_slots(out))
+}
+
+/// [`add_bias_f32`] into slots to write.
+fn add_bias_into(x: &[f32], b: &[f32], out: &mut [MaybeUninit<f32>]) {
     let c = b.len();
     if c == 0 {
         return;
@@ -176,7 +221,7 @@ pub fn add_bias_f32(x: &[f32], b: &[f32], out: &mut [f32]) {
                     .zip(x[start..start + len].chunks_exact(c))
                 {
                     for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(b) {
-                        *o = v + w;
+                        o.write(v + w);
                     }
                 }
             },
@@ -186,15 +231,28 @@ pub fn add_bias_f32(x: &[f32], b: &[f32], out: &mut [f32]) {
 
 /// `x.scala(s)` for an f32 factor: `out = x·s`, each product correctly rounded.
 pub fn scale_f32(x: &[f32], s: f32, out: &mut [f32]) {
-    let op = SendPtrOf::new(out.as_mut_ptr());
-    par_blocks(x.len(), 1, PAR_MIN_MAP, |start, len| {
+    map_into(x, as_slots(out), PAR_MIN_MAP, move |v| v * s)
+}
+
+/// `out[i] = f(x[i])` (one length), blocks split between threads from `min_par`
+/// elements, each compiled for the widest vectors the CPU has.
+#[inline(always)]
+fn map_into<F: Fn(f32) -> f32 + Copy + Sync>(
+    x: &[f32],
+    out: &mut [MaybeUninit<f32>],
+    min_par: usize,
+    f: F,
+) {
+    let o = SendPtrOf::new(out.as_mut_ptr());
+    par_blocks(x.len(), 1, min_par, |start, len| {
         // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
-        let o = unsafe { op.part(start, len) };
+        let dst = unsafe { o.part(start, len) };
+        let src = &x[start..start + len];
         wide(
             #[inline(always)]
             || {
-                for (o, &v) in o.iter_mut().zip(&x[start..start + len]) {
-                    *o = v * s;
+                for (d, &v) in dst.iter_mut().zip(src) {
+                    d.write(f(v));
                 }
             },
         )
@@ -250,27 +308,116 @@ impl UnaryOp {
 
 /// `out[i] = op(x[i])` (one length), blocks split between threads for large inputs.
 pub fn unary_f32(op: UnaryOp, x: &[f32], out: &mut [f32]) {
-    let o = SendPtrOf::new(out.as_mut_ptr());
-    par_blocks(x.len(), 1, PAR_MIN_MAP, |start, len| {
-        // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
-        let dst = unsafe { o.part(start, len) };
-        let src = &x[start..start + len];
-        match op {
-            UnaryOp::Log => {
-                for (d, &v) in dst.iter_mut().zip(src) {
-                    *d = UnaryOp::Log.apply(v);
+    unary_into(op, x, as_slots(out))
+}
+
+/// [`unary_f32`] into slots to write: one loop per op (the op chosen outside it).
+fn unary_into(op: UnaryOp, x: &[f32], out: &mut [MaybeUninit<f32>]) {
+    match op {
+        UnaryOp::Neg => map_into(x, out, PAR_MIN_MAP, |v| UnaryOp::Neg.apply(v)),
+        UnaryOp::Relu => map_into(x, out, PAR_MIN_MAP, |v| UnaryOp::Relu.apply(v)),
+        UnaryOp::Positive => map_into(x, out, PAR_MIN_MAP, |v| UnaryOp::Positive.apply(v)),
+        UnaryOp::Sqrt => map_into(x, out, PAR_MIN_MAP, |v| UnaryOp::Sqrt.apply(v)),
+        UnaryOp::Reciprocal => map_into(x, out, PAR_MIN_MAP, |v| 1.0 / v),
+        UnaryOp::Log => {
+            // A libm call per element: no wider vectors to gain, more threads sooner.
+            let o = SendPtrOf::new(out.as_mut_ptr());
+            par_blocks(x.len(), 1, PAR_MIN_CHEAP, |start, len| {
+                // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
+                let dst = unsafe { o.part(start, len) };
+                for (d, &v) in dst.iter_mut().zip(&x[start..start + len]) {
+                    d.write(UnaryOp::Log.apply(v));
                 }
-            }
-            _ => wide(
-                #[inline(always)]
-                || {
-                    for (d, &v) in dst.iter_mut().zip(src) {
-                        *d = op.apply(v);
-                    }
-                },
-            ),
+            })
         }
-    });
+    }
+}
+
+// ---- the f32 arms of elementwise.rs's Tensor-level entries ----
+
+/// `a op b` of two f32 tensors, `shape` their checked broadcast shape (`a`'s when the
+/// shapes agree) of `n` elements.
+pub(in crate::tensor) fn binary_t32(
+    op: BinOp,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    n: usize,
+) -> TResult<Tensor> {
+    let (ad, bd) = (a.data32(), b.data32());
+    let out = filled_f32(n, |dst| {
+        binary_into(op, ad, a.shape(), bd, b.shape(), shape, dst)
+    })?;
+    Ok(f32_tensor(shape, out))
+}
+
+/// `x op s` per element for a number `s` (module docs: the f32 operation when `s` is
+/// an f32 value, else the f64 operation rounded once — the same results).
+pub(in crate::tensor) fn scalar_t32(op: BinOp, x: &Tensor, s: f64) -> TResult<Tensor> {
+    let s32 = s as f32;
+    if s32 as f64 == s {
+        match op {
+            BinOp::Add => map_t32(x, move |v| v + s32),
+            BinOp::Sub => map_t32(x, move |v| v - s32),
+            BinOp::Mul => map_t32(x, move |v| v * s32),
+            BinOp::Div => map_t32(x, move |v| v / s32),
+        }
+    } else {
+        match op {
+            BinOp::Add => map_t32(x, move |v| (v as f64 + s) as f32),
+            BinOp::Sub => map_t32(x, move |v| (v as f64 - s) as f32),
+            BinOp::Mul => map_t32(x, move |v| (v as f64 * s) as f32),
+            BinOp::Div => map_t32(x, move |v| (v as f64 / s) as f32),
+        }
+    }
+}
+
+#[inline(always)]
+fn map_t32<F: Fn(f32) -> f32 + Copy + Sync>(x: &Tensor, f: F) -> TResult<Tensor> {
+    let xd = x.data32();
+    let out = filled_f32(xd.len(), |dst| map_into(xd, dst, PAR_MIN_MAP, f))?;
+    Ok(f32_like(x, out))
+}
+
+/// `x.addita_bias(b)` of f32 tensors whose shapes the caller has checked.
+pub(in crate::tensor) fn add_bias_t32(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
+    let (xd, bd) = (x.data32(), b.data32());
+    let out = filled_f32(xd.len(), |dst| add_bias_into(xd, bd, dst))?;
+    Ok(f32_like(x, out))
+}
+
+/// `op(x)` of an f32 tensor, with the f64 op's domain check and words.
+pub(in crate::tensor) fn unary_t32(op: UnaryOp, x: &Tensor) -> TResult<Tensor> {
+    let xd = x.data32();
+    let bad = |pred: fn(f32) -> bool| xd.iter().copied().find(|&v| pred(v));
+    let err = match op {
+        UnaryOp::Sqrt => {
+            bad(|v| v.is_nan() || v < 0.0).map(|v| format!("sqrt: element {v} is negative"))
+        }
+        UnaryOp::Log => {
+            bad(|v| v.is_nan() || v <= 0.0).map(|v| format!("log: element {v} is not positive"))
+        }
+        UnaryOp::Reciprocal => {
+            bad(|v| v == 0.0 || !v.is_finite()).map(|v| format!("reciproca: element {v}"))
+        }
+        _ => None,
+    };
+    if let Some(message) = err {
+        return Err(TensorError::domain(message));
+    }
+    let out = filled_f32(xd.len(), |dst| unary_into(op, xd, dst))?;
+    Ok(f32_like(x, out))
+}
+
+/// `divide`'s check of an f32 divisor: a zero (±0) or non-finite element is a `Domain`
+/// error (the f64 op's words).
+pub(in crate::tensor) fn check_divisor_t32(b: &Tensor) -> TResult<()> {
+    match b.data32().iter().find(|v| **v == 0.0 || !v.is_finite()) {
+        Some(bad) => Err(TensorError::domain(format!(
+            "divide: divisor element {bad}"
+        ))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

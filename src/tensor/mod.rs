@@ -7,10 +7,12 @@
 //! numeric recipe and error cases.
 //!
 //! * A tensor stores f64 or f32 elements ([`DType`], dtype.rs; docs/precision.md).
-//!   Every kernel here computes in f64 on f64 tensors ([`Tensor::data`]); the
-//!   evaluator runs an op on f32 tensors by widening them, running the f64 kernel and
-//!   rounding each tensor result once to f32 (src/eval/tensor_dtype.rs), until an op
-//!   has a native f32 kernel. Integer tensors (token ids) hold integral values.
+//!   A dtype-aware entry (the element-wise ops, reductions, shape copies, VJP helpers,
+//!   seeded constructors, AdamW) runs an f64 tensor with its f64 code and an f32
+//!   tensor with its f32 kernel (`*_f32.rs`; the copies: one body generic over the
+//!   element, elem.rs). For the other ops the evaluator widens f32 operands, runs the
+//!   f64 kernel and rounds each tensor result once to f32 (src/eval/tensor_dtype.rs).
+//!   Integer tensors (token ids) hold integral values.
 //! * F64 storage is one reference-counted block (`buf::Buf`), F32 storage a shared
 //!   `Vec<f32>`, both copy-on-write; shapes of rank ≤ 4 are held inline (no
 //!   allocation).
@@ -41,6 +43,7 @@ mod buf;
 mod construct;
 mod dd;
 mod dtype;
+mod elem;
 mod elementwise;
 mod elementwise_f32;
 mod embedding;
@@ -474,20 +477,34 @@ impl Tensor {
     /// Validates that every element is an integer in `[0, bound)` and returns
     /// them as indices (ids for gathers, targets, argmax results).
     pub fn to_indices(&self, bound: usize, what: &str) -> TResult<Vec<usize>> {
-        let mut out = Vec::with_capacity(self.numel());
-        for &v in self.values().iter() {
-            if v.fract() != 0.0 || !v.is_finite() {
-                return Err(TensorError::index(format!(
-                    "{what}: id {v} is not an integer"
-                )));
-            }
-            if v < 0.0 || v >= bound as f64 {
-                return Err(TensorError::index(format!(
-                    "{what}: id {v} out of range 0..{bound}"
-                )));
-            }
-            out.push(v as usize);
+        // An f32 tensor's elements widened one by one (no widened copy first).
+        match self.data_f32() {
+            Some(d) => indices(d.iter().map(|&v| v as f64), self.numel(), bound, what),
+            None => indices(self.data().iter().copied(), self.numel(), bound, what),
         }
-        Ok(out)
     }
+}
+
+/// [`Tensor::to_indices`] of `n` values.
+fn indices(
+    values: impl Iterator<Item = f64>,
+    n: usize,
+    bound: usize,
+    what: &str,
+) -> TResult<Vec<usize>> {
+    let mut out = Vec::with_capacity(n);
+    for v in values {
+        if v.fract() != 0.0 || !v.is_finite() {
+            return Err(TensorError::index(format!(
+                "{what}: id {v} is not an integer"
+            )));
+        }
+        if v < 0.0 || v >= bound as f64 {
+            return Err(TensorError::index(format!(
+                "{what}: id {v} out of range 0..{bound}"
+            )));
+        }
+        out.push(v as usize);
+    }
+    Ok(out)
 }

@@ -3,10 +3,17 @@
 //! written with `scala`, `addita`, `⊙`, `sqrt` and `divide` (gradus:optimize before
 //! this kernel). Each element goes through exactly those operations in that order, so
 //! the results are the bits the unfused ops give.
+//!
+//! Four f32 tensors run the f32 step (optim_f32.rs): the same operations in f64 from
+//! the exactly widened elements and the f64 coefficients (they are not rounded to f32),
+//! each of p′, m′, v′ rounded once — the bits the f64 step gives on the widened tensors,
+//! rounded. Tensors of both types promote to f64.
 
+use super::elem::widened;
+use super::optim_f32::adamw_t32;
 use super::par::SendPtr;
 use super::pool::run_blocks;
-use super::{alloc, fmt_shape, threads, TResult, Tensor, TensorError};
+use super::{alloc, fmt_shape, threads, DType, TResult, Tensor, TensorError};
 
 /// Leaves split over threads from this many elements (each block's elements depend
 /// only on their own index, so the results never depend on the thread count).
@@ -49,6 +56,14 @@ pub fn adamw_step(
                 fmt_shape(p.shape()),
                 super::shape_difference(t.shape(), p.shape())
             )));
+        }
+    }
+    match [p, g, m, v].map(|t| t.dtype() == DType::F32) {
+        [false, false, false, false] => {}
+        [true, true, true, true] => return adamw_t32(p, g, m, v, c),
+        _ => {
+            let w = |t: &Tensor| widened(t);
+            return adamw_step(&w(p)?, &w(g)?, &w(m)?, &w(v)?, c);
         }
     }
     let n = p.numel();

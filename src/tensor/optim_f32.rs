@@ -10,8 +10,11 @@
 //! rounding; p′ within `½ ulp + 2⁻⁵⁰·(|p·decay| + |m′/d·step|)`. Blocks of elements
 //! split between threads never change an element's result.
 
+use std::mem::MaybeUninit;
+
+use super::elem::{as_slots, f32_like};
 use super::par_f32::{par_blocks, wide, SendPtrOf};
-use super::AdamCoef;
+use super::{f32_vec, AdamCoef, TResult, Tensor};
 
 /// Elements from which a leaf is split between threads.
 const PAR_MIN: usize = 1 << 14;
@@ -28,6 +31,21 @@ pub fn adamw_step_f32(
     po: &mut [f32],
     mo: &mut [f32],
     vo: &mut [f32],
+) {
+    adamw_into(p, g, m, v, c, as_slots(po), as_slots(mo), as_slots(vo))
+}
+
+/// [`adamw_step_f32`] into slots to write.
+#[allow(clippy::too_many_arguments)]
+fn adamw_into(
+    p: &[f32],
+    g: &[f32],
+    m: &[f32],
+    v: &[f32],
+    c: &AdamCoef,
+    po: &mut [MaybeUninit<f32>],
+    mo: &mut [MaybeUninit<f32>],
+    vo: &mut [MaybeUninit<f32>],
 ) {
     let n = p.len();
     let (pb, mb, vb) = (
@@ -55,13 +73,44 @@ pub fn adamw_step_f32(
                     let m1 = mv * c.beta1 + gv * c.one_minus_beta1;
                     let v1 = vv * c.beta2 + (gv * gv) * c.one_minus_beta2;
                     let d = v1.sqrt() * c.inv_bc2_sqrt + c.eps;
-                    pw[i] = (pv * c.decay - (m1 / d) * c.step) as f32;
-                    mw[i] = m1 as f32;
-                    vw[i] = v1 as f32;
+                    pw[i].write((pv * c.decay - (m1 / d) * c.step) as f32);
+                    mw[i].write(m1 as f32);
+                    vw[i].write(v1 as f32);
                 }
             },
         )
     });
+}
+
+/// `p.adamw_passus(g, m, v, c)` of four f32 tensors of one shape (checked by the
+/// caller): the triple (p′, m′, v′) of f32 tensors of that shape.
+pub(in crate::tensor) fn adamw_t32(
+    p: &Tensor,
+    g: &Tensor,
+    m: &Tensor,
+    v: &Tensor,
+    c: &AdamCoef,
+) -> TResult<(Tensor, Tensor, Tensor)> {
+    let n = p.numel();
+    let (pd, gd, md, vd) = (p.data32(), g.data32(), m.data32(), v.data32());
+    let (mut po, mut mo, mut vo) = (f32_vec(n)?, f32_vec(n)?, f32_vec(n)?);
+    adamw_into(
+        pd,
+        gd,
+        md,
+        vd,
+        c,
+        &mut po.spare_capacity_mut()[..n],
+        &mut mo.spare_capacity_mut()[..n],
+        &mut vo.spare_capacity_mut()[..n],
+    );
+    // SAFETY: `adamw_into` wrote each of the n slots of the three.
+    unsafe {
+        po.set_len(n);
+        mo.set_len(n);
+        vo.set_len(n);
+    }
+    Ok((f32_like(p, po), f32_like(p, mo), f32_like(p, vo)))
 }
 
 #[cfg(test)]

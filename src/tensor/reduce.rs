@@ -7,14 +7,30 @@
 //! `summa` adds left to right starting from 0.0; axis reductions start from
 //! the first slice along the axis and add the others in index order (the
 //! column-sum recipe of docs/ops.md).
+//!
+//! An f32 tensor is reduced natively (reduce_f32.rs): `summa` and `media` to a number
+//! are f64 sums of its f32 elements in reduce_f32.rs's fixed lane order (not rounded to
+//! f32: [`sum_value`], [`mean_value`]; [`sum`] and [`mean`] give that value rounded once
+//! as a rank-0 f32 tensor); the axis sums and means are f64 sums in the order above,
+//! rounded once; `maximum_axis`, `argmax` and `retro_maximum` are one generic body for
+//! both types (elem.rs), exact. An f32 `argmax` gives its indices as an f32 tensor
+//! (exact below 2²⁴).
 
 use std::mem::MaybeUninit;
 
+use super::elem::{widened, Elem, Sink};
 use super::par::{build_from, PAR_MIN_MAP};
-use super::{alloc, fmt_shape, vec_for_tensor, Out, TResult, Tensor, TensorError};
+use super::reduce_f32::{
+    max_axis_t32, sum_axis_backward_t32, sum_axis_t32, sum_f32, sum_to_shape_t32,
+};
+use super::{fmt_shape, vec_for_tensor, DType, Out, TResult, Tensor, TensorError};
 
-/// `x.summa()`: in-order sum of every element, starting from 0.0 → rank 0.
+/// `x.summa()`: in-order sum of every element, starting from 0.0 → rank 0 (an f32
+/// tensor: the f64 sum of [`sum_value`] rounded once, a rank-0 f32 tensor).
 pub fn sum(x: &Tensor) -> TResult<Tensor> {
+    if x.dtype() == DType::F32 {
+        return Tensor::from_f32(vec![sum_f32(x.data32()) as f32], &[]);
+    }
     Ok(Tensor::scalar(sum_slice(x.data())))
 }
 
@@ -26,22 +42,32 @@ pub(in crate::tensor) fn sum_slice(v: &[f64]) -> f64 {
     acc
 }
 
-/// `x.media()`: `summa ÷ count` → rank 0; an empty tensor is a `Shape` error.
+/// `x.media()`: `summa ÷ count` → rank 0; an empty tensor is a `Shape` error (an f32
+/// tensor: [`mean_value`] rounded once, a rank-0 f32 tensor).
 pub fn mean(x: &Tensor) -> TResult<Tensor> {
-    Ok(Tensor::scalar(mean_value(x)?))
+    let m = mean_value(x)?;
+    if x.dtype() == DType::F32 {
+        return Tensor::from_f32(vec![m as f32], &[]);
+    }
+    Ok(Tensor::scalar(m))
 }
 
-/// [`sum`]'s one element, without a rank-0 tensor.
+/// [`sum`]'s one element, without a rank-0 tensor: for an f32 tensor the f64 sum of
+/// its elements in reduce_f32.rs's fixed lane order, not rounded.
 pub fn sum_value(x: &Tensor) -> f64 {
+    if x.dtype() == DType::F32 {
+        return sum_f32(x.data32());
+    }
     sum_slice(x.data())
 }
 
-/// [`mean`]'s one element, without a rank-0 tensor.
+/// [`mean`]'s one element, without a rank-0 tensor: for an f32 tensor [`sum_value`]
+/// divided by the count in f64, not rounded.
 pub fn mean_value(x: &Tensor) -> TResult<f64> {
     if x.numel() == 0 {
         return Err(TensorError::shape("media: the tensor has no elements"));
     }
-    Ok(sum_slice(x.data()) / x.numel() as f64)
+    Ok(sum_value(x) / x.numel() as f64)
 }
 
 /// Splits `shape` around `axis` into (outer, size, inner) and the result shape.
@@ -154,6 +180,9 @@ unsafe fn fold_run_avx512<F: Fn(f64, f64) -> f64>(
 /// in order); `keep` keeps the axis with size 1. An empty axis sums to 0.0.
 pub fn sum_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
     let (outer, d, inner, out_shape) = around("summa_axis", x, axis, keepdim)?;
+    if x.dtype() == DType::F32 {
+        return sum_axis_t32(x, (outer, d, inner), &out_shape, false);
+    }
     if d == 0 {
         return Tensor::zeros(&out_shape);
     }
@@ -169,6 +198,9 @@ pub fn mean_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
         return Err(TensorError::shape(format!(
             "media_axis: axis {axis} is empty"
         )));
+    }
+    if x.dtype() == DType::F32 {
+        return sum_axis_t32(x, (outer, d, inner), &out_shape, true);
     }
     let mut out = fold_axis(x, outer, d, inner, |a, v| a + v)?;
     let n = d as f64;
@@ -186,6 +218,9 @@ pub fn max_axis(x: &Tensor, axis: usize, keepdim: bool) -> TResult<Tensor> {
         return Err(TensorError::shape(format!(
             "maximum_axis: axis {axis} is empty"
         )));
+    }
+    if x.dtype() == DType::F32 {
+        return max_axis_t32(x, (outer, d, inner), &out_shape);
     }
     let out = fold_axis(
         x,
@@ -214,11 +249,21 @@ pub fn argmax(x: &Tensor) -> TResult<Tensor> {
     if c == 0 {
         return Err(TensorError::shape("argmax: the last axis is empty"));
     }
-    let mut out = alloc(x.numel() / c)?;
-    for row in x.data().chunks_exact(c) {
+    match x.dtype() {
+        DType::F64 => argmax_of::<f64>(x, c, rows_shape),
+        DType::F32 => argmax_of::<f32>(x, c, rows_shape),
+    }
+}
+
+/// [`argmax`] of rows of `c ≥ 1` elements, the indices in `x`'s element type.
+fn argmax_of<T: Elem>(x: &Tensor, c: usize, rows_shape: &[usize]) -> TResult<Tensor> {
+    let mut out = T::buf(x.numel() / c)?;
+    for row in T::of(x).chunks_exact(c) {
         let mut best = 0usize;
         for (j, &v) in row.iter().enumerate() {
-            if v.is_nan() {
+            // NaN is the one value unequal to itself.
+            #[allow(clippy::eq_op)]
+            if v != v {
                 best = j;
                 break;
             }
@@ -226,9 +271,9 @@ pub fn argmax(x: &Tensor) -> TResult<Tensor> {
                 best = j;
             }
         }
-        out.push(best as f64);
+        out.put(T::from_index(best));
     }
-    Ok(Tensor::from_parts(rows_shape, out))
+    Ok(T::finish(rows_shape, out))
 }
 
 /// `g.summa_ad_formam(shape)` *(VJP helper)*: reduces a broadcast result `g`
@@ -254,6 +299,9 @@ pub fn sum_to_shape(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
                 super::broadcast_conflict(shape, gs)
             }
         )));
+    }
+    if g.dtype() == DType::F32 {
+        return sum_to_shape_t32(g, shape);
     }
     let mut cur = g.clone();
     while cur.rank() > shape.len() {
@@ -301,6 +349,9 @@ fn reduced_split(
 pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> TResult<Tensor> {
     let shape = like.shape();
     let (outer, n, inner) = reduced_split("retro_dilata", g, shape, axis)?;
+    if g.dtype() == DType::F32 {
+        return sum_axis_backward_t32(g, shape, (outer, n, inner), mean);
+    }
     let scale = if mean { 1.0 / n as f64 } else { 1.0 };
     let gd = g.data();
     let mut out = vec_for_tensor(like.numel());
@@ -318,9 +369,22 @@ pub fn sum_axis_backward(g: &Tensor, like: &Tensor, axis: usize, mean: bool) -> 
 pub fn max_axis_backward(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor> {
     let shape = x.shape();
     let (outer, n, inner) = reduced_split("retro_maximum", g, shape, axis)?;
-    let (xd, gd) = (x.data(), g.data());
-    let mut out = vec_for_tensor(x.numel());
-    out.resize(x.numel(), 0.0);
+    match (g.dtype(), x.dtype()) {
+        (DType::F64, DType::F64) => {}
+        (DType::F32, DType::F32) => return max_axis_backward_of::<f32>(g, x, (outer, n, inner)),
+        _ => return max_axis_backward(&widened(g)?, &widened(x)?, axis),
+    }
+    max_axis_backward_of::<f64>(g, x, (outer, n, inner))
+}
+
+/// [`max_axis_backward`] of checked operands of one element type.
+fn max_axis_backward_of<T: Elem>(
+    g: &Tensor,
+    x: &Tensor,
+    (outer, n, inner): (usize, usize, usize),
+) -> TResult<Tensor> {
+    let (xd, gd) = (T::of(x), T::of(g));
+    let mut out = T::zeros(x.numel())?;
     for o in 0..outer {
         for i in 0..inner {
             let mut best = 0;
@@ -334,7 +398,7 @@ pub fn max_axis_backward(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor>
             }
         }
     }
-    Tensor::from_flat(out, shape)
+    Ok(T::finish(x.shape(), out))
 }
 
 #[cfg(test)]

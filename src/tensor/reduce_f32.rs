@@ -17,9 +17,12 @@
 //! ulp). The tests check `|ŷ − S| ≤ ulp(S)/2 + n·2⁻⁵³·Σ|tᵢ|` against a compensated f64
 //! reference.
 
+use std::mem::MaybeUninit;
+
+use super::elem::{as_slots, f32_tensor, filled_f32};
 use super::par_f32::{par_blocks, wide, SendPtrOf};
 use super::shape::broadcast_shapes;
-use super::{fmt_shape, TResult, TensorError};
+use super::{fmt_shape, TResult, Tensor, TensorError};
 
 /// The lanes of a fixed-order sum, combined in their fixed tree (module docs).
 #[inline(always)]
@@ -146,11 +149,29 @@ const PAR_MIN_FOLD: usize = 1 << 15;
 /// order from the first slice, times `scale` (1, or 1/d for the mean) in f64, rounded
 /// once. `out` has `outer·inner` elements; d = 0 gives zeros.
 pub fn sum_axis_f32(x: &[f32], outer: usize, d: usize, inner: usize, scale: f64, out: &mut [f32]) {
+    sum_axis_into(x, outer, d, inner, as_slots(out), move |a| {
+        (a * scale) as f32
+    })
+}
+
+/// [`sum_axis_f32`] into slots to write, each position's f64 sum finished by `fin`
+/// (d = 0: `fin(0.0)`).
+#[inline(always)]
+fn sum_axis_into<F: Fn(f64) -> f32 + Copy + Sync>(
+    x: &[f32],
+    outer: usize,
+    d: usize,
+    inner: usize,
+    out: &mut [MaybeUninit<f32>],
+    fin: F,
+) {
     let n = outer * inner;
     debug_assert_eq!(out.len(), n);
     debug_assert_eq!(x.len(), outer * d * inner);
     if d == 0 {
-        out.fill(0.0);
+        for o in out.iter_mut() {
+            o.write(fin(0.0));
+        }
         return;
     }
     let op = SendPtrOf::new(out.as_mut_ptr());
@@ -160,7 +181,7 @@ pub fn sum_axis_f32(x: &[f32], outer: usize, d: usize, inner: usize, scale: f64,
         let dst = unsafe { op.part(start, len) };
         wide(
             #[inline(always)]
-            || fold_block(x, d, inner, scale, start, dst),
+            || fold_block(x, d, inner, start, dst, fin),
         )
     });
 }
@@ -168,7 +189,14 @@ pub fn sum_axis_f32(x: &[f32], outer: usize, d: usize, inner: usize, scale: f64,
 /// Output positions `start..start + dst.len()` of [`sum_axis_f32`], a run of inner
 /// positions side by side (vectorised; each position's sum in order).
 #[inline(always)]
-fn fold_block(x: &[f32], d: usize, inner: usize, scale: f64, start: usize, dst: &mut [f32]) {
+fn fold_block<F: Fn(f64) -> f32>(
+    x: &[f32],
+    d: usize,
+    inner: usize,
+    start: usize,
+    dst: &mut [MaybeUninit<f32>],
+    fin: F,
+) {
     let end = start + dst.len();
     let mut pos = start;
     let mut acc: Vec<f64> = Vec::new();
@@ -191,10 +219,49 @@ fn fold_block(x: &[f32], d: usize, inner: usize, scale: f64, start: usize, dst: 
             .iter_mut()
             .zip(&acc)
         {
-            *o = (a * scale) as f32;
+            o.write(fin(a));
         }
         pos += i1 - i0;
     }
+}
+
+/// `maximum_axis` on a row-major f32 tensor seen as `[outer, d, inner]` (d ≥ 1): the
+/// first slice, then `max(acc, x[o, k, i])` for k in index order, a NaN taken over
+/// (as the f64 fold). Exact: the result is one of the elements.
+#[inline(always)]
+fn max_axis_into(x: &[f32], d: usize, inner: usize, out: &mut [MaybeUninit<f32>]) {
+    let op = SendPtrOf::new(out.as_mut_ptr());
+    par_blocks(out.len(), 1, PAR_MIN_FOLD.div_ceil(d), |start, len| {
+        // SAFETY: [start, start + len) lies inside `out`, no other block covers it.
+        let dst = unsafe { op.part(start, len) };
+        wide(
+            #[inline(always)]
+            || {
+                let end = start + len;
+                let mut pos = start;
+                while pos < end {
+                    let (o, i0) = (pos / inner, pos % inner);
+                    let i1 = inner.min(i0 + (end - pos));
+                    let block = &x[o * d * inner..(o + 1) * d * inner];
+                    let acc = &mut dst[pos - start..pos - start + (i1 - i0)];
+                    for (a, &v) in acc.iter_mut().zip(&block[i0..i1]) {
+                        a.write(v);
+                    }
+                    // SAFETY: every slot of `acc` was written just above.
+                    let acc = unsafe { &mut *(acc as *mut [MaybeUninit<f32>] as *mut [f32]) };
+                    for k in 1..d {
+                        let row = &block[k * inner + i0..k * inner + i1];
+                        for (a, &v) in acc.iter_mut().zip(row) {
+                            if v > *a || v.is_nan() {
+                                *a = v;
+                            }
+                        }
+                    }
+                    pos += i1 - i0;
+                }
+            },
+        )
+    });
 }
 
 /// `(outer, d, inner)` of `shape` around `axis`, or a `Shape` error.
@@ -289,6 +356,18 @@ pub fn sum_axis_backward_f32(
     mean: bool,
     out: &mut [f32],
 ) {
+    sum_axis_backward_into(g, outer, d, inner, mean, as_slots(out))
+}
+
+/// [`sum_axis_backward_f32`] into slots to write.
+fn sum_axis_backward_into(
+    g: &[f32],
+    outer: usize,
+    d: usize,
+    inner: usize,
+    mean: bool,
+    out: &mut [MaybeUninit<f32>],
+) {
     debug_assert_eq!(g.len(), outer * inner);
     let inv = if mean { 1.0 / d as f64 } else { 1.0 };
     if inner == 0 || d == 0 {
@@ -298,10 +377,64 @@ pub fn sum_axis_backward_f32(
         let gr = &g[o * inner..(o + 1) * inner];
         for slice in block.chunks_exact_mut(inner) {
             for (s, &v) in slice.iter_mut().zip(gr) {
-                *s = if mean { (v as f64 * inv) as f32 } else { v };
+                s.write(if mean { (v as f64 * inv) as f32 } else { v });
             }
         }
     }
+}
+
+// ---- the f32 arms of reduce.rs's Tensor-level entries (shapes checked there) ----
+
+/// `summa_axis` (`mean`: `media_axis`, the f64 sum divided by d) of an f32 tensor seen
+/// as `[outer, d, inner]`, each result the f64 sum in index order rounded once (the
+/// f64 op's order: the same value the f64 kernel gives on the widened tensor).
+pub(in crate::tensor) fn sum_axis_t32(
+    x: &Tensor,
+    (outer, d, inner): (usize, usize, usize),
+    out_shape: &[usize],
+    mean: bool,
+) -> TResult<Tensor> {
+    let xd = x.data32();
+    let out = filled_f32(outer * inner, |dst| {
+        if mean {
+            let n = d as f64;
+            sum_axis_into(xd, outer, d, inner, dst, move |a| (a / n) as f32)
+        } else {
+            sum_axis_into(xd, outer, d, inner, dst, |a| a as f32)
+        }
+    })?;
+    Ok(f32_tensor(out_shape, out))
+}
+
+/// `maximum_axis` of an f32 tensor seen as `[outer, d, inner]`, d ≥ 1.
+pub(in crate::tensor) fn max_axis_t32(
+    x: &Tensor,
+    (outer, d, inner): (usize, usize, usize),
+    out_shape: &[usize],
+) -> TResult<Tensor> {
+    let xd = x.data32();
+    let out = filled_f32(outer * inner, |dst| max_axis_into(xd, d, inner, dst))?;
+    Ok(f32_tensor(out_shape, out))
+}
+
+/// `summa_ad_formam` of an f32 cotangent to a `shape` the caller has checked.
+pub(in crate::tensor) fn sum_to_shape_t32(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
+    let v = sum_to_shape_f32(g.data32(), g.shape(), shape)?;
+    Ok(f32_tensor(shape, v))
+}
+
+/// `retro_dilata` of an f32 cotangent `g` (checked: `outer·inner` elements) to `shape`.
+pub(in crate::tensor) fn sum_axis_backward_t32(
+    g: &Tensor,
+    shape: &[usize],
+    (outer, d, inner): (usize, usize, usize),
+    mean: bool,
+) -> TResult<Tensor> {
+    let n = outer * d * inner;
+    let out = filled_f32(n, |dst| {
+        sum_axis_backward_into(g.data32(), outer, d, inner, mean, dst)
+    })?;
+    Ok(f32_tensor(shape, out))
 }
 
 #[cfg(test)]

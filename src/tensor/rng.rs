@@ -18,8 +18,18 @@
 //! ```
 //! Tensors are filled in row-major order, one draw (or one `normal`, i.e. two
 //! uniforms) per element.
+//!
+//! f32 tensors (`*_of(DType::F32, …)`, a `multinomial` of f32 probabilities) take the
+//! same draws: each f64 value rounded once to f32 — except that a uniform draw which
+//! rounds up to 1.0 (those ≥ 1 − 2⁻²⁵) becomes the largest f32 below 1, so f32
+//! uniforms stay in [0, 1) as the f64 ones do. `multinomial` samples an f32 row from its
+//! exactly widened values (the same draw as the f64 row) and gives f32 indices.
 
-use super::{alloc, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+use super::elem::{Elem, Sink};
+use super::{alloc, checked_numel, f32_vec, fmt_shape, DType, TResult, Tensor, TensorError};
+
+/// The largest f32 below 1.
+const BELOW_ONE_F32: f32 = 1.0 - f32::EPSILON / 2.0;
 
 /// SplitMix64 generator (Steele, Lea, Flood 2014).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +76,34 @@ impl SplitMix64 {
         Ok(self.next_u64() % n)
     }
 
+    /// [`SplitMix64::uniform_tensor`] of element type `dtype` (module docs).
+    pub fn uniform_tensor_of(&mut self, dtype: DType, shape: &[usize]) -> TResult<Tensor> {
+        if dtype == DType::F64 {
+            return self.uniform_tensor(shape);
+        }
+        let n = checked_numel(shape)?;
+        let mut out = f32_vec(n)?;
+        out.extend((0..n).map(|_| (self.uniform() as f32).min(BELOW_ONE_F32)));
+        Tensor::from_f32(out, shape)
+    }
+
+    /// [`SplitMix64::normal_tensor`] of element type `dtype` (module docs).
+    pub fn normal_tensor_of(
+        &mut self,
+        dtype: DType,
+        shape: &[usize],
+        mean: f64,
+        std: f64,
+    ) -> TResult<Tensor> {
+        if dtype == DType::F64 {
+            return self.normal_tensor(shape, mean, std);
+        }
+        let n = checked_numel(shape)?;
+        let mut out = f32_vec(n)?;
+        out.extend((0..n).map(|_| (mean + std * self.normal()) as f32));
+        Tensor::from_f32(out, shape)
+    }
+
     /// A tensor of uniform [0, 1) draws.
     pub fn uniform_tensor(&mut self, shape: &[usize]) -> TResult<Tensor> {
         let n = checked_numel(shape)?;
@@ -85,8 +123,14 @@ impl SplitMix64 {
     /// One index drawn from an unnormalised probability row (see the module
     /// docs). Elements must be finite and ≥ 0 with a positive total.
     pub fn sample(&mut self, probs: &[f64]) -> TResult<usize> {
+        self.sample_of(probs)
+    }
+
+    /// [`SplitMix64::sample`] of a row of either element type (f32 widened exactly).
+    fn sample_of<T: Elem + Into<f64>>(&mut self, probs: &[T]) -> TResult<usize> {
         let mut total = 0.0;
         for &p in probs {
+            let p: f64 = p.into();
             if !(p >= 0.0 && p.is_finite()) {
                 return Err(TensorError::domain(format!(
                     "multinomial: probability {p} is negative or not finite"
@@ -102,12 +146,12 @@ impl SplitMix64 {
         let u = self.uniform() * total;
         let mut c = 0.0;
         for (i, &p) in probs.iter().enumerate() {
-            c += p;
+            c += p.into();
             if u < c {
                 return Ok(i);
             }
         }
-        Ok(probs.iter().rposition(|&p| p > 0.0).unwrap_or(0))
+        Ok(probs.iter().rposition(|&p| p > T::ZERO).unwrap_or(0))
     }
 
     /// `multinomial(p)`: one draw per last-axis row of a rank-1 `[V]` (→ rank
@@ -126,11 +170,24 @@ impl SplitMix64 {
         if v == 0 {
             return Err(TensorError::shape("multinomial: no classes"));
         }
-        let mut out = alloc(probs.numel() / v)?;
-        for row in probs.data().chunks_exact(v) {
-            out.push(self.sample(row)? as f64);
+        match probs.dtype() {
+            DType::F64 => self.multinomial_of::<f64>(probs, v, &rows_shape),
+            DType::F32 => self.multinomial_of::<f32>(probs, v, &rows_shape),
         }
-        Ok(Tensor::from_parts(rows_shape, out))
+    }
+
+    /// [`SplitMix64::multinomial`] of checked rows of `v ≥ 1` classes.
+    fn multinomial_of<T: Elem + Into<f64>>(
+        &mut self,
+        probs: &Tensor,
+        v: usize,
+        rows_shape: &[usize],
+    ) -> TResult<Tensor> {
+        let mut out = T::buf(probs.numel() / v)?;
+        for row in T::of(probs).chunks_exact(v) {
+            out.put(T::from_index(self.sample_of(row)?));
+        }
+        Ok(T::finish(rows_shape, out))
     }
 }
 

@@ -2,8 +2,14 @@
 //! `angusta` (narrow), `concatena`, NumPy broadcasting of two shapes, and the
 //! backward helpers of these ops (`transpone_ultimas`, the inverse permutation,
 //! `retro_pars`, `retro_inpone`).
+//!
+//! The copies move elements without arithmetic, so each is one body generic over the
+//! element type (elem.rs): an f64 tensor runs it on f64 (the code it always ran), an
+//! f32 tensor on f32, the result of the operand's type. A `concatena` of an f32 and an
+//! f64 tensor promotes the f32 one (exactly) and gives f64.
 
-use super::{alloc, checked_numel, fmt_shape, TResult, Tensor, TensorError};
+use super::elem::{widened, Elem, Sink};
+use super::{checked_numel, fmt_shape, DType, TResult, Tensor, TensorError};
 
 /// NumPy broadcasting: align shapes at the right; each pair of sizes must be
 /// equal or one of them 1.
@@ -55,9 +61,16 @@ pub fn transpose(x: &Tensor) -> TResult<Tensor> {
             fmt_shape(x.shape())
         )));
     };
-    let src = x.data();
-    let mut out = alloc(r * c)?;
-    out.resize(r * c, 0.0);
+    match x.dtype() {
+        DType::F64 => transpose_of::<f64>(x, r, c),
+        DType::F32 => transpose_of::<f32>(x, r, c),
+    }
+}
+
+fn transpose_of<T: Elem>(x: &Tensor, r: usize, c: usize) -> TResult<Tensor> {
+    let src = T::of(x);
+    let mut out = T::buf(r * c)?;
+    out.fill_to(r * c, T::ZERO);
     // Blocked so both sides stay in cache.
     const B: usize = 32;
     for i0 in (0..r).step_by(B) {
@@ -69,7 +82,7 @@ pub fn transpose(x: &Tensor) -> TResult<Tensor> {
             }
         }
     }
-    Ok(Tensor::from_parts([c, r], out))
+    Ok(T::finish(&[c, r], out))
 }
 
 /// `x.permuta(axes)`: output axis `i` is input axis `axes[i]`; `axes` must be
@@ -95,6 +108,15 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
     if rank == 2 && axes == [1, 0] {
         return transpose(x);
     }
+    match x.dtype() {
+        DType::F64 => permute_of::<f64>(x, axes),
+        DType::F32 => permute_of::<f32>(x, axes),
+    }
+}
+
+/// [`permute`] of a checked permutation `axes` (not the rank-2 transpose).
+fn permute_of<T: Elem>(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
+    let rank = x.rank();
     let shape = x.shape();
     let mut in_strides = vec![1usize; rank];
     for i in (0..rank.saturating_sub(1)).rev() {
@@ -104,16 +126,16 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
     let strides: Vec<usize> = axes.iter().map(|&a| in_strides[a]).collect();
     let n = x.numel();
     if n == 0 || rank == 0 {
-        let mut out = alloc(n)?;
-        out.extend_from_slice(x.data());
-        return Ok(Tensor::from_parts(out_shape, out));
+        let mut out = T::buf(n)?;
+        out.put_slice(T::of(x));
+        return Ok(T::finish(&out_shape, out));
     }
-    let src = x.data();
+    let src = T::of(x);
     let last = rank - 1;
     let (inner, inner_stride) = (out_shape[last], strides[last]);
     // Blocks of whole output runs (one run = the last axis) on the pool's threads;
     // each block finds its first run's source offset from its index.
-    let out = super::par::build(n, inner, |start, dst| {
+    let out = T::build(n, inner, super::par::PAR_MIN_MAP, |start, dst| {
         let mut idx = vec![0usize; rank];
         let mut q = start / inner;
         let mut base = 0usize;
@@ -148,7 +170,7 @@ pub fn permute(x: &Tensor, axes: &[usize]) -> TResult<Tensor> {
             }
         }
     })?;
-    Ok(Tensor::from_parts(out_shape, out))
+    Ok(T::finish(&out_shape, out))
 }
 
 /// `x.angusta(axis, a, b)`: indices `[a, b)` along `axis` (general narrow).
@@ -170,13 +192,27 @@ pub fn narrow(x: &Tensor, axis: usize, start: usize, end: usize) -> TResult<Tens
     let inner: usize = shape[axis + 1..].iter().product();
     let mut out_shape = shape.to_vec();
     out_shape[axis] = end - start;
-    let mut out = alloc(outer * (end - start) * inner)?;
-    let src = x.data();
+    match x.dtype() {
+        DType::F64 => narrow_of::<f64>(x, &out_shape, (outer, d, inner), start, end),
+        DType::F32 => narrow_of::<f32>(x, &out_shape, (outer, d, inner), start, end),
+    }
+}
+
+/// [`narrow`] of checked bounds: `x` seen as `[outer, d, inner]` around the axis.
+fn narrow_of<T: Elem>(
+    x: &Tensor,
+    out_shape: &[usize],
+    (outer, d, inner): (usize, usize, usize),
+    start: usize,
+    end: usize,
+) -> TResult<Tensor> {
+    let mut out = T::buf(outer * (end - start) * inner)?;
+    let src = T::of(x);
     for o in 0..outer {
         let base = (o * d + start) * inner;
-        out.extend_from_slice(&src[base..base + (end - start) * inner]);
+        out.put_slice(&src[base..base + (end - start) * inner]);
     }
-    Ok(Tensor::from_parts(out_shape, out))
+    Ok(T::finish(out_shape, out))
 }
 
 /// `x.sectio(a, b)`: rows `[a, b)` of axis 0.
@@ -241,16 +277,36 @@ pub fn concat(parts: &[&Tensor], axis: usize) -> TResult<Tensor> {
     let mut out_shape = first.shape().to_vec();
     out_shape[axis] = total;
     let n = checked_numel(&out_shape)?;
+    let f32s = parts.iter().filter(|p| p.dtype() == DType::F32).count();
+    if f32s == 0 {
+        concat_of::<f64>(parts, axis, &out_shape, n)
+    } else if f32s == parts.len() {
+        concat_of::<f32>(parts, axis, &out_shape, n)
+    } else {
+        // Both types: the f32 parts widened (exactly), an f64 result.
+        let wide: Vec<Tensor> = parts.iter().map(|p| widened(p)).collect::<TResult<_>>()?;
+        let refs: Vec<&Tensor> = wide.iter().collect();
+        concat_of::<f64>(&refs, axis, &out_shape, n)
+    }
+}
+
+/// [`concat`] of checked parts of one element type into `n` elements of `out_shape`.
+fn concat_of<T: Elem>(
+    parts: &[&Tensor],
+    axis: usize,
+    out_shape: &[usize],
+    n: usize,
+) -> TResult<Tensor> {
     let outer: usize = out_shape[..axis].iter().product();
     let inner: usize = out_shape[axis + 1..].iter().product();
-    let mut out = alloc(n)?;
+    let mut out = T::buf(n)?;
     for o in 0..outer {
         for p in parts {
             let w = p.shape()[axis] * inner;
-            out.extend_from_slice(&p.data()[o * w..(o + 1) * w]);
+            out.put_slice(&T::of(p)[o * w..(o + 1) * w]);
         }
     }
-    Ok(Tensor::from_parts(out_shape, out))
+    Ok(T::finish(out_shape, out))
 }
 
 /// `angusta`/`sectio` VJP *(helper)*: places `g` at `[start, start + len)`
@@ -272,15 +328,32 @@ pub fn pad_axis(g: &Tensor, axis: usize, start: usize, full: usize) -> TResult<T
     let mut out_shape = shape.to_vec();
     out_shape[axis] = full;
     let n = checked_numel(&out_shape)?;
-    let mut out = super::alloc_zeros(n)?;
+    match g.dtype() {
+        DType::F64 => pad_of::<f64>(g, axis, start, &out_shape, n),
+        DType::F32 => pad_of::<f32>(g, axis, start, &out_shape, n),
+    }
+}
+
+/// [`pad_axis`] of checked bounds into `n` elements of `out_shape`.
+fn pad_of<T: Elem>(
+    g: &Tensor,
+    axis: usize,
+    start: usize,
+    out_shape: &[usize],
+    n: usize,
+) -> TResult<Tensor> {
+    let shape = g.shape();
+    let full = out_shape[axis];
+    let mut out = T::zeros(n)?;
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
-    let w = len * inner;
+    let w = shape[axis] * inner;
+    let src = T::of(g);
     for o in 0..outer {
         let dst = (o * full + start) * inner;
-        out[dst..dst + w].copy_from_slice(&g.data()[o * w..(o + 1) * w]);
+        out[dst..dst + w].copy_from_slice(&src[o * w..(o + 1) * w]);
     }
-    Ok(Tensor::from_parts(out_shape, out))
+    Ok(T::finish(out_shape, out))
 }
 
 /// `x.transpone_ultimas()`: the last two axes swapped (rank ≥ 2).

@@ -12,10 +12,9 @@
 use std::mem::MaybeUninit;
 
 use super::row::exp_or_zero;
+use crate::tensor::elem::{Elem, Sink};
 use crate::tensor::par::build;
-use crate::tensor::{
-    alloc, exp_cr_in_place, fmt_shape, shape_difference, TResult, Tensor, TensorError,
-};
+use crate::tensor::{exp_cr_in_place, fmt_shape, shape_difference, TResult, Tensor, TensorError};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
 fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
@@ -224,11 +223,20 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
 }
 
 /// `x.larva_causalis(value)`: a copy of `x` (rank ≥ 2) with every entry whose
-/// last-axis index j exceeds its second-to-last index i set to `value`.
+/// last-axis index j exceeds its second-to-last index i set to `value` (an f32 tensor:
+/// an f32 copy, `value` rounded once).
 pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
     let (t1, t2) = matrix("larva_causalis", x)?;
-    let mut out = alloc(x.numel())?;
-    out.extend_from_slice(x.data());
+    match x.dtype() {
+        crate::tensor::DType::F64 => causal_mask_of::<f64>(x, t1, t2, value),
+        crate::tensor::DType::F32 => causal_mask_of::<f32>(x, t1, t2, value as f32),
+    }
+}
+
+/// [`causal_mask`] of either element type (elem.rs): a copy, then the fills.
+fn causal_mask_of<T: Elem>(x: &Tensor, t1: usize, t2: usize, value: T) -> TResult<Tensor> {
+    let mut out = T::buf(x.numel())?;
+    out.put_slice(T::of(x));
     if t1 > 0 && t2 > 0 {
         for m in out.chunks_exact_mut(t1 * t2) {
             for (i, row) in m.chunks_exact_mut(t2).enumerate() {
@@ -238,5 +246,5 @@ pub fn causal_mask(x: &Tensor, value: f64) -> TResult<Tensor> {
             }
         }
     }
-    Ok(Tensor::shaped_like(x, out))
+    Ok(T::finish(x.shape(), out))
 }
