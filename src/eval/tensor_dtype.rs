@@ -103,7 +103,26 @@ fn native_f32(op: Op) -> Option<Native> {
         // A fill is one rounding of the fill value: no f64 tensor on the way.
         Op::Crea => Some(crea_f32),
         // Products: matmul, lineare, their VJPs, the fused attention (src/tensor/matmul,
-        // src/tensor/attention.rs: dtype-aware entries).
+        // src/tensor/attention/: dtype-aware entries). Their kernels compute in f32 when
+        // every tensor operand is f32 (the sgemm, the f32 causal softmax rows), so the
+        // f64 entry runs them as they are.
+        Op::MatMul
+        | Op::MatMulNT
+        | Op::MatMulTN
+        | Op::Lineare
+        | Op::RetroMatMul
+        | Op::RetroMatMulAdde
+        | Op::RetroMatMulDerivata
+        | Op::AttentioPondera
+        | Op::AttentioApplica
+        | Op::Attentio
+        | Op::AttentioCumPonderibus
+        | Op::AttentioExPari
+        | Op::RetroAttentioPondera
+        | Op::RetroAttentioApplica
+        | Op::RetroAttentio
+        | Op::SoftmaxCausalis
+        | Op::RetroSoftmaxCausalis => Some(same_kernel),
         // Row kernels: GELU, softmax, LayerNorm, RMSNorm, cross-entropy, embedding.
         // Element-wise maps, reductions, shape copies, gradient trees, AdamW.
         _ => None,

@@ -41,6 +41,7 @@ mod buf;
 mod construct;
 mod dd;
 mod dtype;
+mod elem;
 mod elementwise;
 mod elementwise_f32;
 mod embedding;
@@ -92,7 +93,6 @@ use std::cell::Cell;
 use buf::Buf;
 use buf::Out;
 use dtype::{f32_in_f64_path, Store};
-#[allow(unused_imports)]
 pub(in crate::tensor) use dtype::{f32_vec, f64_in_f32_path};
 
 /// An empty `Vec` with room for `n` elements that becomes a tensor's storage
