@@ -108,12 +108,11 @@ pub(in crate::tensor) trait Float:
 {
     /// 0.
     const ZERO: Self;
-    /// Largest `m·n·k` of a batch of 2-D products that `matmul`'s automatic choice
-    /// gives the exact in-order kernel (f32: none — the sgemm takes every product).
-    const AUTO_EXACT_MAX_WORK: Option<usize>;
-    /// Whether dot products, mat-vec and vec-mat take the in-order loops (f64) rather
-    /// than the 2-D kernel on their matrix forms (f32).
-    const IN_ORDER_VECTORS: bool;
+    /// Whether small products take the exact in-order kernel under `matmul`'s
+    /// automatic choice (up to `EXACT_MATMUL_MAX_WORK`), and dot products, mat-vec and
+    /// vec-mat the in-order loops (f64: the oracles' recipe); else (f32) the sgemm takes
+    /// every product, vectors as their matrix forms.
+    const EXACT_SMALL: bool;
     /// The result buffer.
     type Out: ResultBuf<Self>;
 
@@ -170,8 +169,7 @@ pub(in crate::tensor) trait Float:
 
 impl Float for f64 {
     const ZERO: f64 = 0.0;
-    const AUTO_EXACT_MAX_WORK: Option<usize> = Some(super::EXACT_MATMUL_MAX_WORK);
-    const IN_ORDER_VECTORS: bool = true;
+    const EXACT_SMALL: bool = true;
     type Out = Out;
 
     #[inline(always)]
@@ -239,8 +237,7 @@ impl Float for f64 {
 
 impl Float for f32 {
     const ZERO: f32 = 0.0;
-    const AUTO_EXACT_MAX_WORK: Option<usize> = None;
-    const IN_ORDER_VECTORS: bool = false;
+    const EXACT_SMALL: bool = false;
     type Out = Out32;
 
     #[inline(always)]

@@ -9,12 +9,11 @@ use std::mem::MaybeUninit;
 
 use crate::tensor::elem::Float;
 use crate::tensor::gemm::{exact_strided, Strides, Tri};
+use crate::tensor::matmul::EXACT_MATMUL_MAX_WORK;
 use crate::tensor::par_f32::wide;
 use crate::tensor::softmax::causal_f32::{causal_row_backward_f32, causal_rows_f32};
 use crate::tensor::softmax::{causal_row_backward, causal_rows};
-use crate::tensor::{fmt_shape, TResult, Tensor, TensorError};
-
-use super::same_shape;
+use crate::tensor::{fmt_shape, shape_difference, TResult, Tensor, TensorError};
 
 /// The mask value of the masked scores (gradus's causal attention uses −1e9; in f32
 /// rounded once).
@@ -231,7 +230,7 @@ pub(super) struct Kernel {
 impl Kernel {
     pub(super) fn for_heads<T: Float>(g: &Heads) -> Kernel {
         Kernel {
-            exact: T::AUTO_EXACT_MAX_WORK.is_some_and(|max| g.work() <= max),
+            exact: T::EXACT_SMALL && g.work() <= EXACT_MATMUL_MAX_WORK,
         }
     }
 
@@ -489,4 +488,17 @@ fn when(causal: bool, tri: Tri) -> Tri {
     } else {
         Tri::Full
     }
+}
+
+/// A `Shape` error unless `x` has the shape of `like`.
+pub(super) fn same_shape(name: &str, what: &str, x: &Tensor, like: &Tensor) -> TResult<()> {
+    if x.shape() == like.shape() {
+        return Ok(());
+    }
+    Err(TensorError::shape(format!(
+        "{name}: {what} {} do not match {} ({})",
+        fmt_shape(x.shape()),
+        fmt_shape(like.shape()),
+        shape_difference(x.shape(), like.shape())
+    )))
 }

@@ -30,7 +30,7 @@
 
 mod heads;
 
-use heads::{Causal, Heads, Kernel};
+use heads::{same_shape, Causal, Heads, Kernel};
 
 use super::elem::{by_dtype, Float, ResultBuf};
 use super::par_f32::SendPtrOf;
@@ -355,19 +355,6 @@ fn backward_in<T: Causal>(
         gk.into_tensor(k.shape())?,
         gv.into_tensor(v.shape())?,
     ))
-}
-
-/// A `Shape` error unless `x` has the shape of `like`.
-fn same_shape(name: &str, what: &str, x: &Tensor, like: &Tensor) -> TResult<()> {
-    if x.shape() == like.shape() {
-        return Ok(());
-    }
-    Err(TensorError::shape(format!(
-        "{name}: {what} {} do not match {} ({})",
-        fmt_shape(x.shape()),
-        fmt_shape(like.shape()),
-        super::shape_difference(x.shape(), like.shape())
-    )))
 }
 
 /// The heads of values `v [B, T, D]` for weights `p [B, H, T, T]`.

@@ -224,7 +224,7 @@ fn small_2d<T: Float>(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tenso
     Some(out.into_tensor(&[m, n]))
 }
 
-/// A product with a vector operand in f32 (`T::IN_ORDER_VECTORS` false): the product
+/// A product with a vector operand in f32 (`T::EXACT_SMALL` false): the product
 /// of its matrix forms — a left vector `[k]` as `[1, k]`, a right one as `[k, 1]` —
 /// with that axis dropped from the result; `None` for two matrices or batches. Shapes
 /// that do not fit give the error of the vector form. A transposed matrix operand
@@ -268,7 +268,7 @@ fn matmul_mode<T: Float>(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResu
     // f64: the exact kernel for small products unless forced fast; f32 only when forced
     // exact (its automatic choice is the sgemm, elem.rs).
     let exact_small = match mode {
-        Mode::Auto => T::AUTO_EXACT_MAX_WORK.is_some(),
+        Mode::Auto => T::EXACT_SMALL,
         Mode::Exact => true,
         Mode::Fast => false,
     };
@@ -277,7 +277,7 @@ fn matmul_mode<T: Float>(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResu
             return r;
         }
     }
-    if !T::IN_ORDER_VECTORS {
+    if !T::EXACT_SMALL {
         if let Some(r) = vector_as_matrix::<T>(a, b, mode, tr) {
             return r;
         }
@@ -359,8 +359,10 @@ fn matmul_mode<T: Float>(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResu
             let exact = match mode {
                 Mode::Exact => true,
                 Mode::Fast => false,
-                Mode::Auto => T::AUTO_EXACT_MAX_WORK
-                    .is_some_and(|max| (m * n).saturating_mul(k).saturating_mul(nb) <= max),
+                Mode::Auto => {
+                    T::EXACT_SMALL
+                        && (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK
+                }
             };
             let exact = exact || k == 0;
             // The exact kernel accumulates into zeros; the fast one stores every element
