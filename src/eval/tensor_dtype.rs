@@ -1,25 +1,22 @@
-//! The one dispatch rule for element types (docs/precision.md): how an op runs on f32
-//! tensors while its kernel exists only in f64, and where a native f32 kernel takes
-//! over.
+//! The one dispatch rule for element types (docs/precision.md).
 //!
 //! [`super::tensors::apply`] scans an op's operands once ([`scan`]). Operands with no
 //! f32 tensor run the f64 kernels as before, bit for bit. Otherwise:
 //!
 //! * **All tensor operands f32** (numbers may be mixed in): the op runs its native f32
-//!   kernel when [`native_f32`] names one; else every f32 tensor operand (also inside
-//!   records, tuples and lists: gradient trees) is widened exactly to f64, the f64
-//!   kernel runs, and every tensor in its result is rounded once to f32 (round to
-//!   nearest, ties to even). Numbers in the result (`summa`, `media`, the losses) stay
-//!   the f64 values the kernel computed.
+//!   kernel ([`native_f32`], one arm per op): f32 storage in, f32 storage out, computed
+//!   as each kernel family's module documents (f32 GEMM accumulation; row kernels in
+//!   f64 from the widened row and rounded once). Numbers in the result (`summa`,
+//!   `media`, the losses) are f64 values.
 //! * **f32 and f64 tensor operands mixed**: promotion to the wider type, as in JAX and
-//!   PyTorch: the f32 operands are widened, the f64 kernel runs, the result is f64.
+//!   PyTorch: the f32 operands (also inside records, tuples and lists: gradient trees)
+//!   are widened exactly, the f64 kernel runs, the result is f64.
 //! * **No tensor operand** (`vacua`/`crea`/`strue`/`normalis`/`uniformis` from a
 //!   `nihil` seed): the result's tensors take the run's precision
 //!   ([`crate::tensor::precision`], `--precision`); from a number seed (the lowering's
 //!   `vacua` of a declared `tf64`, [`wide_seed`]) they are F64 under every precision.
 //!
-//! Thread-count invariance follows: widening and rounding are element-wise and exact
-//! or correctly rounded, and the f64 kernels give the same bits on any thread count.
+//! Every f32 kernel gives the same bits at any thread count, as the f64 ones do.
 
 use std::rc::Rc;
 
@@ -99,20 +96,39 @@ pub(super) type RunF64 = fn(Op, &[&Value]) -> FResult<Value>;
 /// A native f32 kernel: the operands as they are, and the f64 entry.
 type Native = fn(Op, &[&Value], RunF64) -> FResult<Value>;
 
-/// The native f32 kernel of `op`, when it has one: it gets the operands as they are
-/// (every tensor among them f32) and returns f32 tensors. The hook where the f32
-/// kernels are wired in, one arm per op; every other op is widened, run in f64 and
-/// rounded ([`apply_f32`]). A native kernel also gets the f64 entry, for the ops whose
-/// f64 code works on either storage.
-fn native_f32(op: Op) -> Option<Native> {
+/// The native f32 kernel of `op`: it gets the operands as they are (every tensor among
+/// them f32) and returns f32 tensors. One arm per op and no default, so a new op must
+/// say how it runs on f32. Almost every op's kernels are dtype-aware (`crate::tensor`'s
+/// entries branch on the element type after their checks), so the f64 entry runs them
+/// as they are ([`same_kernel`]).
+fn native_f32(op: Op) -> Native {
     match op {
         // Shape-only ops move no element: the f64 kernel's code works on either
         // storage (it only re-labels the shape or reads sizes).
-        Op::Forma | Op::Magnitudines | Op::Numerus => Some(same_kernel),
+        Op::Forma | Op::Magnitudines | Op::Numerus => same_kernel,
         // A fill is one rounding of the fill value: no f64 tensor on the way.
-        Op::Crea => Some(crea_f32),
+        Op::Crea => crea_f32,
         // Products: matmul, lineare, their VJPs, the fused attention (src/tensor/matmul,
-        // src/tensor/attention.rs: dtype-aware entries).
+        // src/tensor/attention/: dtype-aware entries). Their kernels compute in f32 when
+        // every tensor operand is f32 (the sgemm, the f32 causal softmax rows), so the
+        // f64 entry runs them as they are.
+        Op::MatMul
+        | Op::MatMulNT
+        | Op::MatMulTN
+        | Op::Lineare
+        | Op::RetroMatMul
+        | Op::RetroMatMulAdde
+        | Op::RetroMatMulDerivata
+        | Op::AttentioPondera
+        | Op::AttentioApplica
+        | Op::Attentio
+        | Op::AttentioCumPonderibus
+        | Op::AttentioExPari
+        | Op::RetroAttentioPondera
+        | Op::RetroAttentioApplica
+        | Op::RetroAttentio
+        | Op::SoftmaxCausalis
+        | Op::RetroSoftmaxCausalis => same_kernel,
         // Row kernels: GELU, softmax, LayerNorm, RMSNorm, cross-entropy, embedding.
         // Their Tensor-level entries run the f32 slice kernels on f32 operands
         // (src/tensor/f32_entry.rs); `gelu_ex_pari` only hands on a part of its pair.
@@ -143,7 +159,7 @@ fn native_f32(op: Op) -> Option<Native> {
         | Op::RetroCruxScopi
         | Op::RetroCruxIndices
         | Op::Collige
-        | Op::RetroCollige => Some(same_kernel),
+        | Op::RetroCollige => same_kernel,
         // Element-wise maps, reductions, shape copies, gradient trees, AdamW: their
         // kernels and evaluator functions are dtype-aware (an f32 operand runs the f32
         // code, numbers stay f64 until the one rounding; constructors make their
@@ -187,8 +203,7 @@ fn native_f32(op: Op) -> Option<Native> {
         | Op::RetroInpone
         | Op::RetroPermute
         | Op::RetroPars
-        | Op::AdamwPassus => Some(same_kernel),
-        _ => None,
+        | Op::AdamwPassus => same_kernel,
     }
 }
 
@@ -205,51 +220,29 @@ fn same_kernel(op: Op, a: &[&Value], run: RunF64) -> FResult<Value> {
 }
 
 /// `op` on operands holding f32 tensors (`found.f32`), or on operands holding no
-/// tensor in an f32 run, as the module documentation says.
-#[cold]
+/// tensor in an f32 run, as the module documentation says: the native f32 kernel, or,
+/// with f64 tensors among the operands, the f64 kernel on the widened operands.
 #[inline(never)]
 pub(super) fn apply_f32(op: Op, a: &[&Value], found: Found, run: RunF64) -> FResult<Value> {
     if !found.f64 {
-        if let Some(native) = native_f32(op) {
-            return native(op, a, run);
-        }
+        return native_f32(op)(op, a, run);
     }
+    promoted(op, a, run)
+}
+
+/// f32 and f64 tensors in one op: every f32 tensor operand widened exactly, the f64
+/// kernel, an f64 result.
+#[cold]
+#[inline(never)]
+fn promoted(op: Op, a: &[&Value], run: RunF64) -> FResult<Value> {
     let wide: Vec<Value> = a.iter().map(|v| widen(v)).collect::<FResult<_>>()?;
     let refs: Vec<&Value> = wide.iter().collect();
-    let r = run(op, &refs)?;
-    if found.f64 {
-        Ok(r)
-    } else {
-        round(r, DType::F32)
-    }
+    run(op, &refs)
 }
 
 /// `v` with every f32 tensor in it widened (exactly) to f64.
 fn widen(v: &Value) -> FResult<Value> {
     convert_tree(v, DType::F32, DType::F64)
-}
-
-/// `v` with every tensor of another type in it converted to `to` (f64 → f32 rounds
-/// each element once).
-pub(super) fn round(v: Value, to: DType) -> FResult<Value> {
-    match &v {
-        Value::Tensor(t) if t.dtype() == to => Ok(v),
-        Value::Int(_) | Value::Float(_) | Value::Nihil | Value::Bool(_) => Ok(v),
-        _ => convert_tree(&v, to.other(), to),
-    }
-}
-
-trait Other {
-    fn other(self) -> DType;
-}
-
-impl Other for DType {
-    fn other(self) -> DType {
-        match self {
-            DType::F32 => DType::F64,
-            DType::F64 => DType::F32,
-        }
-    }
 }
 
 /// `v` with its `from` tensors converted to `to` (records, tuples and lists walked;

@@ -211,7 +211,7 @@ pub fn add_bias(x: &Tensor, b: &Tensor) -> TResult<Tensor> {
     match (x.dtype(), b.dtype()) {
         (DType::F64, DType::F64) => {}
         (DType::F32, DType::F32) => return add_bias_t32(x, b),
-        _ => return add_bias(&widened(x)?, &widened(b)?),
+        _ => return add_bias(&*widened(x)?, &*widened(b)?),
     }
     let (xd, bd) = (x.data(), b.data());
     let out = build(if c > 0 { xd.len() } else { 0 }, c, |start, dst| {

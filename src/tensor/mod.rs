@@ -31,9 +31,10 @@
 //! * dd.rs, exp_cr.rs, tanh/ — the correctly rounded exp and tanh; activation/ —
 //!   GELU, which runs inside the tanh maps through their `TanhOf` interface;
 //! * gemm/ — the GEMM kernels (`Strides`, `Tri`, `Post`, exact, AVX-512 packed and
-//!   unpacked, matrixmultiply); matmul/ — `matmul`, `lineare` and their VJPs;
+//!   unpacked, matrixmultiply; sgemm/ for f32); matmul/ — `matmul`, `lineare` and
+//!   their VJPs, generic over the element (elem.rs: f64, and f32 natively);
 //! * softmax/ — softmax, log-softmax, the causal softmax and mask, the
-//!   cross-entropies; norm/ — LayerNorm; embedding.rs; attention.rs (the fused
+//!   cross-entropies; norm/ — LayerNorm; embedding.rs; attention/ (the fused
 //!   attention ops); optim.rs (the fused AdamW step).
 
 mod accumulate;
@@ -96,7 +97,6 @@ use std::cell::Cell;
 use buf::Buf;
 use buf::Out;
 use dtype::{f32_in_f64_path, Store};
-#[allow(unused_imports)]
 pub(in crate::tensor) use dtype::{f32_vec, f64_in_f32_path};
 
 /// An empty `Vec` with room for `n` elements that becomes a tensor's storage

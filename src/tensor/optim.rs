@@ -62,8 +62,8 @@ pub fn adamw_step(
         [false, false, false, false] => {}
         [true, true, true, true] => return adamw_t32(p, g, m, v, c),
         _ => {
-            let w = |t: &Tensor| widened(t);
-            return adamw_step(&w(p)?, &w(g)?, &w(m)?, &w(v)?, c);
+            let (p, g, m, v) = (widened(p)?, widened(g)?, widened(m)?, widened(v)?);
+            return adamw_step(&p, &g, &m, &v, c);
         }
     }
     let n = p.numel();

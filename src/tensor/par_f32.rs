@@ -92,6 +92,11 @@ impl<T> SendPtrOf<T> {
         SendPtrOf(p)
     }
 
+    /// The pointer (a method, so closures capture the whole `Sync` wrapper).
+    pub(in crate::tensor) fn get(self) -> *mut T {
+        self.0
+    }
+
     /// The elements `[start, start + len)`.
     ///
     /// # Safety

@@ -372,7 +372,7 @@ pub fn max_axis_backward(g: &Tensor, x: &Tensor, axis: usize) -> TResult<Tensor>
     match (g.dtype(), x.dtype()) {
         (DType::F64, DType::F64) => {}
         (DType::F32, DType::F32) => return max_axis_backward_of::<f32>(g, x, (outer, n, inner)),
-        _ => return max_axis_backward(&widened(g)?, &widened(x)?, axis),
+        _ => return max_axis_backward(&*widened(g)?, &*widened(x)?, axis),
     }
     max_axis_backward_of::<f64>(g, x, (outer, n, inner))
 }

@@ -284,7 +284,10 @@ pub fn concat(parts: &[&Tensor], axis: usize) -> TResult<Tensor> {
         concat_of::<f32>(parts, axis, &out_shape, n)
     } else {
         // Both types: the f32 parts widened (exactly), an f64 result.
-        let wide: Vec<Tensor> = parts.iter().map(|p| widened(p)).collect::<TResult<_>>()?;
+        let wide: Vec<Tensor> = parts
+            .iter()
+            .map(|p| widened(p).map(std::borrow::Cow::into_owned))
+            .collect::<TResult<_>>()?;
         let refs: Vec<&Tensor> = wide.iter().collect();
         concat_of::<f64>(&refs, axis, &out_shape, n)
     }

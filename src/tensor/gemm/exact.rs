@@ -2,7 +2,7 @@
 //! a[i,0]·b[0,j]`, then `acc += a[i,p]·b[p,j]` for p = 1, 2, … in order, no FMA —
 //! into a zeroed matrix ([`gemm_exact`]) or read through strides ([`exact_strided`]).
 //! One code for both element types ([`Elem`]): in f32 every product and sum is rounded
-//! to f32 (sgemm/ re-exports them as `exact_strided_f32` and `gemm_exact_f32`).
+//! to f32 (`matmul_exact` on f32 tensors, the sgemm's tests).
 
 use super::layout::Strides;
 

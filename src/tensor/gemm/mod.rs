@@ -11,7 +11,7 @@
 //!   `k ≤ 256` and narrow `n`) and packed.rs (packed, cache-blocked, 8×24 microkernel);
 //! * sgemm/ — the f32 family (f32 accumulation; AVX-512, AVX2 + FMA and portable
 //!   kernels with one accumulation order, so the same bits on each): `gemm_fast_f32`,
-//!   `gemm_unpacked_into_f32` and the exact kernels.
+//!   `gemm_unpacked_into_f32` (the exact kernels are exact.rs's, generic).
 //!
 //! The ops that use them live in `tensor/matmul/`.
 
@@ -30,10 +30,7 @@ mod small;
 #[cfg(target_arch = "x86_64")]
 pub(in crate::tensor) use avx512::gemm_unpacked_into;
 pub(in crate::tensor) use dispatch::gemm_fast;
-pub(in crate::tensor) use exact::{exact_strided, gemm_exact};
+pub(in crate::tensor) use exact::{exact_strided, gemm_exact, Elem};
 pub(in crate::tensor) use layout::{Strides, Tri};
 pub(in crate::tensor) use post::PostOp;
-#[allow(unused_imports)]
-pub(in crate::tensor) use sgemm::{
-    exact_strided_f32, gemm_exact_f32, gemm_fast_f32, gemm_unpacked_into_f32,
-};
+pub(in crate::tensor) use sgemm::{gemm_fast_f32, gemm_unpacked_into_f32};

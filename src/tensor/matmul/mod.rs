@@ -5,6 +5,7 @@
 mod linear;
 mod product;
 mod vjp;
+mod vjp_f32;
 
 pub use linear::*;
 pub use product::*;

@@ -19,13 +19,25 @@
 //! [`matmul`] uses the exact kernel when `m·n·k ≤ EXACT_MATMUL_MAX_WORK` for
 //! each 2-D product, and always for dot, mat-vec and vec-mat; above it the fast
 //! kernel. [`matmul_exact`] and [`matmul_fast`] force one kernel.
+//!
+//! **f32 operands** (every operand f32) compute natively in f32, on the same shape logic
+//! (generic over the element, tensor/elem.rs): every product is the sgemm's
+//! (`gemm/sgemm/`: f32 FMA accumulation in fixed k-blocks, the same bits on any ISA and
+//! thread count, error at most `γ·Σ|a||b|` per element with `γ ≈ (k + ⌈k/256⌉)·2⁻²⁴`).
+//! There is no small-product special case: the f64 exact kernel exists to reproduce
+//! the f64 oracle captures, and f32 has none. Dot, mat-vec and vec-mat are the sgemm's
+//! products of their matrix forms (`[1, k]·[k, 1]`, `[m, k]·[k, 1]`, `[1, k]·[k, n]`),
+//! so the same bits as the matrix product. [`matmul_exact`] on f32 operands is the
+//! exact in-order kernel in f32 (every product and sum rounded to f32, no FMA).
+//! Operands of both types are computed in f64 (the f32 ones widened exactly), as the
+//! evaluator promotes them.
 
-use crate::tensor::gemm::{exact_strided, gemm_exact, gemm_fast, Strides};
-use crate::tensor::par::SendPtr;
+use crate::tensor::elem::{by_dtype, Float, ResultBuf};
+use crate::tensor::gemm::{exact_strided, gemm_exact, Strides};
+use crate::tensor::par_f32::SendPtrOf;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{
-    alloc, alloc_zeros, broadcast_conflict, checked_numel, fmt_shape, threads, Limits, TResult,
-    Tensor, TensorError,
+    broadcast_conflict, checked_numel, fmt_shape, threads, Limits, TResult, Tensor, TensorError,
 };
 
 /// Largest `m·n·k` of one 2-D product that [`matmul`] computes with the
@@ -59,24 +71,31 @@ impl Trans {
 
 /// `a · b` with the automatic kernel choice (see the module docs).
 pub fn matmul(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Auto, Trans::NONE)
+    by_dtype(a, b, Mode::Auto, Trans::NONE)
 }
 
 /// `op(a) · op(b)` (see the module docs), automatic kernel choice; an operand read
 /// transposed must have rank ≥ 2.
 pub fn matmul_t(a: &Tensor, b: &Tensor, t: Trans) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Auto, t)
+    by_dtype(a, b, Mode::Auto, t)
 }
 
 /// `a · b` always with the exact in-order kernel.
 pub fn matmul_exact(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Exact, Trans::NONE)
+    by_dtype(a, b, Mode::Exact, Trans::NONE)
 }
 
 /// `a · b` always with the GEMM kernel for 2-D products (dot, mat-vec and
-/// vec-mat still use the in-order loops).
+/// vec-mat still use the in-order loops in f64).
 pub fn matmul_fast(a: &Tensor, b: &Tensor) -> TResult<Tensor> {
-    matmul_mode(a, b, Mode::Fast, Trans::NONE)
+    by_dtype(a, b, Mode::Fast, Trans::NONE)
+}
+
+/// [`matmul_mode`] in f32 when both operands are f32, else in f64 (an f32 operand
+/// widened exactly).
+#[inline(always)]
+fn by_dtype(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
+    by_dtype!(matmul_mode, [a, b], mode, tr)
 }
 
 /// The error for operands that do not fit, naming the axes that disagree:
@@ -114,8 +133,9 @@ fn mismatch_reason(sa: &[usize], sb: &[usize], t: Trans) -> String {
         )
     };
     match (ra, rb) {
-        (1, 1) | (1, 2) => inner(0, 0),
-        (2, 1) => inner(1, 0),
+        (1, 1) => inner(0, 0),
+        (1, 2) => inner(0, if t.b { 1 } else { 0 }),
+        (2, 1) => inner(if t.a { 0 } else { 1 }, 0),
         (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
             let ia = if t.a { ra - 2 } else { ra - 1 };
             let ib = if t.b { rb - 1 } else { rb - 2 };
@@ -137,14 +157,29 @@ fn mismatch_reason(sa: &[usize], sb: &[usize], t: Trans) -> String {
 }
 
 /// The transpose of row-major `x` (`r×c`) as a row-major `c×r` matrix.
-fn transposed_copy(r: usize, c: usize, x: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; r * c];
+fn transposed_copy<T: Float>(r: usize, c: usize, x: &[T]) -> Vec<T> {
+    let mut out = vec![T::ZERO; r * c];
     for (i, row) in x.chunks_exact(c).take(r).enumerate() {
         for (j, &v) in row.iter().enumerate() {
             out[j * r + i] = v;
         }
     }
     out
+}
+
+/// The rank-2 tensor `x` (`[r, c]`) transposed (`[c, r]`), a copy.
+fn transposed_tensor<T: Float>(x: &Tensor) -> TResult<Tensor> {
+    let &[r, c] = x.shape() else {
+        unreachable!("transposed_tensor takes rank 2")
+    };
+    let mut out = T::alloc(r * c)?;
+    let xd = T::data(x);
+    for j in 0..c {
+        for i in 0..r {
+            out.push(xd[i * c + j]);
+        }
+    }
+    out.into_tensor(&[c, r])
 }
 
 /// Largest `m·n·k` of a plain 2-D product that [`small_2d`] computes directly.
@@ -155,7 +190,7 @@ const SMALL_WORK: usize = 512;
 /// copy, no zero-filled output), so the same bits as [`gemm_exact`]. `None` when
 /// the product is not a small one with `k ≥ 1` (the general path decides).
 #[inline]
-fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
+fn small_2d<T: Float>(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     let (&[a0, a1], &[b0, b1]) = (a.shape(), b.shape()) else {
         return None;
     };
@@ -174,11 +209,11 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
             return Some(Err(e));
         }
     }
-    let mut out = match alloc(total) {
+    let mut out = match T::alloc(total) {
         Ok(o) => o,
         Err(e) => return Some(Err(e)),
     };
-    let (ad, bd) = (a.data(), b.data());
+    let (ad, bd) = (T::data(a), T::data(b));
     if ad.len() != m * k || bd.len() != k * n {
         return None;
     }
@@ -186,12 +221,64 @@ fn small_2d(a: &Tensor, b: &Tensor, tr: Trans) -> Option<TResult<Tensor>> {
     // SAFETY: `i·ra + p·ca ≤ m·k − 1 < ad.len()` and `p·rb + j·cb ≤ k·n − 1 < bd.len()`
     // for either stride pair (lengths checked above); k ≥ 1.
     unsafe { exact_strided(m, n, k, ad, sa, bd, sb, |v| out.push(v)) };
-    Some(Ok(Tensor::from_parts([m, n], out)))
+    Some(out.into_tensor(&[m, n]))
 }
 
-fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
-    if mode != Mode::Fast {
-        if let Some(r) = small_2d(a, b, tr) {
+/// A product with a vector operand in f32 (`T::EXACT_SMALL` false): the product
+/// of its matrix forms — a left vector `[k]` as `[1, k]`, a right one as `[k, 1]` —
+/// with that axis dropped from the result; `None` for two matrices or batches. Shapes
+/// that do not fit give the error of the vector form. A transposed matrix operand
+/// beside a vector is read transposed.
+fn vector_as_matrix<T: Float>(
+    a: &Tensor,
+    b: &Tensor,
+    mode: Mode,
+    tr: Trans,
+) -> Option<TResult<Tensor>> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let (am, bm) = match (sa.len(), sb.len()) {
+        (1, 1) => ([1, sa[0]], [sb[0], 1]),
+        (2, 1) => ([sa[0], sa[1]], [sb[0], 1]),
+        (1, 2) => ([1, sa[0]], [sb[0], sb[1]]),
+        _ => return None,
+    };
+    let ka = if sa.len() == 2 && tr.a { am[0] } else { am[1] };
+    let kb = if sb.len() == 2 && tr.b { bm[1] } else { bm[0] };
+    if ka != kb || (tr.a && sa.len() < 2) || (tr.b && sb.len() < 2) {
+        return Some(Err(mismatch(a, b, tr)));
+    }
+    let run = || {
+        let p = matmul_mode::<T>(
+            &Tensor::reshaped(a, &am),
+            &Tensor::reshaped(b, &bm),
+            mode,
+            tr,
+        )?;
+        let shape: Vec<usize> = match (sa.len(), sb.len()) {
+            (1, 1) => vec![],
+            (2, 1) => vec![p.shape()[0]],
+            _ => vec![p.shape()[1]],
+        };
+        Ok(Tensor::reshaped(&p, &shape))
+    };
+    Some(run())
+}
+
+fn matmul_mode<T: Float>(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor> {
+    // f64: the exact kernel for small products unless forced fast; f32 only when forced
+    // exact (its automatic choice is the sgemm, elem.rs).
+    let exact_small = match mode {
+        Mode::Auto => T::EXACT_SMALL,
+        Mode::Exact => true,
+        Mode::Fast => false,
+    };
+    if exact_small {
+        if let Some(r) = small_2d::<T>(a, b, tr) {
+            return r;
+        }
+    }
+    if !T::EXACT_SMALL {
+        if let Some(r) = vector_as_matrix::<T>(a, b, mode, tr) {
             return r;
         }
     }
@@ -201,31 +288,47 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
         return Err(mismatch(a, b));
     }
     match (sa.len(), sb.len()) {
+        (2, 1) | (1, 2) if tr.a || tr.b => {
+            // A matrix read transposed beside a vector: its transposed copy, then the
+            // in-order vector product.
+            let k = if sa.len() == 2 { sa[0] } else { sb[1] };
+            if k != if sa.len() == 2 { sb[0] } else { sa[0] } {
+                return Err(mismatch(a, b));
+            }
+            if sa.len() == 2 {
+                matmul_mode::<T>(&transposed_tensor::<T>(a)?, b, mode, Trans::NONE)
+            } else {
+                matmul_mode::<T>(a, &transposed_tensor::<T>(b)?, mode, Trans::NONE)
+            }
+        }
         (1, 1) => {
             if sa[0] != sb[0] {
                 return Err(mismatch(a, b));
             }
-            Ok(Tensor::scalar(dot(a.data(), b.data())))
+            let mut out = T::alloc(1)?;
+            out.push(dot(T::data(a), T::data(b)));
+            out.into_tensor(&[])
         }
         (2, 1) => {
             let (m, k) = (sa[0], sa[1]);
             if k != sb[0] {
                 return Err(mismatch(a, b));
             }
-            let mut out = alloc_zeros(m)?;
+            let mut out = T::alloc_zeros(m)?;
+            let (ad, bd) = (T::data(a), T::data(b));
             for (i, o) in out.iter_mut().enumerate() {
-                *o = dot(&a.data()[i * k..(i + 1) * k], b.data());
+                *o = dot(&ad[i * k..(i + 1) * k], bd);
             }
-            Ok(Tensor::from_parts([m], out))
+            out.into_tensor(&[m])
         }
         (1, 2) => {
             let (k, n) = (sb[0], sb[1]);
             if k != sa[0] {
                 return Err(mismatch(a, b));
             }
-            let mut out = alloc_zeros(n)?;
-            gemm_exact(1, n, k, a.data(), b.data(), &mut out);
-            Ok(Tensor::from_parts([n], out))
+            let mut out = T::alloc_zeros(n)?;
+            gemm_exact(1, n, k, T::data(a), T::data(b), &mut out);
+            out.into_tensor(&[n])
         }
         (ra, rb) if (2..=4).contains(&ra) && (2..=4).contains(&rb) => {
             let (m, k) = if tr.a {
@@ -247,33 +350,37 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
             out_shape.extend([m, n]);
             let total = checked_numel(&out_shape)?;
             if total == 0 {
-                return Ok(Tensor::from_parts(out_shape, alloc_zeros(0)?));
+                return T::alloc_zeros(0)?.into_tensor(&out_shape);
             }
             let nb: usize = batch.iter().product();
             // Auto: the exact kernel for small products — judged on the whole batch, so
-            // a batch of many small products (attention heads) takes the fast kernel.
+            // a batch of many small products (attention heads) takes the fast kernel
+            // (f32: never, elem.rs).
             let exact = match mode {
                 Mode::Exact => true,
                 Mode::Fast => false,
-                Mode::Auto => (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK,
+                Mode::Auto => {
+                    T::EXACT_SMALL
+                        && (m * n).saturating_mul(k).saturating_mul(nb) <= EXACT_MATMUL_MAX_WORK
+                }
             };
             let exact = exact || k == 0;
             // The exact kernel accumulates into zeros; the fast one stores every element
             // of every product itself (its first k-block stores, later ones add), so its
             // output is not zero-filled first.
             let mut out = if exact {
-                alloc_zeros(total)?
+                T::alloc_zeros(total)?
             } else {
-                alloc(total)?
+                T::alloc(total)?
             };
             // SAFETY: every slot is written below: the zero-filled buffer already is,
             // and the fast kernel writes each element of each m×n product (the
             // products tile the buffer: the tall one covers nb·m rows, the batched ones
             // nb consecutive m×n blocks).
-            let base = SendPtr(unsafe { out.assume_filled() });
+            let base = SendPtrOf::new(unsafe { out.assume_filled() });
             // `rows` is m, or nb·m for the tall product below (only when a is not
             // transposed); a transposed operand's matrix is stored as [k, rows] / [n, k].
-            let kernel = |rows: usize, ad: &[f64], bd: &[f64], od: *mut f64| {
+            let kernel = |rows: usize, ad: &[T], bd: &[T], od: *mut T| {
                 if exact {
                     // SAFETY: `od` addresses rows·n initialised (zero) elements of `out`
                     // that no other reference covers during this call.
@@ -305,16 +412,16 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                     };
                     // SAFETY: `od` addresses rows·n elements of `out`, written by no one
                     // else during this call and not overlapping a or b.
-                    unsafe { gemm_fast(rows, n, k, ad, sa, bd, sb, od, None) }
+                    unsafe { T::gemm_fast(rows, n, k, ad, sa, bd, sb, od, None) }
                 }
             };
             if !tr.a && bb.iter().product::<usize>() == 1 && ba == batch.as_slice() {
                 // b is one matrix: the batch of a is one tall [nb·m, k] matrix.
-                kernel(nb * m, a.data(), b.data(), base.get());
+                kernel(nb * m, T::data(a), T::data(b), base.get());
             } else {
                 let ia = batch_offsets(ba, &batch);
                 let ib = batch_offsets(bb, &batch);
-                let (ad, bd) = (a.data(), b.data());
+                let (ad, bd) = (T::data(a), T::data(b));
                 // One product per batch index; the indices are split over threads in
                 // contiguous groups when the work is large (each result depends only
                 // on its own operands, so never on the thread count).
@@ -337,7 +444,7 @@ fn matmul_mode(a: &Tensor, b: &Tensor, mode: Mode, tr: Trans) -> TResult<Tensor>
                     run(0, nb);
                 }
             }
-            Ok(Tensor::from_parts(out_shape, out))
+            out.into_tensor(&out_shape)
         }
         _ => Err(mismatch(a, b)),
     }
@@ -367,10 +474,10 @@ fn batch_offsets(shape: &[usize], out: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// In-order dot product: `a0·b0`, then `+= ai·bi`; empty → 0.0.
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// In-order dot product: `a0·b0`, then `+= ai·bi`; empty → 0.
+fn dot<T: Float>(a: &[T], b: &[T]) -> T {
     let Some((&a0, ar)) = a.split_first() else {
-        return 0.0;
+        return T::ZERO;
     };
     let mut acc = a0 * b[0];
     for (&x, &y) in ar.iter().zip(&b[1..]) {

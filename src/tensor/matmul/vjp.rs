@@ -2,14 +2,24 @@
 //! two threads, [`matmul_vjp_2d`]), with an operation fused onto `∂a` ([`VjpPost`]),
 //! and for operands whose ranks are known only at run time ([`matmul_backward`],
 //! `retro_matmul`).
+//!
+//! Every operand f32: computed natively in f32 on the same code (generic over the
+//! element, tensor/elem.rs): the sgemm's products with its fused epilogues (`∂a ⊙ d`
+//! and `r + ∂a` each rounded once to f32, the bits of the f32 `multiplica` / `addita`
+//! after the product), the other ranks' element-wise steps from vjp_f32.rs. Operands
+//! of both types are computed in f64 (the f32 ones widened exactly).
+
+use std::borrow::Cow;
 
 use super::product::{matmul, matmul_t, Trans, EXACT_MATMUL_MAX_WORK};
-use crate::tensor::gemm::{gemm_fast, PostOp, Strides};
-use crate::tensor::par::SendPtr;
+use super::vjp_f32;
+use crate::tensor::elem::{common, widened, Float, ResultBuf};
+use crate::tensor::gemm::{PostOp, Strides};
+use crate::tensor::par_f32::SendPtrOf;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{
-    add, alloc, broadcast_conflict, fmt_shape, gelu_backward_derivata, mul, pool, reshape,
-    set_threads, shape_difference, sum_to_shape, threads, transpose, TResult, Tensor, TensorError,
+    add, broadcast_conflict, fmt_shape, gelu_backward_derivata, mul, pool, reshape, set_threads,
+    shape_difference, sum_to_shape, threads, transpose, DType, TResult, Tensor, TensorError,
 };
 
 /// The two products of the VJP of a 2-D `a · b` (`a` `m×k`, `b` `k×n`) for the
@@ -49,12 +59,55 @@ impl<'a> VjpPost<'a> {
         }
     }
 
-    /// The operation applied to a finished `∂a`, in a pass of its own.
+    /// The operation applied to a finished `∂a`, in a pass of its own (in f32 when
+    /// both tensors are f32).
     pub fn apply(self, ga: &Tensor) -> TResult<Tensor> {
+        if common(&[ga, self.tensor()]) == DType::F32 {
+            return match self {
+                VjpPost::Scale(d) => vjp_f32::scaled_by(ga, d),
+                VjpPost::AddTo(r) => vjp_f32::added_to(r, ga),
+            };
+        }
         match self {
             VjpPost::Scale(d) => gelu_backward_derivata(ga, d),
             VjpPost::AddTo(r) => add(r, ga),
         }
+    }
+}
+
+/// The operands of a VJP in one element type: themselves when all are f32 or all f64,
+/// else every one widened to f64 (promotion).
+struct Same<'a> {
+    a: Cow<'a, Tensor>,
+    b: Cow<'a, Tensor>,
+    g: Cow<'a, Tensor>,
+    post: Option<Cow<'a, Tensor>>,
+    dtype: DType,
+}
+
+impl<'a> Same<'a> {
+    fn of(a: &'a Tensor, b: &'a Tensor, g: &'a Tensor, post: Option<VjpPost<'a>>) -> TResult<Self> {
+        let p = post.map(|p| p.tensor());
+        let all: &[&Tensor] = match p {
+            Some(p) => &[a, b, g, p],
+            None => &[a, b, g],
+        };
+        if common(all) == DType::F32 {
+            return Ok(Same {
+                a: Cow::Borrowed(a),
+                b: Cow::Borrowed(b),
+                g: Cow::Borrowed(g),
+                post: p.map(Cow::Borrowed),
+                dtype: DType::F32,
+            });
+        }
+        Ok(Same {
+            a: widened(a)?,
+            b: widened(b)?,
+            g: widened(g)?,
+            post: p.map(widened).transpose()?,
+            dtype: DType::F64,
+        })
     }
 }
 
@@ -63,6 +116,21 @@ impl<'a> VjpPost<'a> {
 /// the post tensor has its shape, each finished block of `∂a` gets the operation while
 /// it is still in cache, instead of a pass of its own over two matrices.
 pub fn matmul_vjp_2d_post(
+    a: &Tensor,
+    b: &Tensor,
+    g: &Tensor,
+    post: Option<VjpPost>,
+) -> TResult<(Tensor, Tensor)> {
+    let s = Same::of(a, b, g, post)?;
+    let post = post.zip(s.post.as_deref()).map(|(p, t)| p.with(t));
+    match s.dtype {
+        DType::F32 => vjp_2d_post::<f32>(&s.a, &s.b, &s.g, post),
+        DType::F64 => vjp_2d_post::<f64>(&s.a, &s.b, &s.g, post),
+    }
+}
+
+/// [`matmul_vjp_2d_post`] on operands of one element type `T`.
+fn vjp_2d_post<T: Float>(
     a: &Tensor,
     b: &Tensor,
     g: &Tensor,
@@ -88,11 +156,16 @@ pub fn matmul_vjp_2d_post(
     if k != k2 || (gm, gn) != (m, n) || work <= EXACT_MATMUL_MAX_WORK || !fits {
         return apart(a, b, g);
     }
-    let (mut da, mut db) = (alloc(m * k)?, alloc(k * n)?);
+    let (mut da, mut db) = (T::alloc(m * k)?, T::alloc(k * n)?);
     // SAFETY: each GEMM below writes every element of its output.
-    let (pa, pb) = unsafe { (SendPtr(da.assume_filled()), SendPtr(db.assume_filled())) };
-    let (ad, bd, gd) = (a.data(), b.data(), g.data());
-    let post = post.map(|(op, t)| (op, t.data()));
+    let (pa, pb) = unsafe {
+        (
+            SendPtrOf::new(da.assume_filled()),
+            SendPtrOf::new(db.assume_filled()),
+        )
+    };
+    let (ad, bd, gd) = (T::data(a), T::data(b), T::data(g));
+    let post = post.map(|(op, t)| (op, T::data(t)));
     let product = |i: usize| {
         // SAFETY: m, n, k ≥ 1 (work > 0); the strides address the stored m×n, k×n and
         // m×k matrices (the post tensor: m×k, checked above); each output is written by this call
@@ -100,7 +173,7 @@ pub fn matmul_vjp_2d_post(
         unsafe {
             if i == 0 {
                 // g (m×n) · bᵀ (n×k), b stored k×n
-                gemm_fast(
+                T::gemm_fast(
                     m,
                     k,
                     n,
@@ -113,7 +186,7 @@ pub fn matmul_vjp_2d_post(
                 )
             } else {
                 // aᵀ (k×m) · g (m×n), a stored m×k
-                gemm_fast(
+                T::gemm_fast(
                     k,
                     n,
                     m,
@@ -138,10 +211,7 @@ pub fn matmul_vjp_2d_post(
             set_threads(before);
         });
     }
-    Ok((
-        Tensor::from_parts([m, k], da),
-        Tensor::from_parts([k, n], db),
-    ))
+    Ok((da.into_tensor(&[m, k])?, db.into_tensor(&[k, n])?))
 }
 
 /// Both cotangents of `a · b` for operands whose ranks are known only at run time
@@ -178,6 +248,18 @@ pub fn matmul_backward(
         }
         _ => {}
     }
+    let s = Same::of(a, b, g, post)?;
+    let post = post.zip(s.post.as_deref()).map(|(p, t)| p.with(t));
+    backward(&s.a, &s.b, &s.g, post)
+}
+
+/// [`matmul_backward`] after its checks, on operands of one element type.
+fn backward(
+    a: &Tensor,
+    b: &Tensor,
+    g: &Tensor,
+    post: Option<VjpPost>,
+) -> TResult<(Tensor, Tensor)> {
     let fits = post.is_none_or(|p| p.tensor().shape() == a.shape());
     match (a.rank(), b.rank()) {
         (ra, 2) if ra >= 3 && fits => {
@@ -203,13 +285,13 @@ pub fn matmul_backward(
             Ok((ga, gb))
         }
         (1, 1) => {
-            let gs = Tensor::scalar(g.item()?);
-            Ok((mul(b, &gs)?, mul(a, &gs)?))
+            let gs = g.item()?;
+            Ok((times(b, gs)?, times(a, gs)?))
         }
         (2, 1) => {
             let gcol = reshape(g, &[g.numel(), 1])?;
             let brow = reshape(b, &[1, b.numel()])?;
-            Ok((matmul(&gcol, &brow)?, matmul(&transpose(a)?, g)?))
+            Ok((matmul(&gcol, &brow)?, matmul(&transposed(a)?, g)?))
         }
         (1, 2) => {
             let acol = reshape(a, &[a.numel(), 1])?;
@@ -219,10 +301,35 @@ pub fn matmul_backward(
         (ra, rb) if ra >= 2 && rb >= 2 => {
             let ga = matmul_t(g, b, Trans::B)?;
             let gb = matmul_t(a, g, Trans::A)?;
-            Ok((sum_to_shape(&ga, a.shape())?, sum_to_shape(&gb, b.shape())?))
+            Ok((summed_to(&ga, a.shape())?, summed_to(&gb, b.shape())?))
         }
         (ra, rb) => Err(TensorError::shape(format!(
             "retro_matmul: ranks {ra} and {rb}"
         ))),
+    }
+}
+
+/// `x · s` for the number `s` (`x.multiplica(s)` as a rank-0 tensor; in f32 `s` is the
+/// f32 element it was read from).
+fn times(x: &Tensor, s: f64) -> TResult<Tensor> {
+    match x.dtype() {
+        DType::F64 => mul(x, &Tensor::scalar(s)),
+        DType::F32 => vjp_f32::times(x, s as f32),
+    }
+}
+
+/// The rank-2 `x` transposed (`transpone`).
+fn transposed(x: &Tensor) -> TResult<Tensor> {
+    match x.dtype() {
+        DType::F64 => transpose(x),
+        DType::F32 => vjp_f32::transposed(x),
+    }
+}
+
+/// `g` summed back to `shape` over its broadcast axes (`summa_ad_formam`).
+fn summed_to(g: &Tensor, shape: &[usize]) -> TResult<Tensor> {
+    match g.dtype() {
+        DType::F64 => sum_to_shape(g, shape),
+        DType::F32 => vjp_f32::summed_to(g, shape),
     }
 }

@@ -11,10 +11,14 @@
 
 use std::mem::MaybeUninit;
 
+use super::causal_f32::{softmax_causal_backward_f32, softmax_causal_f32};
 use super::row::exp_or_zero;
-use crate::tensor::elem::{Elem, Sink};
+use crate::tensor::elem::{common, widened, Elem, Sink};
 use crate::tensor::par::build;
-use crate::tensor::{exp_cr_in_place, fmt_shape, shape_difference, TResult, Tensor, TensorError};
+use crate::tensor::{
+    exp_cr_in_place, f32_vec, fmt_shape, shape_difference, DType, TResult, Tensor,
+    TensorError,
+};
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
 fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
@@ -30,8 +34,14 @@ fn matrix(name: &str, x: &Tensor) -> TResult<(usize, usize)> {
 
 /// `softmax(mask(x·s, v))` over the last axis, `mask` setting every entry whose
 /// last-axis index j exceeds its second-to-last index i to `v`.
+/// An f32 `x` computes in f32 (softmax/causal_f32.rs, `s` and `v` rounded once to f32).
 pub fn softmax_causal(x: &Tensor, s: f64, v: f64) -> TResult<Tensor> {
     let (t1, c) = matrix("softmax_causalis", x)?;
+    if x.dtype() == DType::F32 {
+        return f32_result(x, |dst| {
+            softmax_causal_f32(x.data32(), dst, t1, c, s as f32, v as f32)
+        });
+    }
     let xd = x.data();
     let out = build(x.numel(), c.max(1), |start, dst| {
         if c == 0 {
@@ -197,7 +207,9 @@ pub(in crate::tensor) fn causal_row_backward(
 
 /// The VJP of [`softmax_causal`] for `x`, from the cotangent `g` and the result `y`:
 /// per row `d = Σ_j g_j·y_j` (every j, left to right), then `(y_j·(g_j − d))·s` for
-/// kept entries and `0·s` for masked ones.
+/// kept entries and `0·s` for masked ones. With `g` and `y` f32, in f32
+/// (softmax/causal_f32.rs, `s` rounded once to f32); one of each type: in f64, the f32
+/// one widened exactly.
 pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor> {
     if g.shape() != y.shape() {
         return Err(TensorError::shape(format!(
@@ -208,6 +220,12 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
         )));
     }
     let (t1, c) = matrix("retro_softmax_causalis", y)?;
+    if common(&[g, y]) == DType::F32 {
+        return f32_result(y, |dst| {
+            softmax_causal_backward_f32(g.data32(), y.data32(), dst, t1, c, s as f32)
+        });
+    }
+    let (g, y) = (widened(g)?, widened(y)?);
     let (gd, yd) = (g.data(), y.data());
     let out = build(y.numel(), c.max(1), |start, dst| {
         if c == 0 {
@@ -219,7 +237,16 @@ pub fn softmax_causal_backward(g: &Tensor, y: &Tensor, s: f64) -> TResult<Tensor
             causal_row_backward(gr, yr, o, row % t1, s);
         }
     })?;
-    Ok(Tensor::shaped_like(y, out))
+    Ok(Tensor::shaped_like(&y, out))
+}
+
+/// An f32 tensor of `like`'s shape whose elements `fill` writes.
+fn f32_result(like: &Tensor, fill: impl FnOnce(&mut [f32])) -> TResult<Tensor> {
+    let n = like.numel();
+    let mut v = f32_vec(n)?;
+    v.resize(n, 0.0);
+    fill(&mut v);
+    Tensor::from_f32(v, like.shape())
 }
 
 /// `x.larva_causalis(value)`: a copy of `x` (rank ≥ 2) with every entry whose

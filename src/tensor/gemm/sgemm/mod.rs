@@ -24,9 +24,6 @@
 //! `|c − a·b| ≤ γ·Σ_p |a[i,p]|·|b[p,j]|` with `γ = (k + ⌈k/KC⌉)·u / (1 − (k + ⌈k/KC⌉)·u)`;
 //! the tests check this against an f64 product formed independently.
 
-// Not called by any op yet (the ops still widen f32 to f64).
-#![allow(dead_code)]
-
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 #[cfg(target_arch = "x86_64")]
@@ -40,12 +37,7 @@ mod scalar;
 #[cfg(test)]
 mod tests;
 
-#[allow(unused_imports)]
-pub(in crate::tensor) use super::exact::{
-    exact_strided as exact_strided_f32, gemm_exact as gemm_exact_f32,
-};
-#[allow(unused_imports)]
-pub(in crate::tensor) use dispatch::{gemm_f32, gemm_fast_f32, gemm_unpacked_into_f32, Isa};
+pub(in crate::tensor) use dispatch::{gemm_fast_f32, gemm_unpacked_into_f32};
 
 use super::layout::{Strides, Tri};
 

@@ -5,9 +5,9 @@
 //! the [`Tri`] forms and [`Post`] epilogues.
 
 use super::dispatch::{gemm_f32, unpacked_into, Isa};
-use super::{exact_strided_f32, gemm_exact_f32};
 use super::{Strides, Tri, KC};
 use crate::tensor::gemm::post::{Post, PostOp};
+use crate::tensor::gemm::{exact_strided as exact_strided_f32, gemm_exact as gemm_exact_f32};
 
 /// Uniform values in [−1, 1), rounded to f32.
 fn values(seed: u64, n: usize) -> Vec<f32> {

@@ -13,10 +13,10 @@ use std::mem::MaybeUninit;
 use std::ops::DerefMut;
 use std::rc::Rc;
 
-use super::dtype::{f32_vec, Store};
-use super::par::build_from;
-use super::par_f32::{par_blocks, SendPtrOf};
-use super::{alloc, alloc_zeros, DType, Out, Shape, TResult, Tensor};
+use crate::tensor::dtype::{f32_vec, Store};
+use crate::tensor::par::build_from;
+use crate::tensor::par_f32::{par_blocks, SendPtrOf};
+use crate::tensor::{alloc, alloc_zeros, Out, Shape, TResult, Tensor};
 
 /// A result buffer under construction, filled front to back (the methods of [`Out`]
 /// and of `Vec`).
@@ -218,10 +218,4 @@ pub(in crate::tensor) fn as_slots<T>(dst: &mut [T]) -> &mut [MaybeUninit<T>] {
     // SAFETY: MaybeUninit<T> has T's layout; the slots are only written with valid T
     // values, so `dst` stays initialised.
     unsafe { &mut *(dst as *mut [T] as *mut [MaybeUninit<T>]) }
-}
-
-/// `x` with every element as an f64 when it is an f32 tensor (exactly), else itself:
-/// how a kernel given tensors of both types promotes them to the wider one.
-pub(in crate::tensor) fn widened(x: &Tensor) -> TResult<Tensor> {
-    x.to_dtype(DType::F64)
 }
