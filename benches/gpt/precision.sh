@@ -90,7 +90,7 @@ for t in $THREADS; do
             ms[torch_compile]+="$a5 "; mb[torch_compile]+="$b5 "
             r_eager+=("$(echo "scale=3; $a1 / $a3" | bc)")
             r_sdpa+=("$(echo "scale=3; $a1 / $a4" | bc)")
-            [ "$a5" != - ] && r_comp+=("$(echo "scale=3; $a1 / $a5" | bc)")
+            if [ "$a5" != - ]; then r_comp+=("$(echo "scale=3; $a1 / $a5" | bc)"); fi
         done
         printf "%-4s %-3s" "$s" "$t"
         for c in "${cols[@]}"; do

@@ -21,26 +21,12 @@ use super::elementwise_f32::{
     add_bias_t32, binary_t32, check_divisor_t32, scalar_t32, unary_t32, BinOp, UnaryOp,
 };
 use super::par::{build, build_from, PAR_MIN_CHEAP};
-use super::shape::broadcast_shapes;
+use super::shape::{broadcast_shapes, broadcast_strides};
 use super::tanh::{map_tanh_cr, tanh_exp, PlainTanh};
 use super::{
     alloc, bias_conflict, checked_numel, exp_cr_map, fmt_shape, vec_for_tensor, DType, TResult,
     Tensor, TensorError,
 };
-
-/// Strides of `shape` viewed inside the broadcast shape `out` (0 on
-/// broadcast axes). Also the f32 kernels' (elementwise_f32.rs).
-pub(in crate::tensor) fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
-    let rank = out.len();
-    let mut strides = vec![0usize; rank];
-    let mut s = 1usize;
-    for i in (0..shape.len()).rev() {
-        let oi = i + rank - shape.len();
-        strides[oi] = if shape[i] == 1 && out[oi] != 1 { 0 } else { s };
-        s *= shape[i];
-    }
-    strides
-}
 
 /// The broadcast shape of `a` and `b`, or `name`'s `Shape` error.
 fn broadcast_named(name: &str, a: &Tensor, b: &Tensor) -> TResult<Vec<usize>> {

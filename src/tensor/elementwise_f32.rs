@@ -29,7 +29,7 @@
 use std::mem::MaybeUninit;
 
 use super::elem::{as_slots, f32_like, f32_tensor, filled_f32};
-use super::elementwise::broadcast_strides;
+use super::shape::broadcast_strides;
 use super::par::{PAR_MIN_CHEAP, PAR_MIN_MAP};
 use super::par_f32::{par_blocks, wide, SendPtrOf};
 use super::{TResult, Tensor, TensorError};

@@ -11,6 +11,21 @@
 use super::elem::{widened, Elem, Sink};
 use super::{checked_numel, fmt_shape, DType, TResult, Tensor, TensorError};
 
+/// Strides of `shape` viewed inside the broadcast shape `out` (0 on
+/// broadcast axes): how the element-wise kernels of both types
+/// (elementwise.rs, elementwise_f32.rs) read a broadcast operand.
+pub(in crate::tensor) fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let rank = out.len();
+    let mut strides = vec![0usize; rank];
+    let mut s = 1usize;
+    for i in (0..shape.len()).rev() {
+        let oi = i + rank - shape.len();
+        strides[oi] = if shape[i] == 1 && out[oi] != 1 { 0 } else { s };
+        s *= shape[i];
+    }
+    strides
+}
+
 /// NumPy broadcasting: align shapes at the right; each pair of sizes must be
 /// equal or one of them 1.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
