@@ -94,13 +94,13 @@ for t in $THREADS; do
         done
         printf "%-4s %-3s" "$s" "$t"
         for c in "${cols[@]}"; do
-            m=$(tr ' ' '\n' <<<"${ms[$c]}" | grep -v '^-\?$' | med)
-            r=$(tr ' ' '\n' <<<"${mb[$c]}" | grep -v '^-\?$' | med)
+            m=$(tr ' ' '\n' <<<"${ms[$c]}" | { grep -v '^-\?$' || true; } | med)
+            r=$(tr ' ' '\n' <<<"${mb[$c]}" | { grep -v '^-\?$' || true; } | med)
             printf " %14s" "$m/${r%.*}"
         done
         printf " %s %s %s   (rounds f32/eager: %s)\n" \
             "$(printf "%s\n" "${r_eager[@]}" | med)" "$(printf "%s\n" "${r_sdpa[@]}" | med)" \
-            "$(printf "%s\n" "${r_comp[@]:-}" | grep -v '^$' | med)" "${r_eager[*]}"
+            "$(printf "%s\n" "${r_comp[@]:-}" | { grep -v '^$' || true; } | med)" "${r_eager[*]}"
         unset ms mb
     done
 done
