@@ -131,7 +131,7 @@ fn native_f32(op: Op) -> Native {
         | Op::RetroSoftmaxCausalis => same_kernel,
         // Row kernels: GELU, softmax, LayerNorm, RMSNorm, cross-entropy, embedding.
         // Their Tensor-level entries run the f32 slice kernels on f32 operands
-        // (src/tensor/f32_entry.rs); `gelu_ex_pari` only hands on a part of its pair.
+        // (src/tensor/elem/entry.rs); `gelu_ex_pari` only hands on a part of its pair.
         Op::Exp
         | Op::Tanh
         | Op::TanhPerExp

@@ -303,7 +303,7 @@ pub fn reciprocal(x: &Tensor) -> TResult<Tensor> {
 /// An f32 tensor: `exp_f32` per element (exp_f32.rs, faithfully rounded).
 pub fn exp(x: &Tensor) -> TResult<Tensor> {
     if x.dtype() == super::DType::F32 {
-        return super::f32_entry::map_f32(x, super::f32ops::exp_f32_map);
+        return super::elem::map_f32(x, super::f32ops::exp_f32_map);
     }
     map_slices(x, exp_cr_map)
 }
@@ -340,7 +340,7 @@ pub fn sqrt(x: &Tensor) -> TResult<Tensor> {
 /// An f32 tensor: `tanh_f32` per element (tanh/tanh_f32.rs, faithfully rounded).
 pub fn tanh(x: &Tensor) -> TResult<Tensor> {
     if x.dtype() == super::DType::F32 {
-        return super::f32_entry::map_f32(x, super::f32ops::tanh_f32_map);
+        return super::elem::map_f32(x, super::f32ops::tanh_f32_map);
     }
     map_slices(x, map_tanh_cr::<PlainTanh>)
 }
@@ -350,7 +350,7 @@ pub fn tanh(x: &Tensor) -> TResult<Tensor> {
 /// An f32 tensor: the same identity in f64, rounded once (tanh/tanh_f32.rs).
 pub fn tanh_exp_identity(x: &Tensor) -> TResult<Tensor> {
     if x.dtype() == super::DType::F32 {
-        return super::f32_entry::map_f32(x, super::tanh::tanh_f32::tanh_per_exp_f32_map);
+        return super::elem::map_f32(x, super::tanh::tanh_f32::tanh_per_exp_f32_map);
     }
     unary_par(x, tanh_exp)
 }

@@ -1,7 +1,7 @@
 //! The embedding gather `collige`, forward and backward (`retro_collige`).
 
+use super::elem::new_f32;
 use super::embedding_f32::{embedding_backward_f32, embedding_f32};
-use super::f32_entry::new_f32;
 use super::{
     alloc, alloc_zeros, checked_numel, fmt_shape, shape_difference, DType, TResult, Tensor,
     TensorError,

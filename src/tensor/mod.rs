@@ -1,4 +1,4 @@
-//! The tensor runtime: dense row-major f64 tensors and the kernels the
+//! The tensor runtime: dense row-major f64 and f32 tensors and the kernels the
 //! evaluator calls for `tensor<…>` methods. It knows nothing about the
 //! evaluator; every operation is a plain function returning
 //! `Result<Tensor, TensorError>` and never panics on user input.
@@ -7,11 +7,10 @@
 //! numeric recipe and error cases.
 //!
 //! * A tensor stores f64 or f32 elements ([`DType`], dtype.rs; docs/precision.md).
-//!   A dtype-aware entry (the element-wise ops, reductions, shape copies, VJP helpers,
-//!   seeded constructors, AdamW) runs an f64 tensor with its f64 code and an f32
-//!   tensor with its f32 kernel (`*_f32.rs`; the copies: one body generic over the
-//!   element, elem.rs). For the other ops the evaluator widens f32 operands, runs the
-//!   f64 kernel and rounds each tensor result once to f32 (src/eval/tensor_dtype.rs).
+//!   Every public entry is dtype-aware: after its checks it runs an f64 tensor with its
+//!   f64 code and an f32 tensor with its f32 kernel (`*_f32.rs`, gemm/sgemm/; the
+//!   copies and the products are one body generic over the element, elem/), and
+//!   tensors of both types in one call are promoted to f64 (elem/mod.rs).
 //!   Integer tensors (token ids) hold integral values.
 //! * F64 storage is one reference-counted block (`buf::Buf`), F32 storage a shared
 //!   `Vec<f32>`, both copy-on-write; shapes of rank ≤ 4 are held inline (no
@@ -52,7 +51,6 @@ mod embedding_f32;
 mod error;
 mod exp_cr;
 mod exp_f32;
-mod f32_entry;
 #[doc(hidden)]
 pub mod f32ops;
 mod gemm;

@@ -12,9 +12,9 @@ use super::gelu_f32::{
     gelu_backward_f32, gelu_f32_map, gelu_per_exp_backward_f32, gelu_per_exp_f32_map,
     gelu_with_derivative_f32,
 };
+use crate::tensor::elem::{map_f32, new_f32_pair, operands, Operands};
 use crate::tensor::elementwise::{map_slices, mul, unary_par};
 use crate::tensor::elementwise_f32::{binary_f32, BinOp};
-use crate::tensor::f32_entry::{map_f32, new_f32_pair, operands, Operands};
 use crate::tensor::par::{build_from, SendPtr, PAR_MIN_CHEAP};
 use crate::tensor::tanh::{map_tanh_cr, tanh_exp, TanhOf};
 use crate::tensor::{

@@ -4,7 +4,7 @@
 //! x < −709.8 it is +∞, which gives −0 (forward) and 0 (backward) as the limits.
 
 use super::silu_f32::{silu_backward_f32, silu_f32_map};
-use crate::tensor::f32_entry::{map_f32, operands, Operands};
+use crate::tensor::elem::{map_f32, operands, Operands};
 use crate::tensor::{alloc, exp_cr, fmt_shape, DType, TResult, Tensor, TensorError};
 
 /// `x.silu()`: `x / (1 + exp_cr(−x))` per element. An f32 tensor: `silu_f32` per

@@ -10,15 +10,21 @@
 //! * float.rs — [`Float`] and [`ResultBuf`]: the product family's element types
 //!   (`matmul`, `lineare`, their VJPs, the fused attention), with the GEMM hooks and the
 //!   choice of kernel for small products;
+//! * entry.rs — [`operands`] / [`Operands`]: the same promotion rule in the form the row
+//!   kernels' entries use (their f32 arm, their f64 arm, or both operands widened), and
+//!   their f32 result builders ([`new_f32`], [`map_f32`], [`new_f32_pair`],
+//!   [`scalar_f32`]);
 //! * here: the promotion rule for a kernel given tensors of both types ([`common`],
 //!   [`widened`], [`by_dtype!`]), the evaluator's rule at the Rust API.
 //!
 //! The two traits differ in what their kernels need (raw-pointer GEMM output against
 //! push/fill buffers); both use `Out` for f64 and a memory-checked `Vec<f32>` for f32.
 
+mod entry;
 mod float;
 mod sink;
 
+pub(in crate::tensor) use entry::{map_f32, new_f32, new_f32_pair, operands, scalar_f32, Operands};
 #[allow(unused_imports)]
 pub(in crate::tensor) use float::{Float, Out32, ResultBuf};
 #[allow(unused_imports)]

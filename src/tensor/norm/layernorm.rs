@@ -7,8 +7,8 @@
 use super::lanes;
 use super::layernorm_f32::{layernorm_backward_f32, layernorm_f32};
 use super::rows::{ln_backward_rows, ln_forward_rows, LN_GROUP};
+use crate::tensor::elem::{map_f32, new_f32, operands, Operands};
 use crate::tensor::elementwise_f32::{binary_f32, BinOp};
-use crate::tensor::f32_entry::{map_f32, new_f32, operands, Operands};
 use crate::tensor::par::{build, build_from, SendPtr};
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{

@@ -5,7 +5,7 @@
 //! order on one thread, so no result depends on the thread count.
 
 use super::rms_f32::{rms_norm_backward_f32, rms_norm_f32};
-use crate::tensor::f32_entry::{map_f32, operands, Operands};
+use crate::tensor::elem::{map_f32, operands, Operands};
 use crate::tensor::{alloc, fmt_shape, TResult, Tensor, TensorError};
 
 /// The checks both directions share: `axis` is the last axis of a tensor of rank ≥ 1

@@ -8,7 +8,7 @@ use super::cross_entropy_f32::{
     cross_entropy_indices_mean_f32, cross_entropy_targets_backward_f32,
 };
 use super::row::{exp_shifted_sum, row_max, softmax_row};
-use crate::tensor::f32_entry::{map_f32, operands, scalar_f32, Operands};
+use crate::tensor::elem::{map_f32, operands, scalar_f32, Operands};
 use crate::tensor::par::build;
 use crate::tensor::{
     check_same, fmt_shape, last_axis, nonempty_last_axis, shape_difference, vec_for_tensor, DType,

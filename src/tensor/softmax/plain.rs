@@ -7,7 +7,7 @@ use super::row::{exp_shifted_sum, row_max, softmax_row};
 use super::row_f32::{
     log_softmax_backward_f32, log_softmax_rows_f32, softmax_backward_f32, softmax_rows_f32,
 };
-use crate::tensor::f32_entry::{map_f32, operands, Operands};
+use crate::tensor::elem::{map_f32, operands, Operands};
 use crate::tensor::par::{par_rows, PAR_MIN_CHEAP};
 use crate::tensor::{
     alloc_zeros, check_same, last_axis, nonempty_last_axis, vec_for_tensor, DType, TResult, Tensor,

@@ -8,7 +8,7 @@
 //! widened exactly and the f64 code runs, giving F64. Index operands (token ids, class
 //! targets) are read with `Tensor::to_indices` whatever their type and do not count.
 
-use super::{f32_vec, DType, TResult, Tensor};
+use crate::tensor::{checked_numel, f32_vec, DType, TResult, Tensor};
 
 /// The element type of a call's tensor operands (see the module docs).
 pub(in crate::tensor) enum Operands<const N: usize> {
@@ -50,7 +50,7 @@ pub(in crate::tensor) fn new_f32(
     shape: &[usize],
     fill: impl FnOnce(&mut [f32]),
 ) -> TResult<Tensor> {
-    let n = super::checked_numel(shape)?;
+    let n = checked_numel(shape)?;
     let mut v = f32_vec(n)?;
     v.resize(n, 0.0);
     fill(&mut v);
@@ -72,7 +72,7 @@ pub(in crate::tensor) fn new_f32_pair(
     shape: &[usize],
     fill: impl FnOnce(&mut [f32], &mut [f32]),
 ) -> TResult<(Tensor, Tensor)> {
-    let n = super::checked_numel(shape)?;
+    let n = checked_numel(shape)?;
     let (mut a, mut b) = (f32_vec(n)?, f32_vec(n)?);
     a.resize(n, 0.0);
     b.resize(n, 0.0);
