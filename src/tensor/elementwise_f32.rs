@@ -29,9 +29,9 @@
 use std::mem::MaybeUninit;
 
 use super::elem::{as_slots, f32_like, f32_tensor, filled_f32};
-use super::shape::broadcast_strides;
 use super::par::{PAR_MIN_CHEAP, PAR_MIN_MAP};
 use super::par_f32::{par_blocks, wide, SendPtrOf};
+use super::shape::broadcast_strides;
 use super::{TResult, Tensor, TensorError};
 
 /// A binary element-wise operation.

@@ -16,8 +16,7 @@ use super::row::exp_or_zero;
 use crate::tensor::elem::{common, widened, Elem, Sink};
 use crate::tensor::par::build;
 use crate::tensor::{
-    exp_cr_in_place, f32_vec, fmt_shape, shape_difference, DType, TResult, Tensor,
-    TensorError,
+    exp_cr_in_place, f32_vec, fmt_shape, shape_difference, DType, TResult, Tensor, TensorError,
 };
 
 /// `(rows of the last-two-axes matrix, row length)`, or a `Shape` error below rank 2.
