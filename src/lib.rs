@@ -8,7 +8,9 @@
 //! programs to check gradients, so it sits above both `autodiff` and `eval`, which
 //! never import each other. The library does no file or stream I/O: the compiler
 //! reads imports through `resolve::Loader`, a run writes and reads through `eval::Io`,
-//! and the `faber` binary (src/main.rs, src/cli/) supplies the file-system ones.
+//! and the `faber` binary (src/main.rs, src/cli/) supplies the file-system ones. The
+//! one exception is `xla`, which opens the PJRT plugin (a shared library) the
+//! command line found.
 
 pub mod autodiff;
 pub mod diag;
@@ -23,6 +25,7 @@ pub mod serialize;
 pub mod source;
 pub mod syntax;
 pub mod tensor;
+pub mod xla;
 
 use diag::Diagnostic;
 use source::{FileId, SourceMap};

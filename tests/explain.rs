@@ -70,6 +70,16 @@ const UNREACHABLE: &[(&str, &str)] = &[
         "src/format/mod.rs checks the formatter's own result before writing it; no input \
          is known to fail that check (tests/format.rs formats every file of the repository)",
     ),
+    (
+        "CLI008",
+        "needs a compiled plugin of another PJRT C API major version; tests/xla_devices.rs \
+         builds one with cc and checks the report",
+    ),
+    (
+        "CLI009",
+        "needs a compiled plugin whose calls fail; tests/xla_devices.rs builds one with cc \
+         and checks the report",
+    ),
 ];
 
 /// `text` with every run of whitespace made one space (entries wrap their lines).
@@ -195,7 +205,17 @@ fn check_fix(e: &Entry) -> Result<(), String> {
     } else {
         &fix.args
     };
-    let out = entries::execute(&format!("{}-fix", e.code), files, args);
+    let mut faber = common::Faber::new();
+    if fix.needs_plugin {
+        match common::pjrt_plugin() {
+            Some(plugin) => faber = faber.env("FABER_PJRT_PLUGIN", plugin),
+            None => {
+                common::say_no_plugin(&format!("{} fix", e.code));
+                return Ok(());
+            }
+        }
+    }
+    let out = entries::execute_with(&format!("{}-fix", e.code), files, args, faber);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() && !stderr.contains("error[") {
         Ok(())

@@ -8,6 +8,7 @@
 
 mod atomic;
 mod check;
+mod devices;
 mod explain;
 mod flags;
 mod format;
@@ -104,6 +105,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Format a file or every file of a package; `--locale L` translates it.
     Format(format::FormatArgs),
+    /// Load a PJRT plugin (XLA) and list its devices.
+    Devices(devices::DevicesArgs),
 }
 
 /// Settings every verb shares, decided once in `main`.
@@ -148,6 +151,7 @@ pub fn run(cli: Cli, color: bool) -> ExitCode {
         Command::Test(args) => test::run(args, &ctx),
         Command::Explain(args) => explain::run(args, &ctx),
         Command::Format(args) => format::run(args, &ctx),
+        Command::Devices(args) => devices::run(args, &ctx),
     }
 }
 

@@ -108,6 +108,10 @@ codes! {
     CLI_UNKNOWN_CODE = "CLI003", "`faber explain` given a code that is not in the catalogue";
     CLI_UNTRANSLATABLE = "CLI004", "`faber format --locale` cannot translate a file into the target locale";
     CLI_FORMAT_UNSAFE = "CLI005", "`faber format` would change how a file reads, so it leaves the file as it is";
+    CLI_NO_PLUGIN = "CLI006", "no PJRT plugin was found (`--xla-plugin`, `FABER_PJRT_PLUGIN`, a Python environment)";
+    CLI_NOT_A_PLUGIN = "CLI007", "a file that is not a PJRT plugin (not a shared library, or without `GetPjrtApi`)";
+    CLI_PLUGIN_VERSION = "CLI008", "a PJRT plugin of a C API major version this faber does not support";
+    CLI_PLUGIN_FAILED = "CLI009", "a PJRT plugin call failed (initialisation, client creation, listing devices)";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

@@ -16,7 +16,10 @@
 //! ```
 //!
 //! A block whose language is neither `fab` nor `console` and that names no path is
-//! illustration only and is not run.
+//! illustration only and is not run. A console block marked ```` ```console
+//! needs-pjrt-plugin ```` runs only when a PJRT plugin is at hand
+//! ([`super::pjrt_plugin`]), with `FABER_PJRT_PLUGIN` naming it; otherwise the test
+//! says it skipped it.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -37,6 +40,8 @@ pub struct File {
 pub struct Run {
     pub files: Vec<File>,
     pub args: Vec<String>,
+    /// The command needs a PJRT plugin (`console needs-pjrt-plugin`).
+    pub needs_plugin: bool,
 }
 
 #[derive(Debug)]
@@ -130,6 +135,7 @@ fn run_of(code: &str, section: &Section) -> Run {
                 "{code}: two console blocks in one section"
             );
             run.args = words.split_whitespace().map(String::from).collect();
+            run.needs_plugin = block.info.iter().any(|w| w == "needs-pjrt-plugin");
             continue;
         }
         let path = match block.info.get(1) {
@@ -177,6 +183,11 @@ pub fn all() -> Vec<Entry> {
 /// Runs `faber ARGS` in a fresh directory holding `files`, colour off and the bundled
 /// libraries in use. The directory is removed afterwards.
 pub fn execute(label: &str, files: &[File], args: &[String]) -> Output {
+    execute_with(label, files, args, Faber::new())
+}
+
+/// [`execute`] with a prepared [`Faber`] (extra environment).
+pub fn execute_with(label: &str, files: &[File], args: &[String], faber: Faber) -> Output {
     let dir =
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faber-explain-{label}"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -186,7 +197,7 @@ pub fn execute(label: &str, files: &[File], args: &[String]) -> Output {
         std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).unwrap();
         std::fs::write(&path, &f.bytes).unwrap();
     }
-    let out = Faber::new().args(args).current_dir(&dir).output();
+    let out = faber.args(args).current_dir(&dir).output();
     let _ = std::fs::remove_dir_all(&dir);
     out
 }

@@ -28,13 +28,49 @@ pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// Variables of the host environment that change what faber prints or loads and that
 /// no test means to inherit; [`Faber::new`] removes them (a test sets one explicitly
 /// with [`Faber::env`]). `FABER_THREADS` is not among them: results never depend on
-/// it, and the suite may be run under it.
-const CLEARED: [&str; 4] = [
+/// it, and the suite may be run under it. `FABER_PJRT_PLUGIN` and `VIRTUAL_ENV` choose
+/// the PJRT plugin `faber devices` loads; a test that wants one passes
+/// [`pjrt_plugin`]'s path explicitly.
+const CLEARED: [&str; 6] = [
     "CLICOLOR_FORCE",
     "FORCE_COLOR",
     "FABER_LIBRARY_HOME",
     "FABER_WRITE_FAULT",
+    "FABER_PJRT_PLUGIN",
+    "VIRTUAL_ENV",
 ];
+
+/// The PJRT plugin the tests that need one use: `FABER_PJRT_PLUGIN` of the test
+/// process when it names a file, else the CPU plugin in the repository's
+/// `.venv-xla/` (scripts/xla-setup.sh). `None` when neither exists; such tests then
+/// print a `skipped: no PJRT plugin (run scripts/xla-setup.sh)` line.
+pub fn pjrt_plugin() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FABER_PJRT_PLUGIN").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
+    }
+    let lib = Path::new(ROOT).join(".venv-xla/lib");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(lib)
+        .ok()?
+        .flatten()
+        .map(|e| {
+            e.path()
+                .join("site-packages/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so")
+        })
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
+/// The line a test prints when it skips its plugin part.
+pub const NO_PLUGIN_SKIP: &str = "skipped: no PJRT plugin (run scripts/xla-setup.sh)";
+
+/// Prints `{what}: {NO_PLUGIN_SKIP}` on the process's stderr directly, past the test
+/// harness's output capture, so a plain `cargo test` shows it.
+pub fn say_no_plugin(what: &str) {
+    let _ = writeln!(std::io::stderr(), "{what}: {NO_PLUGIN_SKIP}");
+}
 
 /// One run of `faber`, built up and then started by [`Faber::output`] (or turned into a
 /// [`Command`] by [`Faber::command`] for a test that drives the child itself).

@@ -1,0 +1,24 @@
+//! XLA through PJRT, its stable C API (issue 24). A PJRT plugin is a shared library
+//! exporting `GetPjrtApi`, which returns a table of C function pointers; faber loads
+//! one at run time, so the binary builds and runs without any plugin present.
+//!
+//! What exists now: [`plugin`] loads a plugin, checks its API version, creates a
+//! client and lists its devices (`faber devices`). Compiling and running StableHLO
+//! is the rest of the issue (docs/xla.md).
+//!
+//! Why a hand-written binding ([`pjrt_api`]) rather than the `pjrt` / `pjrt-sys`
+//! crates: those generate their bindings with bindgen (which needs libclang) and
+//! build protobuf messages with protoc at build time, so `cargo install` would need
+//! a C toolchain's clang and protoc beyond cargo. faber calls a dozen entry points,
+//! and the header fixes their layout (field order and types, `struct_size` rules),
+//! so a few `#[repr(C)]` structs written from it, with layout tests, cost less than
+//! the build dependencies and keep `cargo install` needing nothing beyond cargo.
+//! The library is opened with libc's `dlopen`, already a dependency on Unix.
+//!
+//! This module is the library's one exception to "no file I/O": loading a plugin
+//! opens the file the command line found (src/cli/devices.rs does the search).
+
+pub mod pjrt_api;
+pub mod plugin;
+
+pub use plugin::{Client, DeviceInfo, Plugin, PluginError};

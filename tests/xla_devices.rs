@@ -1,0 +1,259 @@
+//! `faber devices` (issue 24, docs/xla.md): loading a PJRT plugin and listing its
+//! devices. The error paths always run: no plugin (CLI006, naming the setup command),
+//! a file that is not a shared library and a shared library without `GetPjrtApi`
+//! (CLI007), a plugin of another API major version (CLI008) and a plugin whose call
+//! fails (CLI009). The last three use tiny libraries compiled here with `cc` (the C
+//! compiler cargo already links with), so each fails for exactly the stated reason.
+//! The success path runs when a real plugin is at hand (`FABER_PJRT_PLUGIN`, or
+//! `.venv-xla/` from scripts/xla-setup.sh) and prints
+//! `skipped: no PJRT plugin (run scripts/xla-setup.sh)` when not.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::entries::first_error_code;
+use common::{pjrt_plugin, say_no_plugin, Faber};
+
+/// A fresh scratch directory. Under the system temp dir, not the target dir: the
+/// target dir may lie inside the repository, where `.venv-xla/` would be found.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("faber-xla-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn devices(dir: &Path, args: &[&str]) -> Faber {
+    Faber::new().arg("devices").args(args).current_dir(dir)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit 1, `code` first, no panic; returns stderr.
+fn expect_error(o: &Output, code: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some(code), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("please report"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "{}", stdout(o));
+    err
+}
+
+/// Compiles `source` into the shared library `dir/name.so` with `cc`.
+fn shared_library(dir: &Path, name: &str, source: &str, defines: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let so = dir.join(format!("{name}.so"));
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .args(defines)
+        .arg(&c)
+        .status()
+        .expect("cc (the C compiler cargo links with) runs");
+    assert!(status.success(), "cc failed on {}", c.display());
+    so
+}
+
+/// A fake PJRT plugin: its `GetPjrtApi` returns a table laid out like `PJRT_Api`
+/// (struct_size, extension_start, PJRT_Api_Version, then function pointers) with
+/// version MAJOR.MINOR and size SIZE, whose `PJRT_Plugin_Initialize` fails with a
+/// message (`PJRT_Error_Message`) and whose other entries are null.
+const FAKE_PLUGIN: &str = r#"
+#include <stddef.h>
+#include <string.h>
+typedef struct { size_t struct_size; void *ext; const void *error;
+                 const char *message; size_t message_size; } MessageArgs;
+static const char MESSAGE[] = "fake plugin: initialisation refused";
+static int the_error;
+static int destroyed;
+static void error_destroy(void *args) { (void)args; destroyed++; }
+static void error_message(MessageArgs *a) { a->message = MESSAGE; a->message_size = strlen(MESSAGE); }
+static void *initialize(void *args) { (void)args; return &the_error; }
+struct api { size_t struct_size; void *ext; size_t version_size; void *version_ext;
+             int major; int minor; void *fns[40]; };
+static struct api API = { SIZE, 0, 24, 0, MAJOR, MINOR,
+                          { (void *)error_destroy, (void *)error_message, 0, (void *)initialize } };
+const struct api *GetPjrtApi(void) { return &API; }
+"#;
+
+fn fake_plugin(dir: &Path, name: &str, major: i32, minor: i32, size: &str) -> PathBuf {
+    shared_library(
+        dir,
+        name,
+        FAKE_PLUGIN,
+        &[
+            &format!("-DMAJOR={major}"),
+            &format!("-DMINOR={minor}"),
+            &format!("-DSIZE={size}"),
+        ],
+    )
+}
+
+#[test]
+fn no_plugin_anywhere_is_cli006_naming_the_setup_command() {
+    let dir = scratch("none");
+    let err = expect_error(&devices(&dir, &[]).output(), "CLI006");
+    assert!(err.contains("no PJRT plugin found"), "{err}");
+    assert!(err.contains("scripts/xla-setup.sh"), "{err}");
+    assert!(err.contains("FABER_PJRT_PLUGIN"), "{err}");
+
+    // An empty environment (a venv without the plugin) is no plugin either.
+    let venv = dir.join("venv");
+    std::fs::create_dir_all(venv.join("lib/python3.11/site-packages/xla_plugins")).unwrap();
+    let out = devices(&dir, &[]).env("VIRTUAL_ENV", &venv).output();
+    expect_error(&out, "CLI006");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_named_path_that_does_not_exist_is_cli006_saying_where_it_came_from() {
+    let dir = scratch("missing");
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", "nowhere/xla.so"]).output(),
+        "CLI006",
+    );
+    assert!(
+        err.contains("`nowhere/xla.so` (from `--xla-plugin`)"),
+        "{err}"
+    );
+    assert!(err.contains("scripts/xla-setup.sh"), "{err}");
+    let out = devices(&dir, &[])
+        .env("FABER_PJRT_PLUGIN", "/nonexistent/p.so")
+        .output();
+    let err = expect_error(&out, "CLI006");
+    assert!(err.contains("(from `FABER_PJRT_PLUGIN`)"), "{err}");
+    // The flag wins over the variable.
+    let out = devices(&dir, &["--xla-plugin", "flag.so"])
+        .env("FABER_PJRT_PLUGIN", "/nonexistent/p.so")
+        .output();
+    assert!(expect_error(&out, "CLI006").contains("`flag.so`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_that_is_not_a_shared_library_is_cli007_with_the_loaders_reason() {
+    let dir = scratch("text");
+    std::fs::write(dir.join("fake.so"), "not a shared library\n").unwrap();
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", "fake.so"]).output(),
+        "CLI007",
+    );
+    assert!(err.contains("cannot load `fake.so`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A shared library built here that exports one function and no `GetPjrtApi`: the
+/// dynamic loader accepts it (it is a real library for this machine, so the error
+/// cannot be the loader's), and we know exactly what it exports, so CLI007 here can
+/// only come from the missing entry point. (A system library such as libm would do
+/// the same, but its path differs between systems.)
+#[test]
+fn a_shared_library_without_get_pjrt_api_is_cli007() {
+    let dir = scratch("nosym");
+    let so = shared_library(&dir, "plain", "int faber_plain(void) { return 7; }\n", &[]);
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", so.to_str().unwrap()]).output(),
+        "CLI007",
+    );
+    assert!(err.contains("does not export `GetPjrtApi`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_plugin_of_another_major_version_is_cli008_before_any_call() {
+    let dir = scratch("major");
+    let so = fake_plugin(&dir, "v99", 99, 3, "sizeof(struct api)");
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", so.to_str().unwrap()]).output(),
+        "CLI008",
+    );
+    assert!(err.contains("implements PJRT C API 99.3"), "{err}");
+    // Refused before PJRT_Plugin_Initialize, whose failure would be CLI009.
+    assert!(!err.contains("initialisation refused"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_plugin_whose_api_table_is_too_small_is_cli007() {
+    let dir = scratch("small");
+    let so = fake_plugin(&dir, "small", 0, 1, "100");
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", so.to_str().unwrap()]).output(),
+        "CLI007",
+    );
+    assert!(err.contains("PJRT_Api is 100 bytes"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failing_plugin_call_is_cli009_with_the_plugins_message() {
+    let dir = scratch("init");
+    let so = fake_plugin(&dir, "init", 0, 81, "sizeof(struct api)");
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", so.to_str().unwrap()]).output(),
+        "CLI009",
+    );
+    assert!(
+        err.contains("PJRT_Plugin_Initialize failed: fake plugin: initialisation refused"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The device lines of a `faber devices` listing, checked for shape.
+fn check_listing(out: &Output) -> String {
+    let text = stdout(out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(out));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("plugin: "), "{text}");
+    assert!(lines[1].starts_with("PJRT C API: 0."), "{text}");
+    assert!(lines[2].starts_with("platform: "), "{text}");
+    let n: usize = lines[3]
+        .strip_prefix("devices: ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(n >= 1, "{text}");
+    assert_eq!(lines.len(), 4 + n, "{text}");
+    for line in &lines[4..] {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(words.len() >= 3, "{line}");
+        words[0].parse::<i32>().expect("a device id");
+    }
+    text
+}
+
+#[test]
+fn a_real_plugin_lists_its_devices() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_devices::a_real_plugin_lists_its_devices");
+        return;
+    };
+    let dir = scratch("real");
+    let out = devices(&dir, &["--xla-plugin", plugin.to_str().unwrap()]).output();
+    let text = check_listing(&out);
+    println!("faber devices:\n{text}");
+    // The same plugin through the environment variable.
+    let out = devices(&dir, &[])
+        .env("FABER_PJRT_PLUGIN", &plugin)
+        .output();
+    assert_eq!(check_listing(&out), text);
+    // And found by the search, when it lies in an environment's xla_plugins/.
+    let env = plugin.ancestors().nth(5).unwrap();
+    if env.join("lib").is_dir() && plugin.to_string_lossy().contains("/xla_plugins/") {
+        let out = devices(&dir, &[]).env("VIRTUAL_ENV", env).output();
+        assert_eq!(check_listing(&out), text);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
