@@ -7,6 +7,7 @@
 #   scripts/xla-setup.sh            # create or reuse .venv-xla/
 #   PYTHON=python3.12 scripts/xla-setup.sh
 #   XLA_VENV=/elsewhere scripts/xla-setup.sh
+#   XLA_CPU_PJRT_VERSION=0.0.1 (the default: the wheel whose PJRT C API 0.81 src/xla/ binds)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,7 +25,7 @@ if [ -z "$plugin" ]; then
         "$python" -m venv "$venv"
     fi
     echo "xla-setup: installing xla-cpu-pjrt" >&2
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check xla-cpu-pjrt >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "xla-cpu-pjrt==${XLA_CPU_PJRT_VERSION:-0.0.1}" >&2
     plugin="$(find_plugin || true)"
 fi
 if [ -z "$plugin" ]; then
