@@ -296,8 +296,10 @@ mod tests {
     }
 
     #[test]
-    fn f32_operands_give_the_rounded_f64_result() {
-        // 1e8 + 1 is exact in f64 and rounds back to 1e8 in f32 (ulp 8 there).
+    fn f32_operands_give_the_correctly_rounded_f32_sum() {
+        // 1e8 + 1 is exact in f64 and rounds back to 1e8 in f32 (ulp 8 there); one f32
+        // addition is the exact sum rounded once, which the f64 sum of two f32 values
+        // rounded once equals (53 ≥ 2·24 + 2: no double-rounding error).
         let x = t32(&[1e8, 0.1]);
         let one = t32(&[1.0, 0.2]);
         let s = tensor(apply(Op::Addita, &[&x, &one]).unwrap());
