@@ -38,7 +38,7 @@ pub fn inline(
     };
     for (i, a) in args.iter().enumerate() {
         let info = func.slots[i].clone();
-        let s = g.slot(&info.name, info.ty);
+        let s = g.copy_slot(info);
         g.fwd.push(Stmt::Let {
             dst: s,
             rhs: Rhs::Use(a.clone()),
@@ -86,7 +86,24 @@ pub fn inline(
         }
     }
     g.depth -= 1;
-    result.ok_or_else(|| not_differentiable(func.span, "a function without a final `redde`"))
+    let result = result
+        .ok_or_else(|| not_differentiable(func.span, "a function without a final `redde`"))?;
+    // An inlined callee declared `→ f32` rounds its result, as its call does in the
+    // primal: the value goes through a narrow slot (eval/narrow.rs rounds its store).
+    if func.narrow_ret && g.depth > 0 {
+        let d = g.copy_slot(crate::ir::SlotInfo {
+            name: String::new(),
+            ty: func.ret.clone(),
+            narrow: true,
+        });
+        g.fwd.push(Stmt::Let {
+            dst: d,
+            rhs: Rhs::Use(result),
+            span: g.at(call_span),
+        });
+        return Ok(Operand::Slot(d));
+    }
+    Ok(result)
 }
 
 /// A statement that may stand anywhere: only `Let`; everything else is reported.
@@ -131,7 +148,7 @@ fn inline_let(
     // A fresh slot for every assignment (SSA): the reverse sweep reads each value as
     // it was, even when `varia` reuses the source slot.
     let info = fr.func.slots[dst.0 as usize].clone();
-    let d = g.slot(&info.name, info.ty);
+    let d = g.copy_slot(info);
     fr.map[dst.0 as usize] = Some(d);
     // Diagnostics below use the statement's own span; the copies get `g.at(span)`.
     let own = span;
@@ -233,7 +250,7 @@ fn pin(g: &mut Gen, fr: &mut Frame, sources: &[Slot], span: Span) -> Vec<(Slot, 
             continue;
         };
         let info = fr.func.slots[s.0 as usize].clone();
-        let p = g.slot(&info.name, info.ty);
+        let p = g.copy_slot(info);
         g.fwd.push(Stmt::Let {
             dst: p,
             rhs: Rhs::Use(Operand::Slot(cur)),
@@ -434,7 +451,7 @@ fn slot_for(g: &mut Gen, fr: &mut Frame, s: Slot) -> Slot {
         return x;
     }
     let info = fr.func.slots[s.0 as usize].clone();
-    let x = g.slot(&info.name, info.ty);
+    let x = g.copy_slot(info);
     fr.map[s.0 as usize] = Some(x);
     x
 }

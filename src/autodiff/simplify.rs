@@ -46,7 +46,8 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
         stmt_operands_mut(&mut st, &mut |o| resolve(&subst, o));
         if let Stmt::Let { dst, rhs, span } = &mut st {
             let (dst, span) = (*dst, *span);
-            if single(dst) {
+            // A narrow slot keeps its own store (eval/narrow.rs rounds it there).
+            if single(dst) && !slots[dst.0 as usize].narrow {
                 rewrite_known_sizes(slots, &fills, rhs);
                 if let Rhs::Op(Op::RetroImple, args) = rhs {
                     if let Some(d) = static_shape(slots, &args[0]) {
@@ -55,6 +56,7 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
                         slots.push(SlotInfo {
                             name: String::new(),
                             ty: Ty::List(Box::new(Ty::Int)),
+                            narrow: false,
                         });
                         let list = Slot(slots.len() as u32 - 1);
                         kept.push(Stmt::Let {
