@@ -32,6 +32,7 @@ pub fn inline(
         return Err(not_differentiable(call_span, "recursive calls"));
     }
     let func = g.p.func(f);
+    let first_new = g.slots.len();
     let mut fr = Frame {
         func,
         map: vec![None; func.slots.len()],
@@ -89,8 +90,22 @@ pub fn inline(
     let result = result
         .ok_or_else(|| not_differentiable(func.span, "a function without a final `redde`"))?;
     // An inlined callee declared `→ f32` rounds its result, as its call does in the
-    // primal: the value goes through a narrow slot (eval/narrow.rs rounds its store).
+    // primal (eval/narrow.rs rounds the stores into narrow slots). A value of the
+    // inlined body that nothing else reads is itself marked narrow (no copy: the
+    // companion's code is unchanged); otherwise it goes through a new narrow slot.
     if func.narrow_ret && g.depth > 0 {
+        if let Operand::Slot(r) = result {
+            let mut reads = 0;
+            for st in &g.fwd {
+                crate::ir::visit::stmt_operands(st, &mut |o| {
+                    reads += usize::from(*o == Operand::Slot(r));
+                });
+            }
+            if reads == 0 && r.0 as usize >= first_new {
+                g.slots[r.0 as usize].narrow = true;
+                return Ok(result);
+            }
+        }
         let d = g.copy_slot(crate::ir::SlotInfo {
             name: String::new(),
             ty: func.ret.clone(),

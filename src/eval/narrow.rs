@@ -7,8 +7,9 @@
 //! companions' forward slots. When the run's precision is F32, [`narrowed`] gives a
 //! copy of the program in which
 //!
-//! - each statement that writes a narrow slot (`Let`, an in-place call's result, a
-//!   `pro` loop variable, a `cape` slot) is followed by `x ← narrow x`;
+//! - each statement that writes a narrow slot (`Let`, an in-place call's result) is
+//!   followed by `x ← narrow x` (a loop variable or a `cape` slot, which carry no
+//!   declared type today, would be rounded first thing in their block);
 //! - a function rounds its narrow parameters on entry;
 //! - a function declared `→ f32` rounds the value of each `redde` into a fresh slot
 //!   and returns that.
