@@ -71,9 +71,11 @@ fn func(name: &str, params: u32, nslots: u32, body: Vec<Stmt>) -> Function {
             .map(|i| SlotInfo {
                 name: format!("v{i}"),
                 ty: Ty::Any,
+                narrow: false,
             })
             .collect(),
         ret: Ty::Any,
+        narrow_ret: false,
         throws: false,
         body: block(body),
         span: sp(1000),

@@ -376,6 +376,9 @@ fn scalar_entry_un(op: UnOp) -> ScalarEntry {
         UnOp::Neg => ScalarEntry::Fd("scalar_neg"),
         UnOp::Not => ScalarEntry::NoGradient("a truth value"),
         UnOp::BitNot => ScalarEntry::NoGradient("an integer"),
+        // Not an operator of the language: only the run-time pass of `eval/narrow.rs`
+        // inserts it, after the autodiff pass (so it has no place in `UNOPS`).
+        UnOp::Narrow => unreachable!("`narrow` is inserted at run time only"),
     }
 }
 
@@ -422,6 +425,7 @@ fn scalar_table() -> Vec<(Prim, String, ScalarEntry)> {
             UnOp::Neg => "unary `-`".to_string(),
             UnOp::Not => "`non`".to_string(),
             UnOp::BitNot => "`¬`".to_string(),
+            UnOp::Narrow => unreachable!("`narrow` is inserted at run time only"),
         };
         t.push((Prim::Unary(u), glyph, scalar_entry_un(u)));
     }
@@ -465,6 +469,7 @@ fn every_scalar_operator_is_listed() {
             UnOp::Neg => 0,
             UnOp::BitNot => 1,
             UnOp::Not => 2,
+            UnOp::Narrow => unreachable!("`narrow` is inserted at run time only"),
         })
         .collect();
     assert_eq!(un, vec![0, 1, 2]);

@@ -32,13 +32,14 @@ pub fn inline(
         return Err(not_differentiable(call_span, "recursive calls"));
     }
     let func = g.p.func(f);
+    let first_new = g.slots.len();
     let mut fr = Frame {
         func,
         map: vec![None; func.slots.len()],
     };
     for (i, a) in args.iter().enumerate() {
         let info = func.slots[i].clone();
-        let s = g.slot(&info.name, info.ty);
+        let s = g.copy_slot(info);
         g.fwd.push(Stmt::Let {
             dst: s,
             rhs: Rhs::Use(a.clone()),
@@ -86,7 +87,38 @@ pub fn inline(
         }
     }
     g.depth -= 1;
-    result.ok_or_else(|| not_differentiable(func.span, "a function without a final `redde`"))
+    let result = result
+        .ok_or_else(|| not_differentiable(func.span, "a function without a final `redde`"))?;
+    // An inlined callee declared `→ f32` rounds its result, as its call does in the
+    // primal (eval/narrow.rs rounds the stores into narrow slots). A value of the
+    // inlined body that nothing else reads is itself marked narrow (no copy: the
+    // companion's code is unchanged); otherwise it goes through a new narrow slot.
+    if func.narrow_ret && g.depth > 0 {
+        if let Operand::Slot(r) = result {
+            let mut reads = 0;
+            for st in &g.fwd {
+                crate::ir::visit::stmt_operands(st, &mut |o| {
+                    reads += usize::from(*o == Operand::Slot(r));
+                });
+            }
+            if reads == 0 && r.0 as usize >= first_new {
+                g.slots[r.0 as usize].narrow = true;
+                return Ok(result);
+            }
+        }
+        let d = g.copy_slot(crate::ir::SlotInfo {
+            name: String::new(),
+            ty: func.ret.clone(),
+            narrow: true,
+        });
+        g.fwd.push(Stmt::Let {
+            dst: d,
+            rhs: Rhs::Use(result),
+            span: g.at(call_span),
+        });
+        return Ok(Operand::Slot(d));
+    }
+    Ok(result)
 }
 
 /// A statement that may stand anywhere: only `Let`; everything else is reported.
@@ -131,7 +163,7 @@ fn inline_let(
     // A fresh slot for every assignment (SSA): the reverse sweep reads each value as
     // it was, even when `varia` reuses the source slot.
     let info = fr.func.slots[dst.0 as usize].clone();
-    let d = g.slot(&info.name, info.ty);
+    let d = g.copy_slot(info);
     fr.map[dst.0 as usize] = Some(d);
     // Diagnostics below use the statement's own span; the copies get `g.at(span)`.
     let own = span;
@@ -233,7 +265,7 @@ fn pin(g: &mut Gen, fr: &mut Frame, sources: &[Slot], span: Span) -> Vec<(Slot, 
             continue;
         };
         let info = fr.func.slots[s.0 as usize].clone();
-        let p = g.slot(&info.name, info.ty);
+        let p = g.copy_slot(info);
         g.fwd.push(Stmt::Let {
             dst: p,
             rhs: Rhs::Use(Operand::Slot(cur)),
@@ -434,7 +466,7 @@ fn slot_for(g: &mut Gen, fr: &mut Frame, s: Slot) -> Slot {
         return x;
     }
     let info = fr.func.slots[s.0 as usize].clone();
-    let x = g.slot(&info.name, info.ty);
+    let x = g.copy_slot(info);
     fr.map[s.0 as usize] = Some(x);
     x
 }

@@ -90,7 +90,15 @@ impl Gen<'_> {
         self.slots.push(SlotInfo {
             name: name.to_string(),
             ty,
+            narrow: false,
         });
+        Slot(self.slots.len() as u32 - 1)
+    }
+
+    /// A fresh slot like the primal's `info`: its name, type and `narrow` flag, so
+    /// the companion's forward copy rounds the places the primal rounds.
+    pub fn copy_slot(&mut self, info: SlotInfo) -> Slot {
+        self.slots.push(info);
         Slot(self.slots.len() as u32 - 1)
     }
 

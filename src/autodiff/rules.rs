@@ -110,6 +110,9 @@ pub fn vjp(
             vec![(a[0].clone(), n)]
         }
         Rhs::Prim(Prim::Unary(UnOp::Not | UnOp::BitNot), _) => vec![],
+        // `narrow` is inserted at run time only (eval/narrow.rs), after this pass: the
+        // companion's copy of a rounded store is rounded there too.
+        Rhs::Prim(Prim::Unary(UnOp::Narrow), _) => vec![],
         Rhs::Prim(Prim::Binary(op), a) => scalar_binary(gen, *op, &a[0], &a[1], g, &y, span)?,
         Rhs::Op(op, a) => {
             let act = |o: &Operand| matches!(o, Operand::Slot(x) if active.contains(x));

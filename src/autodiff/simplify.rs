@@ -46,6 +46,9 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
         stmt_operands_mut(&mut st, &mut |o| resolve(&subst, o));
         if let Stmt::Let { dst, rhs, span } = &mut st {
             let (dst, span) = (*dst, *span);
+            // A copy into a narrow slot is where eval/narrow.rs rounds under f32: it
+            // stays unless rounding cannot change the value.
+            let rounds = slots[dst.0 as usize].narrow && !rounding_free(slots, rhs);
             if single(dst) {
                 rewrite_known_sizes(slots, &fills, rhs);
                 if let Rhs::Op(Op::RetroImple, args) = rhs {
@@ -55,6 +58,7 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
                         slots.push(SlotInfo {
                             name: String::new(),
                             ty: Ty::List(Box::new(Ty::Int)),
+                            narrow: false,
                         });
                         let list = Slot(slots.len() as u32 - 1);
                         kept.push(Stmt::Let {
@@ -67,7 +71,7 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
                     }
                 }
                 match rhs {
-                    Rhs::Use(src) if operand_fixed(src, &single) => {
+                    Rhs::Use(src) if operand_fixed(src, &single) && !rounds => {
                         subst.insert(dst, src.clone());
                         continue;
                     }
@@ -78,8 +82,11 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
                         if let Some((.., first)) =
                             seen.iter().find(|(o, a, _)| o == op && a == args)
                         {
-                            subst.insert(dst, Operand::Slot(*first));
-                            continue;
+                            // Not onto an unrounded value (narrow: see above).
+                            if !slots[dst.0 as usize].narrow || slots[first.0 as usize].narrow {
+                                subst.insert(dst, Operand::Slot(*first));
+                                continue;
+                            }
                         }
                         seen.push((*op, args.clone(), dst));
                     }
@@ -91,6 +98,17 @@ pub(crate) fn simplify(params: u32, slots: &mut Vec<SlotInfo>, body: &mut Block)
     }
     body.stmts = kept;
     remove_dead(body);
+}
+
+/// Whether `rhs` copies a value that rounding to f32 leaves as it is: a narrow slot's
+/// (already rounded), a constant that is an f32 or not a float.
+fn rounding_free(slots: &[SlotInfo], rhs: &Rhs) -> bool {
+    match rhs {
+        Rhs::Use(Operand::Slot(s)) => slots[s.0 as usize].narrow,
+        Rhs::Use(Operand::Const(Const::Float(x))) => (*x as f32 as f64).to_bits() == x.to_bits(),
+        Rhs::Use(Operand::Const(_)) => true,
+        _ => false,
+    }
 }
 
 /// `numerus_elementorum` of a static shape → a constant; `fill ⊙ e` / `e ⊙ fill` with

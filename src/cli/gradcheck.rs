@@ -209,9 +209,11 @@ pub fn run(args: &GradCheckArgs, ctx: &Context) -> ExitCode {
         Err(code) => return code,
     };
     // The program runs in the chosen precision; the finite differences stay in f64
-    // (an f32 input is widened before it is perturbed, src/gradcheck).
+    // (an f32 input is widened before it is perturbed, src/gradcheck), and so do
+    // scalars declared `f32`: a perturbed scalar input must not be rounded to f32.
     let config = faber::eval::RunConfig {
         precision: super::flags::precision_of(args.precision, input.package.as_ref()),
+        narrow_scalars: false,
         ..ctx.run
     };
     let _precision = config.install();

@@ -110,6 +110,12 @@ pub(crate) enum Ins<'p> {
         dst: u32,
         a: u32,
     },
+    /// `dst ← narrow a`: a `fractus` rounded to f32 (`eval/narrow.rs`; emitted only
+    /// under `--precision f32`, for the stores into `f32` scalars).
+    Narrow {
+        dst: u32,
+        a: u32,
+    },
     Index {
         dst: u32,
         a: u32,
@@ -191,3 +197,6 @@ pub(crate) struct Code<'p> {
     /// Frame size: the function's slots plus hidden loop slots.
     pub(crate) nslots: u32,
 }
+
+// The dispatch loop's instruction stays 32 bytes (`Ins::Narrow` added nothing).
+const _: () = assert!(std::mem::size_of::<Ins<'static>>() == 32);

@@ -114,6 +114,11 @@ pub fn run_entry_capturing(
         return (Ok(0), capture);
     }
     let _run = config.install();
+    let narrowed = config
+        .narrows()
+        .then(|| super::narrow::narrowed(program))
+        .flatten();
+    let program = narrowed.as_ref().unwrap_or(program);
     let mut m = Machine::new(program, io, config);
     m.capture = Some(Box::new(capture));
     let result = super::run_entry_in(&mut m);

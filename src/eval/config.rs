@@ -50,6 +50,10 @@ pub struct RunConfig {
     /// `--precision` / `[run] precision`: the element type of the floating tensors the
     /// program makes from numbers, lists and files (docs/precision.md; F64 by default).
     pub precision: crate::tensor::DType,
+    /// Whether scalars declared `f32`/`f16` are rounded to f32 when the precision is
+    /// F32 (`eval/narrow.rs`; true by default). `faber grad-check` turns it off: its
+    /// finite differences perturb scalar inputs by steps an f32 cannot hold.
+    pub narrow_scalars: bool,
 }
 
 impl Default for RunConfig {
@@ -62,11 +66,18 @@ impl Default for RunConfig {
             threads: 0,
             check_finite: false,
             precision: crate::tensor::DType::F64,
+            narrow_scalars: true,
         }
     }
 }
 
 impl RunConfig {
+    /// Whether this run rounds the stores into `f32` scalar places
+    /// (docs/precision.md § Scalars).
+    pub(crate) fn narrows(&self) -> bool {
+        self.narrow_scalars && self.precision == crate::tensor::DType::F32
+    }
+
     /// The most bytes `hospes.carga_tensores` and `hospes.lege_octetos` read: the
     /// larger of the text limit and the largest tensor (in f64 bytes).
     pub fn host_bytes_limit(&self) -> u64 {

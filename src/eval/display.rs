@@ -287,6 +287,7 @@ mod tests {
                 params: 0,
                 slots: vec![],
                 ret: Ty::Vacuum,
+                narrow_ret: false,
                 throws: false,
                 body: Block::default(),
                 span: Span::default(),

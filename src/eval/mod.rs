@@ -66,6 +66,7 @@ mod location;
 mod loops;
 mod machine;
 mod methods;
+mod narrow;
 mod numbers;
 mod ops;
 mod place;
@@ -246,6 +247,11 @@ pub fn run_entry(
     config: &RunConfig,
 ) -> Result<i64, RuntimeError> {
     let _run = config.install();
+    let narrowed = config
+        .narrows()
+        .then(|| narrow::narrowed(program))
+        .flatten();
+    let program = narrowed.as_ref().unwrap_or(program);
     run_entry_in(&mut machine::Machine::new(program, io, config))
 }
 
@@ -288,6 +294,11 @@ pub fn run_function(
     config: &RunConfig,
 ) -> Result<Value, RuntimeError> {
     let _run = config.install();
+    let narrowed = config
+        .narrows()
+        .then(|| narrow::narrowed(program))
+        .flatten();
+    let program = narrowed.as_ref().unwrap_or(program);
     let mut m = machine::Machine::new(program, io, config);
     m.run_inits()?;
     m.call_top(func, args)

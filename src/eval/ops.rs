@@ -271,11 +271,14 @@ pub(crate) fn unary(op: UnOp, a: &Value) -> FResult<Value> {
         (UnOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
         (UnOp::BitNot, Value::Int(i)) => Ok(Value::Int(!i)),
         (UnOp::BitNot | UnOp::Not, Value::Bool(b)) => Ok(Value::Bool(!b)),
+        (UnOp::Narrow, Value::Float(f)) => Ok(Value::Float(*f as f32 as f64)),
+        (UnOp::Narrow, v) => Ok(v.clone()),
         _ => {
             let g = match op {
                 UnOp::Neg => "-",
                 UnOp::BitNot => "¬",
                 UnOp::Not => "non",
+                UnOp::Narrow => "narrow",
             };
             fault(
                 codes::RUN_TYPE,

@@ -408,6 +408,13 @@ impl<'p> Machine<'p, '_> {
                     };
                     set!(dst, v);
                 }
+                Ins::Narrow { dst, a } => {
+                    let v = match &slot!(a) {
+                        Value::Float(x) => Value::Float(*x as f32 as f64),
+                        x => x.clone(),
+                    };
+                    set!(dst, v);
+                }
                 Ins::Index { dst, a, i } => {
                     let (xs, k) = (&slot!(a), op!(i));
                     let v = match (xs, k) {

@@ -575,6 +575,10 @@ pub struct Peeled {
 pub struct SlotInfo {
     pub name: String,
     pub ty: Ty,
+    /// Declared `f32` or `f16` (a local, a parameter): under `--precision f32` every
+    /// value stored in the slot is rounded once to f32 (`eval/narrow.rs`,
+    /// docs/precision.md). Not printed by `faber ir`.
+    pub narrow: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -585,6 +589,9 @@ pub struct Function {
     pub params: u32,
     pub slots: Vec<SlotInfo>,
     pub ret: Ty,
+    /// The declared result type is `f32` or `f16`: under `--precision f32` the result
+    /// is rounded once to f32 at each return (`eval/narrow.rs`).
+    pub narrow_ret: bool,
     /// True when the function declares `⇥ E` (may throw to its caller).
     pub throws: bool,
     pub body: Block,

@@ -17,6 +17,10 @@ pub enum UnOp {
     BitNot,
     /// `non`
     Not,
+    /// Rounds a `fractus` to the nearest f32 (as an f64); other values pass unchanged.
+    /// No source operator: only the run-time pass of `eval/narrow.rs` inserts it, for
+    /// the stores into `f32` places under `--precision f32`.
+    Narrow,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

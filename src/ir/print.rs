@@ -170,6 +170,7 @@ impl Printer<'_> {
                     UnOp::Neg => "neg",
                     UnOp::BitNot => "¬",
                     UnOp::Not => "non",
+                    UnOp::Narrow => "narrow",
                 };
                 format!("{name} {}", self.ops(args))
             }

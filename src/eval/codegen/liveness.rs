@@ -23,7 +23,8 @@ pub(super) fn ins_slots(i: &Ins) -> Vec<u32> {
         | Ins::MulSI { dst, a, .. }
         | Ins::CmpSI { dst, a, .. }
         | Ins::CmpSIJ { dst, a, .. }
-        | Ins::Not { dst, a } => vec![dst, a],
+        | Ins::Not { dst, a }
+        | Ins::Narrow { dst, a } => vec![dst, a],
         Ins::Bin { dst, a, b, .. } => vec![dst].into_iter().chain(op(&a)).chain(op(&b)).collect(),
         Ins::Index { dst, a, i } => vec![dst, a].into_iter().chain(op(&i)).collect(),
         Ins::Rhs { dst, .. } | Ins::Call { dst, .. } => vec![dst],
@@ -74,7 +75,8 @@ fn use_def(i: &Ins, args: &[Opnd]) -> (Slots, Option<u32>) {
         | Ins::MulSI { dst, a, .. }
         | Ins::CmpSI { dst, a, .. }
         | Ins::CmpSIJ { dst, a, .. }
-        | Ins::Not { dst, a } => (bit(a), Some(dst)),
+        | Ins::Not { dst, a }
+        | Ins::Narrow { dst, a } => (bit(a), Some(dst)),
         Ins::Bin { dst, a, b, .. } => (op(&a) | op(&b), Some(dst)),
         Ins::Index { dst, a, i } => (bit(a) | op(&i), Some(dst)),
         Ins::Call { dst, at, n, .. } => (
@@ -126,7 +128,8 @@ fn rename(i: &mut Ins, f: impl Fn(u32) -> u32) {
         | Ins::MulSI { dst, a, .. }
         | Ins::CmpSI { dst, a, .. }
         | Ins::CmpSIJ { dst, a, .. }
-        | Ins::Not { dst, a } => {
+        | Ins::Not { dst, a }
+        | Ins::Narrow { dst, a } => {
             g(dst);
             g(a);
         }

@@ -429,6 +429,10 @@ impl<'p> Emitter<'p> {
             Rhs::Prim(Prim::Binary(op), args) if args.len() == 2 => {
                 self.binary(dst, *op, &args[0], &args[1])
             }
+            Rhs::Prim(Prim::Unary(UnOp::Narrow), args) if args.len() == 1 => match args[0] {
+                Operand::Slot(a) => Ins::Narrow { dst, a: a.0 },
+                _ => Ins::Rhs { dst, rhs },
+            },
             Rhs::Prim(Prim::Unary(UnOp::Not), args) if args.len() == 1 => match args[0] {
                 Operand::Slot(a) => Ins::Not { dst, a: a.0 },
                 _ => Ins::Rhs { dst, rhs },

@@ -54,6 +54,7 @@ impl Lowerer<'_> {
             cx.slots.push(SlotInfo {
                 name: name.clone(),
                 ty: sig.params.get(i).cloned().unwrap_or(Ty::Any),
+                narrow: sig.narrow.get(i).copied().unwrap_or(false),
             });
             if name == "ego" {
                 cx.ego = Some(slot);
@@ -101,8 +102,14 @@ impl Lowerer<'_> {
         cx.slots.push(SlotInfo {
             name: name.to_string(),
             ty,
+            narrow: false,
         });
         slot
+    }
+
+    /// Marks a local declared `f32`/`f16` (`SlotInfo::narrow`).
+    pub fn mark_narrow(&mut self, slot: Slot) {
+        self.cx().slots[slot.0 as usize].narrow = true;
     }
 
     /// `dst ← op`. When `op` is the unnamed temporary written by the statement just

@@ -85,6 +85,7 @@ fn rewrite_block(b: &mut Block, mutating: &FxHashSet<FuncId>, slots: &mut Vec<Sl
                     slots.push(SlotInfo {
                         name: String::new(),
                         ty: Ty::Any,
+                        narrow: false,
                     });
                     Slot(slots.len() as u32 - 1)
                 });

@@ -60,6 +60,8 @@ pub struct ModInfo {
 #[derive(Clone, Debug)]
 pub struct Sig {
     pub params: Vec<Ty>,
+    /// Per parameter: declared `f32`/`f16` (`SlotInfo::narrow`); shorter when none is.
+    pub narrow: Vec<bool>,
     pub ret: Ty,
     pub throws: bool,
     pub module: usize,
@@ -131,10 +133,12 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         slots.push(SlotInfo {
             name: "residual".into(),
             ty: Ty::Any,
+            narrow: false,
         });
         slots.push(SlotInfo {
             name: "upstream".into(),
             ty: primal.ret.clone(),
+            narrow: false,
         });
         l.program.functions[b.companion.0 as usize].slots = slots;
     }
@@ -368,6 +372,9 @@ impl Lowerer<'_> {
             });
         }
         let ret = f.ret.as_ref().map_or(Ty::Vacuum, |t| self.ty(m, t));
+        let mut narrow: Vec<bool> = receiver.map(|_| false).into_iter().collect();
+        narrow.extend(f.params.iter().map(|p| self.is_narrow(m, &p.ty)));
+        let narrow_ret = f.ret.as_ref().is_some_and(|t| self.is_narrow(m, t));
         self.generics.clear();
         let id = FuncId(self.program.functions.len() as u32);
         self.declare_sizes(id, f, receiver.is_some());
@@ -377,12 +384,14 @@ impl Lowerer<'_> {
             params: params.len() as u32,
             slots: Vec::new(),
             ret: ret.clone(),
+            narrow_ret,
             throws: f.throws.is_some(),
             body: Block::default(),
             span: f.span,
         });
         self.sigs.push(Sig {
             params,
+            narrow,
             ret,
             throws: f.throws.is_some(),
             module: m,
@@ -440,12 +449,14 @@ impl Lowerer<'_> {
             params: params.len() as u32,
             slots: Vec::new(),
             ret: ret.clone(),
+            narrow_ret: false,
             throws: false,
             body: Block::default(),
             span,
         });
         self.sigs.push(Sig {
             params,
+            narrow: Vec::new(),
             ret,
             throws: false,
             module: m,

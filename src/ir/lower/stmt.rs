@@ -288,6 +288,9 @@ impl Lowerer<'_> {
             return; // `_`: evaluated for effect, not bound
         };
         let slot = self.new_slot(&name.name, slot_ty);
+        if ty.is_some_and(|t| self.is_narrow(m, t)) {
+            self.mark_narrow(slot);
+        }
         let initialized = op.is_some() || kind == BindKind::Varia;
         let init = op.unwrap_or(Operand::Const(Const::Nihil));
         self.carry_sizes(&init, slot);

@@ -186,6 +186,20 @@ impl Lowerer<'_> {
         let TypeArg::Type(t) = a else {
             return false;
         };
+        self.is_scalar_word(m, t, &["f64", "fractus"])
+    }
+
+    /// Whether a declared type is the scalar `f32` or `f16` (as module `m`'s locale
+    /// spells them): the places declared so are rounded to f32 under
+    /// `--precision f32` (`SlotInfo::narrow`, `Function::narrow_ret`). An alias of
+    /// `f32` is not seen through (docs/precision.md).
+    pub fn is_narrow(&self, m: usize, t: &Type) -> bool {
+        self.is_scalar_word(m, t, &["f32", "f16"])
+    }
+
+    /// Whether `t` is a one-word type without arguments whose canonical name (as
+    /// `builtin_type` reads it) is one of `names`.
+    fn is_scalar_word(&self, m: usize, t: &Type, names: &[&str]) -> bool {
         let TypeKind::Path { path, args } = &t.kind else {
             return false;
         };
@@ -195,7 +209,7 @@ impl Lowerer<'_> {
         let locale = self.modules[m].locale;
         let vocab = crate::syntax::vocab::vocabulary();
         let name = vocab.type_name(locale, &word.name).unwrap_or(&word.name);
-        matches!(name, "f64" | "fractus")
+        names.contains(&name)
     }
 
     fn builtin_type(&mut self, m: usize, name: &str, args: &[TypeArg]) -> Option<Ty> {
