@@ -453,10 +453,12 @@ fn box_genus() -> Genus {
             Field {
                 name: "items".into(),
                 ty: Ty::List(Box::new(Ty::List(Box::new(Ty::Int)))),
+                narrow: false,
             },
             Field {
                 name: "n".into(),
                 ty: Ty::Int,
+                narrow: false,
             },
         ],
     }

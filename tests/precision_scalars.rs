@@ -1,7 +1,8 @@
 //! Scalars declared `f32` under `--precision f32` (docs/precision.md § Scalars): every
 //! store into an `f32` local, parameter or result is rounded once to f32; `fractus`
 //! stays f64; `--precision f64` changes nothing; companions round the places their
-//! primal rounds; `faber grad-check` keeps scalars f64. Every expected value is
+//! primal rounds; `faber grad-check` keeps scalars f64; record fields declared `f32`
+//! are rounded at construction and at each field store. Every expected value is
 //! computed here with Rust's own f32 arithmetic, independently of faber.
 
 mod common;
@@ -219,11 +220,13 @@ fn grad_check_keeps_scalars_f64_under_f32() {
 fn faber_ir_is_the_same_under_every_precision() {
     let dir = tmp("ir");
     let file = dir.join("prog.fab");
-    std::fs::write(&file, STORES).unwrap();
-    let out = Faber::new().arg("ir").arg(&file).current_dir(&dir).output();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(!text.contains("narrow"), "{text}");
+    for src in [STORES, FIELDS] {
+        std::fs::write(&file, src).unwrap();
+        let out = Faber::new().arg("ir").arg(&file).current_dir(&dir).output();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(!text.contains("narrow"), "{text}");
+    }
 }
 
 /// A constant stored into an `f32` local and an f64 argument of an `f32` parameter of
@@ -274,4 +277,144 @@ fn a_companion_rounds_constants_and_callee_arguments_as_its_primal() {
     assert!((g32 - g64).abs() > 1e-9 * g64.abs());
     close(&run("mixed32", Some("f32"), COMPANION_MIXED)[0], g32);
     close(&run("mixed64", Some("f64"), COMPANION_MIXED)[0], g64);
+}
+
+/// Record fields declared `f32`/`f16`: construction (given values and defaults), a
+/// field store, a nested store, a store through `ego` and through a list element; a
+/// `fractus` field stays f64.
+const FIELDS: &str = r#"
+genus Par {
+    f32 a
+    fractus b
+    f32 c = 0.2
+    f16 h = 0.3
+
+    functio pone(fractus v) → vacuum {
+        ego.a ← v
+    }
+}
+
+genus Nidus {
+    Par p
+    numerus n
+}
+
+incipit {
+    varia Par x ← Par { a = 0.1, b = 0.1 }
+    nota x.a
+    nota x.b
+    nota x.c
+    nota x.h
+    x.a ← 16777217.0
+    nota x.a
+    x.b ← 16777217.0
+    nota x.b
+    varia Nidus y ← Nidus { p = x, n = 1 }
+    y.p.c ← 0.7
+    nota y.p.c
+    y.p.a ← y.p.a + 1.0
+    nota y.p.a
+    x.pone(0.1)
+    nota x.a
+    varia lista<Par> l ← [Par { a = 0.5, b = 0.5 }]
+    l[0].a ← 0.2
+    nota l[0].a
+}
+"#;
+
+#[test]
+fn stores_into_f32_fields_round_once_under_f32_and_nothing_changes_under_f64() {
+    let want = [
+        show(0.1f32 as f64),
+        show(0.1),
+        // Defaults are stored at construction too.
+        show(0.2f32 as f64),
+        show(0.3f32 as f64),
+        // 2^24 + 1 rounds (to even) to 2^24 in an f32 field, stays in a fractus one.
+        show(16777216f32 as f64),
+        show(16777217.0),
+        // A nested store.
+        show(0.7f32 as f64),
+        // 2^24 + 1.0 computed in f64, rounded once: the f32 addition.
+        show((16777216f32 + 1.0f32) as f64),
+        // A store through `ego` in a method, and through a list element.
+        show(0.1f32 as f64),
+        show(0.2f32 as f64),
+    ];
+    assert_eq!(run("fields32", Some("f32"), FIELDS), want);
+    assert_eq!(show(0.1f32 as f64), "0.10000000149011612");
+    let f64_want = [
+        show(0.1),
+        show(0.1),
+        show(0.2),
+        show(0.3),
+        show(16777217.0),
+        show(16777217.0),
+        show(0.7),
+        show(16777218.0),
+        show(0.1),
+        show(0.2),
+    ];
+    assert_eq!(run("fields64", Some("f64"), FIELDS), f64_want);
+    assert_eq!(run("fields", None, FIELDS), f64_want);
+}
+
+/// A companion builds the same records as its primal (an f32 field given a value
+/// computed from the input, an f32 default, and a record built by an inlined callee),
+/// while the cotangents it stores into records of the same genus stay f64.
+const COMPANION_FIELDS: &str = r#"
+genus Par {
+    f32 a
+    fractus b
+    f32 c = 0.1
+}
+
+functio struere(fractus x) → Par {
+    redde Par { a = x · x, b = x }
+}
+
+@ radix backward "grad_f"
+functio f(fractus x) → fractus {
+    fixum Par p ← Par { a = x · 3.0 + 0.1, b = x }
+    fixum Par q ← struere(p.a + p.b)
+    redde p.a · q.a + q.b · p.c
+}
+
+functio residuum() → vacuum {
+    tacet
+}
+
+incipit {
+    nota f(0.7)
+    fixum [gx] ← grad_f(0.7, residuum(), 1.0)
+    nota gx
+}
+"#;
+
+#[test]
+fn a_companion_recomputes_the_f32_fields_of_its_primal() {
+    let forward = |round: fn(f64) -> f64| {
+        let x = 0.7f64;
+        let (a, b, c) = (round(x * 3.0 + 0.1), x, round(0.1));
+        let s = a + b;
+        let (qa, qb) = (round(s * s), s);
+        let f = a * qa + qb * c;
+        // df/da = qa + d/ds, d/ds = a·2s + c (through q.a and q.b); da/dx = 3, db/dx = 1.
+        let ds = c + a * s + a * s;
+        // The cotangent of field `a`, qa + ds, is f64: rounded, the gradient would be
+        // the third value.
+        (f, (qa + ds) * 3.0 + ds, r(qa + ds) * 3.0 + ds)
+    };
+    let (f32_f, f32_g, rounded_ct) = forward(r);
+    assert_ne!(f32_g, rounded_ct);
+    assert_eq!(
+        run("fieldcomp32", Some("f32"), COMPANION_FIELDS),
+        [show(f32_f), show(f32_g)]
+    );
+    let (f64_f, f64_g, _) = forward(|x| x);
+    assert_ne!(f32_g, f64_g);
+    assert_eq!(
+        run("fieldcomp64", Some("f64"), COMPANION_FIELDS),
+        [show(f64_f), show(f64_g)]
+    );
 }

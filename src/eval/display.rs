@@ -275,10 +275,12 @@ mod tests {
                     Field {
                         name: "latus".into(),
                         ty: Ty::Int,
+                        narrow: false,
                     },
                     Field {
                         name: "altum".into(),
                         ty: Ty::Int,
+                        narrow: false,
                     },
                 ],
             }],

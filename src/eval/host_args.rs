@@ -222,6 +222,7 @@ mod tests {
                 .map(|l| Field {
                     name: l.split('\t').nth(1).unwrap().into(),
                     ty: Ty::Any,
+                    narrow: false,
                 })
                 .collect(),
         });

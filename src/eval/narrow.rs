@@ -12,25 +12,48 @@
 //!   declared type today, would be rounded first thing in their block);
 //! - a function rounds its narrow parameters on entry;
 //! - a function declared `→ f32` rounds the value of each `redde` into a fresh slot
-//!   and returns that.
+//!   and returns that;
+//! - a record construction (`Rhs::Record`, defaults included: the lowering fills them
+//!   in as operands) rounds each operand of a field declared `f32`/`f16`
+//!   (`Field::narrow`) into a fresh slot first, and a field store (`Stmt::Store`
+//!   whose place ends in such a field, `x.f ← v`, `a.b.f ← v`) rounds its value into
+//!   a fresh slot first. The field is found from the static types along the place
+//!   (the root slot's or global's type, then the fields' and elements' types), as
+//!   the lowering found its position; a place whose type is not known there
+//!   (`Ty::Any`) is not rounded. A companion's stores are not rounded: they are its
+//!   backward part's, which put f64 cotangents into records (autodiff rejects a
+//!   mutation in the primal), while its forward part's constructions are rounded as
+//!   the primal's are.
 //!
 //! `narrow` (`UnOp::Narrow`) maps `Value::Float(x)` to `Value::Float((x as f32) as f64)`
 //! and leaves every other value as it is. Expressions between stores stay f64. Under
 //! F64 the pass is not run, so the program, its register code and its results are
 //! those of a build without it; `faber ir` never shows the inserted statements.
 
-use crate::ir::{Block, Operand, Prim, Program, Rhs, Slot, SlotInfo, Stmt, UnOp};
+use crate::ir::{
+    Block, Genus, Operand, Place, PlaceRoot, PlaceStep, Prim, Program, Rhs, Slot, SlotInfo, Stmt,
+    Ty, UnOp,
+};
 use crate::source::Span;
 
 /// `prog` with its stores into narrow places rounded, or `None` when it has no
 /// narrow place (then the program runs as it is).
 pub(crate) fn narrowed(prog: &Program) -> Option<Program> {
+    let fields = prog
+        .genera
+        .iter()
+        .any(|g| g.fields.iter().any(|f| f.narrow));
     let any = |f: &crate::ir::Function| f.narrow_ret || f.slots.iter().any(|s| s.narrow);
-    if !prog.functions.iter().any(any) {
+    if !fields && !prog.functions.iter().any(any) {
         return None;
     }
     let mut p = prog.clone();
-    for f in p.functions.iter_mut().filter(|f| any(f)) {
+    let globals: Vec<Ty> = p.globals.iter().map(|g| g.ty.clone()).collect();
+    let companions: Vec<usize> = p.backward.iter().map(|b| b.companion.0 as usize).collect();
+    for (id, f) in p.functions.iter_mut().enumerate() {
+        if !fields && !any(f) {
+            continue;
+        }
         let narrow: Vec<bool> = f.slots.iter().map(|s| s.narrow).collect();
         let ret = f.narrow_ret.then(|| {
             f.slots.push(SlotInfo {
@@ -40,7 +63,14 @@ pub(crate) fn narrowed(prog: &Program) -> Option<Program> {
             });
             Slot(f.slots.len() as u32 - 1)
         });
-        let cx = Cx { narrow, ret };
+        let mut cx = Cx {
+            narrow,
+            ret,
+            genera: &prog.genera,
+            globals: &globals,
+            slots: std::mem::take(&mut f.slots),
+            stores: !companions.contains(&id),
+        };
         let mut stmts: Vec<Stmt> = (0..f.params)
             .map(Slot)
             .filter(|&s| cx.is_narrow(s))
@@ -50,6 +80,7 @@ pub(crate) fn narrowed(prog: &Program) -> Option<Program> {
         cx.block(&mut body);
         stmts.append(&mut body.stmts);
         f.body = Block { stmts };
+        f.slots = cx.slots;
     }
     Some(p)
 }
@@ -63,13 +94,22 @@ fn round(s: Slot, span: Span) -> Stmt {
     }
 }
 
-struct Cx {
+struct Cx<'p> {
     narrow: Vec<bool>,
     /// The slot a `→ f32` function's rounded result goes through.
     ret: Option<Slot>,
+    genera: &'p [Genus],
+    /// The globals' static types (roots of places).
+    globals: &'p [Ty],
+    /// The function's slots, to which the roundings of field values add temporaries.
+    slots: Vec<SlotInfo>,
+    /// Round the values of field stores. Off in a companion: its forward part has no
+    /// `Store` (autodiff rejects mutation), and its backward part's stores put f64
+    /// cotangents into records shaped like the primal's (`retro_nihil`), which stay f64.
+    stores: bool,
 }
 
-impl Cx {
+impl Cx<'_> {
     fn is_narrow(&self, s: Slot) -> bool {
         self.narrow.get(s.0 as usize).copied().unwrap_or(false)
     }
@@ -81,10 +121,78 @@ impl Cx {
         }
     }
 
-    fn block(&self, b: &mut Block) {
+    /// Whether field `i` of genus `g` is declared `f32`/`f16`.
+    fn narrow_field(&self, g: crate::ir::GenusId, i: usize) -> bool {
+        self.genera
+            .get(g.0 as usize)
+            .and_then(|g| g.fields.get(i))
+            .is_some_and(|f| f.narrow)
+    }
+
+    /// Whether `place` ends in a field declared `f32`/`f16`, following the static
+    /// types from its root (a record type may be `nihil`-able on the way).
+    fn narrow_place(&self, place: &Place) -> bool {
+        let mut ty = match place.root {
+            PlaceRoot::Slot(s) => self.slots.get(s.0 as usize).map(|s| &s.ty),
+            PlaceRoot::Global(g) => self.globals.get(g.0 as usize),
+        };
+        let mut narrow = false;
+        for step in &place.path {
+            let t = ty.map(record_of);
+            (ty, narrow) = match (step, t) {
+                (PlaceStep::Field(i), Some(Ty::Record(g))) => {
+                    let field = self
+                        .genera
+                        .get(g.0 as usize)
+                        .and_then(|g| g.fields.get(*i as usize));
+                    (field.map(|f| &f.ty), field.is_some_and(|f| f.narrow))
+                }
+                (PlaceStep::Index(_), Some(Ty::List(e))) => (Some(&**e), false),
+                (PlaceStep::Index(_), Some(Ty::Map(_, v))) => (Some(&**v), false),
+                _ => (None, false),
+            };
+        }
+        narrow
+    }
+
+    /// `o`, rounded into a fresh slot by a statement pushed onto `out`.
+    fn rounded(&mut self, o: &mut Operand, span: Span, out: &mut Vec<Stmt>) {
+        self.slots.push(SlotInfo {
+            name: String::new(),
+            ty: Ty::Float,
+            narrow: false,
+        });
+        let t = Slot(self.slots.len() as u32 - 1);
+        let value = std::mem::replace(o, Operand::Slot(t));
+        out.push(Stmt::Let {
+            dst: t,
+            rhs: Rhs::Prim(Prim::Unary(UnOp::Narrow), vec![value]),
+            span,
+        });
+    }
+
+    fn block(&mut self, b: &mut Block) {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
             let written = match &mut s {
+                Stmt::Let {
+                    dst,
+                    rhs: Rhs::Record(g, ops),
+                    span,
+                } => {
+                    for (i, o) in ops.iter_mut().enumerate() {
+                        if self.narrow_field(*g, i) {
+                            self.rounded(o, *span, &mut out);
+                        }
+                    }
+                    Some((*dst, *span))
+                }
+                Stmt::Store { place, value, span } => {
+                    if self.stores && self.narrow_place(place) {
+                        self.rounded(value, *span, &mut out);
+                    }
+                    None
+                }
                 Stmt::Let { dst, span, .. } => Some((*dst, *span)),
                 Stmt::MethodInPlace { dst, span, .. } | Stmt::CallInPlace { dst, span, .. } => {
                     dst.map(|d| (d, *span))
@@ -144,5 +252,19 @@ impl Cx {
             }
         }
         b.stmts = out;
+    }
+}
+
+/// `t` without `nihil` (`T?` is a union of `T` and `nihil`).
+fn record_of(t: &Ty) -> &Ty {
+    match t {
+        Ty::Union(ts) => {
+            let mut rest = ts.iter().filter(|t| **t != Ty::Nihil);
+            match (rest.next(), rest.next()) {
+                (Some(t), None) => t,
+                _ => t,
+            }
+        }
+        _ => t,
     }
 }

@@ -602,6 +602,10 @@ pub struct Function {
 pub struct Field {
     pub name: String,
     pub ty: Ty,
+    /// Declared `f32` or `f16`: under `--precision f32` every value stored in the
+    /// field (record construction, a field store) is rounded once to f32
+    /// (`eval/narrow.rs`, docs/precision.md). Not printed by `faber ir`.
+    pub narrow: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -86,6 +86,7 @@ impl Lowerer<'_> {
                 .map(|s| Field {
                     name: s.name.clone(),
                     ty: s.field_ty(),
+                    narrow: false,
                 })
                 .collect(),
         });

@@ -323,6 +323,7 @@ impl Lowerer<'_> {
                                 );
                                 continue;
                             }
+                            let narrow = self.is_narrow(m, ty);
                             let mut ty = self.ty(m, ty);
                             literals.push(default.as_ref().and_then(|e| literal_const(e, &ty)));
                             let mut default = default.clone().map(|e| (m, e));
@@ -334,6 +335,7 @@ impl Lowerer<'_> {
                             fields.push(Field {
                                 name: name.name.clone(),
                                 ty,
+                                narrow,
                             });
                             defaults.push(default);
                         }
