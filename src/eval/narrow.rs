@@ -3,7 +3,7 @@
 //! `f16` once to the nearest f32.
 //!
 //! The lowering marks the places (`SlotInfo::narrow` for locals and parameters,
-//! `Function::narrow_ret` for results) and the autodiff pass copies the marks into the
+//! `Function::narrow_ret` for results, `Field::narrow` for genus fields) and the autodiff pass copies the marks into the
 //! companions' forward slots. When the run's precision is F32, [`narrowed`] gives a
 //! copy of the program in which
 //!
@@ -31,8 +31,8 @@
 //! those of a build without it; `faber ir` never shows the inserted statements.
 
 use crate::ir::{
-    Block, Genus, Operand, Place, PlaceRoot, PlaceStep, Prim, Program, Rhs, Slot, SlotInfo, Stmt,
-    Ty, UnOp,
+    Block, Genus, Global, Operand, Place, PlaceRoot, PlaceStep, Prim, Program, Rhs, Slot, SlotInfo,
+    Stmt, Ty, UnOp,
 };
 use crate::source::Span;
 
@@ -48,7 +48,6 @@ pub(crate) fn narrowed(prog: &Program) -> Option<Program> {
         return None;
     }
     let mut p = prog.clone();
-    let globals: Vec<Ty> = p.globals.iter().map(|g| g.ty.clone()).collect();
     let companions: Vec<usize> = p.backward.iter().map(|b| b.companion.0 as usize).collect();
     for (id, f) in p.functions.iter_mut().enumerate() {
         if !fields && !any(f) {
@@ -67,7 +66,7 @@ pub(crate) fn narrowed(prog: &Program) -> Option<Program> {
             narrow,
             ret,
             genera: &prog.genera,
-            globals: &globals,
+            globals: &prog.globals,
             slots: std::mem::take(&mut f.slots),
             stores: !companions.contains(&id),
         };
@@ -99,8 +98,8 @@ struct Cx<'p> {
     /// The slot a `→ f32` function's rounded result goes through.
     ret: Option<Slot>,
     genera: &'p [Genus],
-    /// The globals' static types (roots of places).
-    globals: &'p [Ty],
+    /// The globals, whose static types are the roots of places.
+    globals: &'p [Global],
     /// The function's slots, to which the roundings of field values add temporaries.
     slots: Vec<SlotInfo>,
     /// Round the values of field stores. Off in a companion: its forward part has no
@@ -134,7 +133,7 @@ impl Cx<'_> {
     fn narrow_place(&self, place: &Place) -> bool {
         let mut ty = match place.root {
             PlaceRoot::Slot(s) => self.slots.get(s.0 as usize).map(|s| &s.ty),
-            PlaceRoot::Global(g) => self.globals.get(g.0 as usize),
+            PlaceRoot::Global(g) => self.globals.get(g.0 as usize).map(|g| &g.ty),
         };
         let mut narrow = false;
         for step in &place.path {
