@@ -20,7 +20,7 @@
 //! The whole computation is FMAs, adds and multiplies in a fixed order, so the bits
 //! are the same on every CPU (the vector widths of `par_f32::wide` only).
 
-use super::par_f32::{par_rows_of, wide};
+use super::par_f32::map_each;
 
 const LOG2E: f64 = std::f64::consts::LOG2_E;
 /// ln 2 = LN2_HI + LN2_LO to ~2⁻¹⁰⁶.
@@ -47,9 +47,6 @@ const INV_FACT: [f64; 11] = [
     1.0 / 39916800.0,
     1.0 / 479001600.0,
 ];
-
-/// Elements from which an f32 exp-based map is split between threads.
-pub(in crate::tensor) const PAR_MIN_F32_MAP: usize = 1 << 15;
 
 /// `(n, r, 2ⁿ)` with `x = n·ln2 + r`, for x already in [LO, HI].
 #[inline(always)]
@@ -106,21 +103,9 @@ pub fn exp_f32(x: f32) -> f32 {
 }
 
 /// `dst[i] = exp_f32(src[i])`, vectorised, rows of the input split between threads
-/// from [`PAR_MIN_F32_MAP`] elements (each element depends only on itself).
+/// from `par_f32::PAR_MIN_F32_MAP` elements (each element depends only on itself).
 pub fn exp_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || exp_block(s, d),
-        )
-    });
-}
-
-#[inline(always)]
-fn exp_block(src: &[f32], dst: &mut [f32]) {
-    for (d, &s) in dst.iter_mut().zip(src) {
-        *d = exp_f32(s);
-    }
+    map_each(src, dst, exp_f32);
 }
 
 #[cfg(test)]

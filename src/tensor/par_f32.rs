@@ -71,6 +71,55 @@ where
     });
 }
 
+/// Elements from which the f32 element maps split their work over threads (a block of
+/// 2¹⁵ elements is 128 KiB per operand).
+pub(in crate::tensor) const PAR_MIN_F32_MAP: usize = 1 << 15;
+
+/// `dst[i] = f(src[i])` (one length): the element maps of the f32 kernels, on the
+/// pool's threads from [`PAR_MIN_F32_MAP`] elements, the loop compiled for the widest
+/// ISA ([`wide`]). Each element depends on its own input only, so the result does not
+/// depend on the thread count.
+#[inline(always)]
+pub(in crate::tensor) fn map_each<F>(src: &[f32], dst: &mut [f32], f: F)
+where
+    F: Fn(f32) -> f32 + Sync,
+{
+    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
+        wide(
+            #[inline(always)]
+            || {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = f(s);
+                }
+            },
+        )
+    });
+}
+
+/// `dst[i] = f(g[i], x[i])` (one length): the element-wise VJPs of the f32 kernels, as
+/// [`map_each`].
+#[inline(always)]
+pub(in crate::tensor) fn map_pairs<F>(g: &[f32], x: &[f32], dst: &mut [f32], f: F)
+where
+    F: Fn(f32, f32) -> f32 + Sync,
+{
+    let dp = SendPtrOf::new(dst.as_mut_ptr());
+    par_blocks(x.len(), 1, PAR_MIN_F32_MAP, |start, len| {
+        // SAFETY: [start, start + len) lies inside `dst` (as long as `x`), and no other
+        // block covers it.
+        let db = unsafe { dp.part(start, len) };
+        let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
+        wide(
+            #[inline(always)]
+            || {
+                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
+                    *o = f(gv, xv);
+                }
+            },
+        )
+    });
+}
+
 /// A buffer's base pointer handed to the pool's threads, each of which writes its own
 /// disjoint part (`par::SendPtr` for any element type).
 pub(in crate::tensor) struct SendPtrOf<T>(*mut T);

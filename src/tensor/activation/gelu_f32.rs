@@ -28,8 +28,8 @@
 //! absolute: `y` within `½ ulp + 2⁻⁴⁸·|x|` of GELU, the VJP within
 //! `½ ulp + 2⁻⁴⁷·|g|·(1 + |x|·du)` of `g·gelu′(x)`.
 
-use crate::tensor::exp_f32::{exp_core, PAR_MIN_F32_MAP};
-use crate::tensor::par_f32::{par_blocks, par_rows_of, wide, SendPtrOf};
+use crate::tensor::exp_f32::exp_core;
+use crate::tensor::par_f32::{map_each, map_pairs, par_blocks, wide, SendPtrOf, PAR_MIN_F32_MAP};
 use crate::tensor::tanh::tanh_f32::tanh_per_exp_core;
 use crate::tensor::{GELU_BETA, GELU_C};
 
@@ -81,16 +81,7 @@ pub fn gelu_derivative_f32(x: f32) -> f32 {
 /// `dst[i] = gelu_f32(src[i])`, vectorised, split between threads from
 /// `PAR_MIN_F32_MAP` elements.
 pub fn gelu_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || {
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = gelu_f32(s);
-                }
-            },
-        )
-    });
+    map_each(src, dst, gelu_f32);
 }
 
 /// GELU and its derivative in one pass (`gelu_cum_derivata`): `y[i] = gelu_f32(x[i])`,
@@ -161,37 +152,17 @@ pub fn gelu_per_exp_f32(x: f32) -> f32 {
 
 /// `dst[i] = gelu_per_exp_f32(src[i])`.
 pub fn gelu_per_exp_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || {
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = gelu_per_exp_f32(s);
-                }
-            },
-        )
-    });
+    map_each(src, dst, gelu_per_exp_f32);
 }
 
 /// `retro_gelu_per_exp`: `dst[i] = g[i]·(½(1 + t) + ((½x)·(1 − t²))·du)` at `x[i]`, in
 /// f64, rounded once (module docs). The three slices have one length.
 pub fn gelu_per_exp_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
-    let dp = SendPtrOf::new(dst.as_mut_ptr());
-    par_blocks(x.len(), 1, PAR_MIN_F32_MAP, |start, len| {
-        // SAFETY: [start, start + len) lies inside `dst`, no other block covers it.
-        let db = unsafe { dp.part(start, len) };
-        let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
-        wide(
-            #[inline(always)]
-            || {
-                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
-                    let xv = xv as f64;
-                    let (t, du) = per_exp_parts(xv);
-                    let d = 0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du;
-                    *o = (gv as f64 * d) as f32;
-                }
-            },
-        )
+    map_pairs(g, x, dst, |gv, xv| {
+        let xv = xv as f64;
+        let (t, du) = per_exp_parts(xv);
+        let d = 0.5 * (1.0 + t) + ((0.5 * xv) * (1.0 - t * t)) * du;
+        (gv as f64 * d) as f32
     });
 }
 

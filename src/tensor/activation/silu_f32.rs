@@ -11,8 +11,8 @@
 //! NaN. Tested against mpmath points
 //! (tests/reference/f32_transcendentals.py).
 
-use crate::tensor::exp_f32::{exp_core, PAR_MIN_F32_MAP};
-use crate::tensor::par_f32::{par_blocks, par_rows_of, wide, SendPtrOf};
+use crate::tensor::exp_f32::exp_core;
+use crate::tensor::par_f32::{map_each, map_pairs};
 
 /// SiLU of one f32, faithfully rounded.
 #[inline(always)]
@@ -44,33 +44,13 @@ pub fn silu_derivative_f32(x: f32) -> f32 {
 
 /// `dst[i] = silu_f32(src[i])`.
 pub fn silu_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || {
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = silu_f32(s);
-                }
-            },
-        )
-    });
+    map_each(src, dst, silu_f32);
 }
 
 /// `g.retro_silu(x)`: `dst[i] = g[i]·silu′(x[i])`, the product in f64, rounded once.
 pub fn silu_backward_f32(g: &[f32], x: &[f32], dst: &mut [f32]) {
-    let dp = SendPtrOf::new(dst.as_mut_ptr());
-    par_blocks(x.len(), 1, PAR_MIN_F32_MAP, |start, len| {
-        // SAFETY: [start, start + len) lies inside `dst`, no other block covers it.
-        let db = unsafe { dp.part(start, len) };
-        let (gb, xb) = (&g[start..start + len], &x[start..start + len]);
-        wide(
-            #[inline(always)]
-            || {
-                for ((o, &gv), &xv) in db.iter_mut().zip(gb).zip(xb) {
-                    *o = (gv as f64 * derivative(xv as f64)) as f32;
-                }
-            },
-        )
+    map_pairs(g, x, dst, |gv, xv| {
+        (gv as f64 * derivative(xv as f64)) as f32
     });
 }
 

@@ -24,8 +24,8 @@
 //! once: the correctly rounded value of that expression except within 2⁻⁵² of a
 //! midpoint (two f64 roundings).
 
-use crate::tensor::exp_f32::{exp_core, expm1_core, PAR_MIN_F32_MAP};
-use crate::tensor::par_f32::{par_rows_of, wide};
+use crate::tensor::exp_f32::{exp_core, expm1_core};
+use crate::tensor::par_f32::{map_each, wide};
 
 /// `tanh x` in f64 to 2⁻⁴⁸ relative for any f64 x (module docs); NaN for NaN.
 #[inline(always)]
@@ -46,16 +46,7 @@ pub fn tanh_f32(x: f32) -> f32 {
 /// `dst[i] = tanh_f32(src[i])`, vectorised, split between threads from
 /// `PAR_MIN_F32_MAP` elements.
 pub fn tanh_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || {
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = tanh_f32(s);
-                }
-            },
-        )
-    });
+    map_each(src, dst, tanh_f32);
 }
 
 /// tanh through the exp identity in f64 (module docs): within 2⁻⁴⁹ absolute.
@@ -71,16 +62,7 @@ pub(in crate::tensor) fn tanh_per_exp_core(t: f64) -> f64 {
 
 /// `dst[i] = tanh_per_exp(src[i])` rounded once (module docs).
 pub fn tanh_per_exp_f32_map(src: &[f32], dst: &mut [f32]) {
-    par_rows_of(src, dst, 1, 1, PAR_MIN_F32_MAP, |_, s, d| {
-        wide(
-            #[inline(always)]
-            || {
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = tanh_per_exp_core(s as f64) as f32;
-                }
-            },
-        )
-    });
+    map_each(src, dst, |x| tanh_per_exp_core(x as f64) as f32);
 }
 
 /// The tanh VJP from its result: `dst[i] = g[i]·(1 − y[i]²)` (module docs). The three
