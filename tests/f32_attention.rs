@@ -17,7 +17,10 @@
 //!   `retro_softmax_causalis`), as the f64 fused ops are of the f64 chain;
 //! * the same bits at 1 and 2 threads; shape errors are the f64 path's errors.
 
-use faber::tensor::{self as k, DType, SplitMix64, Tensor, Trans};
+mod common;
+
+use common::f32::{both_threads, f32s, rand32};
+use faber::tensor::{self as k, DType, Tensor, Trans};
 
 /// f32's unit roundoff.
 const U: f64 = 1.0 / 16_777_216.0;
@@ -30,19 +33,6 @@ fn gamma(k: usize) -> f64 {
     n / (1.0 - n) + k as f64 * f64::EPSILON
 }
 
-fn rand32(seed: u64, shape: &[usize], scale: f64) -> Tensor {
-    SplitMix64::new(seed)
-        .normal_tensor(shape, 0.0, scale)
-        .unwrap()
-        .to_dtype(DType::F32)
-        .unwrap()
-}
-
-fn f32s(t: &Tensor) -> &[f32] {
-    assert_eq!(t.dtype(), DType::F32, "an f32 result");
-    t.data_f32().unwrap()
-}
-
 fn wide(t: &Tensor) -> Vec<f64> {
     f32s(t).iter().map(|&x| x as f64).collect()
 }
@@ -51,16 +41,6 @@ fn bits(ts: &[&Tensor]) -> Vec<u32> {
     ts.iter()
         .flat_map(|t| f32s(t).iter().map(|x| x.to_bits()))
         .collect()
-}
-
-fn both_threads<R>(f: impl Fn() -> R, key: impl Fn(&R) -> Vec<u32>, what: &str) -> R {
-    k::set_threads(1);
-    let one = f();
-    k::set_threads(2);
-    let two = f();
-    k::set_threads(0);
-    assert_eq!(key(&one), key(&two), "{what}: 1 and 2 threads differ");
-    one
 }
 
 /// Asserts `|got − want| ≤ bound` per element.

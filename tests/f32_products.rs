@@ -18,6 +18,7 @@
 
 mod common;
 
+use common::f32::{both_threads, f32s, rand32};
 use common::Faber;
 use faber::tensor::{self as k, DType, SplitMix64, Tensor, Trans, VjpPost};
 
@@ -30,33 +31,8 @@ fn gamma(k: usize) -> f64 {
     n / (1.0 - n)
 }
 
-/// A random f32 tensor (normal, σ = `scale`; full 24-bit significands).
-fn rand32(seed: u64, shape: &[usize], scale: f64) -> Tensor {
-    SplitMix64::new(seed)
-        .normal_tensor(shape, 0.0, scale)
-        .unwrap()
-        .to_dtype(DType::F32)
-        .unwrap()
-}
-
-fn f32s(t: &Tensor) -> &[f32] {
-    assert_eq!(t.dtype(), DType::F32, "an f32 result");
-    t.data_f32().unwrap()
-}
-
 fn bits(t: &Tensor) -> Vec<u32> {
     f32s(t).iter().map(|x| x.to_bits()).collect()
-}
-
-/// `f` at 1 thread and at 2; asserts the same bits, returns the result.
-fn both_threads<R>(f: impl Fn() -> R, key: impl Fn(&R) -> Vec<u32>, what: &str) -> R {
-    k::set_threads(1);
-    let one = f();
-    k::set_threads(2);
-    let two = f();
-    k::set_threads(0);
-    assert_eq!(key(&one), key(&two), "{what}: 1 and 2 threads differ");
-    one
 }
 
 /// An f64 matrix product formed here: `(Σ x·y, Σ|x|·|y|)` per element for `m×n`

@@ -4,13 +4,15 @@
 //!   directory, environment, standard input, an address-space cap, a deadline) and
 //!   captures its exit code, stdout and stderr;
 //! * [`failing`], the format and the checker of failing programs (tests/README.md);
-//! * [`entries`], the reader of the `faber explain` entries under `docs/explain/`.
+//! * [`entries`], the reader of the `faber explain` entries under `docs/explain/`;
+//! * [`f32`], the f32 kernel tests' random tensors and thread check.
 //!
 //! Each test binary compiles this whole module and uses a part of it.
 
 #![allow(dead_code)]
 
 pub mod entries;
+pub mod f32;
 pub mod failing;
 
 use std::ffi::{OsStr, OsString};
