@@ -25,12 +25,12 @@ fn fail<T>(v: &Value, ty: &Ty, program: &Program, why: &str) -> FResult<T> {
 
 /// `v ↦ ty`.
 pub(crate) fn convert(v: &Value, ty: &Ty, program: &Program) -> FResult<Value> {
-    // `valor`, `copia` and `intervallum` (src/eval/data.rs), then the matrix pairs of
-    // src/ir/conversion.rs that the arms below do not cover.
-    if let Some(r) = super::data::convert(v, ty, program, convert) {
+    // The matrix of src/ir/conversion.rs (its refusals, and the pairs the arms below
+    // do not cover), then `valor`, `copia` and `intervallum` (src/eval/data.rs).
+    if let Some(r) = super::convert_pairs::convert(v, ty, program, convert) {
         return r;
     }
-    if let Some(r) = super::convert_pairs::convert(v, ty, program, convert) {
+    if let Some(r) = super::data::convert(v, ty, program, convert) {
         return r;
     }
     match ty {
@@ -201,7 +201,7 @@ pub(crate) fn is_type(v: &Value, ty: &Ty) -> bool {
             _ => false,
         },
         Ty::Union(ms) => ms.iter().any(|m| is_type(v, m)),
-        Ty::Json => matches!(v, Value::Json(_)),
+        Ty::Json { .. } => matches!(v, Value::Json(_)),
         Ty::Set(_) => matches!(v, Value::Set(_)),
         Ty::Interval => matches!(v, Value::Interval(_)),
     }

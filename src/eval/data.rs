@@ -31,7 +31,7 @@ pub(crate) fn convert(
     Some(match (v, ty) {
         (_, Ty::Any | Ty::Vacuum) => return None,
         (Value::Json(j), _) => super::json::boxing::from_json(j, ty, program),
-        (_, Ty::Json) => super::json::boxing::to_json(v, program).map(Value::Json),
+        (_, Ty::Json { .. }) => super::json::boxing::to_json(v, program).map(Value::Json),
         (Value::Set(_), Ty::Set(e)) if matches!(**e, Ty::Any) => Ok(v.clone()),
         (Value::Set(s), Ty::Set(e)) => {
             super::set::from_items(&super::set::items(s), e, ty, program, recur)

@@ -576,8 +576,8 @@ impl<'p, 'io> Machine<'p, 'io> {
             Rhs::Index(a, i) => ops::index(&self.get(a), &self.get(i)),
             Rhs::Convert(o, ty) => convert::convert(&self.get(o), ty, prog),
             // A value where a `valor` is declared is boxed (it may fail: a NaN).
-            Rhs::Coerce(o, crate::ir::Ty::Json) => {
-                convert::convert(&self.get(o), &crate::ir::Ty::Json, prog)
+            Rhs::Coerce(o, crate::ir::Ty::Json { .. }) => {
+                convert::convert(&self.get(o), &crate::ir::Ty::Json { doc: false }, prog)
             }
             Rhs::Coerce(o, ty) => Ok(convert::coerce(self.val(o), ty)),
             Rhs::Is(o, test, negated) => {

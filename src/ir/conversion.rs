@@ -5,10 +5,17 @@
 //! statically: a thrown conversion failure, RUN005 when not caught,
 //! src/eval/convert_pairs.rs). A family added to the language gets a variant here and
 //! its row and column in [`verdict`].
+//!
+//! The verdicts are the upstream language's: the semantic column of its conversion
+//! matrix (a pair its type checker refuses is refused here, every other pair is
+//! accepted). An accepted pair is a conversion that may still fail on a value — for
+//! some pairs on every value, where the language defines the pair but no value of the
+//! source has an image in the target (`42 ↦ lista<numerus>`): docs/language.md lists
+//! what each accepted pair does at run time.
 
 use super::Ty;
 
-/// A type family of the conversion matrix.
+/// A type family of the conversion matrix (`ascii` is `textus` here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     Numerus,
@@ -16,8 +23,14 @@ pub enum Family {
     Bivalens,
     Textus,
     Octeti,
+    /// `json`: a JSON document (the declared type `json`).
+    Json,
+    /// `valor`: one dynamic value.
+    Valor,
     Lista,
     Tabula,
+    Copia,
+    Intervallum,
     Tensor,
     Nihil,
 }
@@ -32,8 +45,12 @@ impl Family {
             Ty::Bool => Family::Bivalens,
             Ty::Text => Family::Textus,
             Ty::Bytes => Family::Octeti,
+            Ty::Json { doc: true } => Family::Json,
+            Ty::Json { doc: false } => Family::Valor,
             Ty::List(_) => Family::Lista,
             Ty::Map(_, _) => Family::Tabula,
+            Ty::Set(_) => Family::Copia,
+            Ty::Interval => Family::Intervallum,
             Ty::Tensor { .. } => Family::Tensor,
             Ty::Nihil => Family::Nihil,
             _ => return None,
@@ -47,8 +64,12 @@ impl Family {
             Family::Bivalens => "bivalens",
             Family::Textus => "textus",
             Family::Octeti => "octeti",
+            Family::Json => "json",
+            Family::Valor => "valor",
             Family::Lista => "lista",
             Family::Tabula => "tabula",
+            Family::Copia => "copia",
+            Family::Intervallum => "intervallum",
             Family::Tensor => "tensor",
             Family::Nihil => "nihil",
         }
@@ -62,17 +83,35 @@ pub fn verdict(from: Family, to: Family) -> bool {
     if from == to {
         return true;
     }
+    match from {
+        // `nihil` is not a family of the upstream matrix: it only has a text form.
+        Nihil => to == Textus,
+        // Bytes decode as text; numbers, truth values and lists have no byte reading.
+        Octeti => !matches!(
+            to,
+            Numerus | Fractus | Bivalens | Json | Lista | Intervallum | Nihil
+        ),
+        // A JSON document converts to structures, never straight to a scalar.
+        Json => matches!(to, Valor | Lista | Tabula | Copia | Tensor | Nihil),
+        _ => !rejected_target(from, to),
+    }
+}
+
+/// The refusals of the rows other than `octeti`, `json` and `nihil`.
+fn rejected_target(from: Family, to: Family) -> bool {
+    use Family::*;
     match to {
-        // Every value has a text form: its display form; octeti decode as UTF-8.
-        Textus => true,
-        Numerus | Fractus => matches!(from, Numerus | Fractus | Bivalens | Textus),
-        // Truthiness: a number other than 0, a text other than "".
-        Bivalens => matches!(from, Numerus | Fractus | Textus),
-        // UTF-8 encoding of a text; numbers have no one byte layout.
-        Octeti => from == Textus,
-        // Row-major elements of a tensor; the keys of a map.
-        Lista => matches!(from, Tensor | Tabula),
-        Tensor => from == Lista,
-        Tabula | Nihil => false,
+        // Only a JSON value may hold `null`.
+        Nihil => from != Valor,
+        // Only structures become a JSON document; scalars and text box into `valor`.
+        Json => matches!(from, Numerus | Fractus | Bivalens | Textus),
+        Octeti => matches!(from, Numerus | Fractus | Bivalens),
+        // Ranges come from integers (and ranges) only.
+        Intervallum => from != Numerus,
+        Tensor => matches!(from, Numerus | Fractus | Tabula | Copia),
+        Numerus | Fractus => from == Tensor,
+        Tabula => matches!(from, Lista | Copia | Tensor),
+        Copia => matches!(from, Tabula | Tensor),
+        Bivalens | Textus | Valor | Lista => false,
     }
 }

@@ -170,7 +170,7 @@ impl Host {
             | Host::ProcessusSedes
             | Host::ProcessusIdentitas
             | Host::AleatorFractum => vec![],
-            Host::JsonPange => vec![Ty::Json],
+            Host::JsonPange => vec![Ty::Json { doc: true }],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
             Host::Hora | Host::Argumenta | Host::Directorium | Host::LegeLineam => vec![],
@@ -194,7 +194,7 @@ impl Host {
             Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum | Host::JsonPange => {
                 Ty::Text
             }
-            Host::JsonSolve => Ty::Json,
+            Host::JsonSolve => Ty::Json { doc: true },
             Host::SolumSequere
             | Host::SolumAbsolve
             | Host::SolumDomus
@@ -236,7 +236,7 @@ impl Host {
             Host::AleatorFractum => Ty::Float,
             Host::AleatorSortire => Ty::Int,
             Host::AleatorOctetos => Ty::Bytes,
-            Host::JsonTempta => Ty::Union(vec![Ty::Json, Ty::Nihil]),
+            Host::JsonTempta => Ty::Union(vec![Ty::Json { doc: true }, Ty::Nihil]),
             Host::LegeOctetos | Host::TensoresAdOctetos => Ty::Bytes,
             Host::TensoresExOctetis => args.get(1).cloned().unwrap_or(Ty::Any),
             Host::ScribeTextum

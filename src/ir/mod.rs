@@ -71,8 +71,14 @@ pub enum Ty {
         wide: bool,
     },
     Union(Vec<Ty>),
-    /// `json` / `valor`: one dynamic JSON value (src/eval/json/).
-    Json,
+    /// `json` / `valor`: one dynamic JSON value (src/eval/json/). `doc`: declared
+    /// `json` (a JSON document) rather than `valor`; the two hold the same values and
+    /// are interchangeable, except that the conversion matrix gives them different
+    /// rows and columns (src/ir/conversion.rs). Like `Tensor::wide`, static
+    /// knowledge that never makes two types incompatible.
+    Json {
+        doc: bool,
+    },
     /// `copia<T>`: a set of `numerus`, `textus` or `bivalens` values (src/eval/set.rs).
     Set(Box<Ty>),
     /// `intervallum<numerus>`: an integer range as a value (src/eval/interval.rs).

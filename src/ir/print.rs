@@ -91,7 +91,8 @@ pub fn ty(p: &Program, t: &Ty) -> String {
             let ts: Vec<String> = ts.iter().map(|t| ty(p, t)).collect();
             ts.join(" ∪ ")
         }
-        Ty::Json => "valor".into(),
+        Ty::Json { doc: true } => "json".into(),
+        Ty::Json { doc: false } => "valor".into(),
         Ty::Set(e) => format!("copia<{}>", ty(p, e)),
         Ty::Interval => "intervallum<numerus>".into(),
     }

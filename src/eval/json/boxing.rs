@@ -2,9 +2,9 @@
 //!
 //! Boxing (`T ↦ valor`): numbers, texts, `bivalens` and `nihil` become the JSON
 //! scalar; `octeti` an array of byte values; lists, `iuncta`, sets and tensors (as
-//! nested arrays, row-major) arrays; maps and records objects (a record's fields by
-//! name, a map's non-text keys by their display form). A NaN or infinity, a function,
-//! `vacuum` and an `intervallum` have no JSON form: the conversion fails.
+//! nested arrays, row-major) and ranges (their numbers) arrays; maps and records
+//! objects (a record's fields by name, a map's non-text keys by their display form). A
+//! NaN or infinity, a function and `vacuum` have no JSON form: the conversion fails.
 //!
 //! Unboxing (`valor ↦ T`) matches the JSON kind exactly: `numerus` takes an integer,
 //! `fractus` any number, `textus` a string, `bivalens` a boolean, `nihil` null; `lista`,
@@ -49,7 +49,7 @@ fn boxed(v: &Value, program: &Program, depth: usize) -> FResult<Rc<Json>> {
     if depth > MAX_DEPTH {
         return too_deep();
     }
-    let no = |why: &str| fail(v.type_name(), &Ty::Json, program, why);
+    let no = |why: &str| fail(v.type_name(), &Ty::Json { doc: false }, program, why);
     let array = |items: &mut dyn Iterator<Item = &Value>| -> FResult<Rc<Json>> {
         let out: FResult<Vec<Rc<Json>>> = items.map(|x| boxed(x, program, depth + 1)).collect();
         Ok(Rc::new(Json::Array(out?)))
@@ -94,7 +94,8 @@ fn boxed(v: &Value, program: &Program, depth: usize) -> FResult<Rc<Json>> {
             }
             tensor_json(t.shape(), &data)
         }
-        Value::Func(_) | Value::Vacuum | Value::Interval(_) => return no(""),
+        Value::Interval(r) => return array(&mut r.items()?.iter()),
+        Value::Func(_) | Value::Vacuum => return no(""),
     }))
 }
 
@@ -142,7 +143,7 @@ fn unboxed(j: &Rc<Json>, ty: &Ty, program: &Program, depth: usize) -> FResult<Va
         }
     };
     match (ty, &**j) {
-        (Ty::Any | Ty::Json, _) => Ok(Value::Json(j.clone())),
+        (Ty::Any | Ty::Json { .. }, _) => Ok(Value::Json(j.clone())),
         (Ty::Vacuum, _) => Ok(Value::Vacuum),
         (Ty::Int, Json::Int(i)) => Ok(Value::Int(*i)),
         (Ty::Float, Json::Int(i)) => Ok(Value::Float(*i as f64)),

@@ -21,7 +21,9 @@ impl Lowerer<'_> {
                 "a number has no one byte layout: convert it to textus first (`x ↦ textus ↦ octeti`) for its digits"
             }
             (Family::Octeti, _) => "decode the bytes first: `b ↦ textus`",
-            (_, Family::Tabula) => "a tabula is built from a literal or with its methods, not converted into",
+            (Family::Json, _) => "convert the document to a `valor` first: `d ↦ valor ↦ …`",
+            (_, Family::Json) => "box it as a `valor` (`x ↦ valor`), or parse text with `json.solve`",
+            (_, Family::Intervallum) => "a range is written `a‥b`, or clamp a number into one: `n ↦ a‥b`",
             _ => "docs/language.md § \"Conversions\" lists the conversions the language defines",
         };
         self.diags.push(

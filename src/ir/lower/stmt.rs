@@ -408,7 +408,7 @@ impl Lowerer<'_> {
             (Ty::Text, EachKind::Keys) => Ty::Int,
             (Ty::Set(e), EachKind::Values) => (**e).clone(),
             (Ty::Interval, EachKind::Values) => Ty::Int,
-            (Ty::Json, EachKind::Values) => Ty::Json,
+            (Ty::Json { .. }, EachKind::Values) => Ty::Json { doc: false },
             _ => Ty::Any,
         };
         let (slot, blk) = self.loop_body(var, vty, binding, body);

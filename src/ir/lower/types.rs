@@ -234,7 +234,8 @@ impl Lowerer<'_> {
             "textus" | "ascii" => Ty::Text,
             "octeti" => Ty::Bytes,
             "vacuum" => Ty::Vacuum,
-            "json" | "valor" => Ty::Json,
+            "json" => Ty::Json { doc: true },
+            "valor" => Ty::Json { doc: false },
             "copia" => Ty::Set(Box::new(arg(self, 0))),
             "intervallum" => Ty::Interval,
             "lista" => Ty::List(Box::new(arg(self, 0))),
@@ -313,7 +314,7 @@ fn is_tensor_sugar(n: &str) -> bool {
 pub fn needs_coercion(declared: &Ty, actual: &Ty) -> bool {
     match declared {
         // Boxing: a value where a `valor` is declared becomes one (src/eval/json/).
-        Ty::Json => *actual != Ty::Json,
+        Ty::Json { .. } => !matches!(actual, Ty::Json { .. }),
         Ty::Float => matches!(actual, Ty::Int | Ty::Any),
         Ty::List(e) if **e == Ty::Float => !matches!(actual, Ty::List(a) if **a == Ty::Float),
         _ => false,
@@ -350,8 +351,8 @@ pub fn incompatible(declared: &Ty, actual: &Ty) -> bool {
         (Tuple(_), Tuple(_)) | (Func(..), Func(..)) | (Tensor { .. }, Tensor { .. }) => false,
         (Record(a), Record(b)) => a != b,
         // Every value but a function boxes into `valor` (src/eval/json/boxing.rs).
-        (Json, Func(..)) => true,
-        (Json, _) => false,
+        (Json { .. }, Func(..)) => true,
+        (Json { .. }, _) => false,
         (Set(d), Set(a)) => incompatible(d, a),
         (Interval, Interval) => false,
         _ => true,

@@ -495,7 +495,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Ty::List(e) => (**e).clone(),
         Ty::Map(_, v) => (**v).clone(),
         Ty::Text => Ty::Text,
-        Ty::Json => Ty::Json,
+        Ty::Json { .. } => Ty::Json { doc: false },
         _ => Ty::Any,
     };
     match m {
@@ -513,7 +513,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
-            Ty::Json => Ty::List(Box::new(Ty::Text)),
+            Ty::Json { .. } => Ty::List(Box::new(Ty::Text)),
             _ => Ty::List(Box::new(Ty::Any)),
         },
         Method::Absolutum | Method::Maximus | Method::Minimus => recv.clone(),
