@@ -222,11 +222,11 @@ impl Lowerer<'_> {
         let recv_ty = self.peek_type(base);
         // The built-in the spelling names in this module's reader locale.
         let locale = self.modules[self.cur_module()].locale;
-        // A number literal receiver picks the number method of a shared term (`exp`).
-        let pick_ty = match &base.kind {
-            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
-            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
-            _ => recv_ty.clone(),
+        // A number receiver (a literal, arithmetic) picks the number method of a
+        // shared term (`exp`).
+        let pick_ty = match self.pick_type(base) {
+            Ty::Any => recv_ty.clone(),
+            known => known,
         };
         let spelled = intrinsics::resolve(locale, &name.name, &pick_ty);
         let internal: &str = match &spelled {
@@ -446,7 +446,7 @@ impl Lowerer<'_> {
     }
 
     /// The static type of an expression without emitting code (names, fields, ego).
-    fn peek_type(&mut self, e: &ast::Expr) -> Ty {
+    pub(super) fn peek_type(&mut self, e: &ast::Expr) -> Ty {
         match &e.kind {
             ExprKind::Name(id) => match self.local(&id.name).map(|l| l.slot) {
                 Some(s) => self.slot_ty(s),
@@ -490,7 +490,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn method_type(m: Method, recv: &Ty) -> Ty {
+pub(super) fn method_type(m: Method, recv: &Ty) -> Ty {
     let elem = match recv {
         Ty::List(e) => (**e).clone(),
         Ty::Map(_, v) => (**v).clone(),
