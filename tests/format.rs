@@ -6,9 +6,15 @@
 //! * every such file translated into each reader locale formats to itself there, and
 //!   translated back into Latin gives the formatted file again; only a built-in method
 //!   that Latin spells two ways (faber's own `neg` and the table's `negativa`) may come
-//!   back in the other spelling (counted, and never anything else);
-//! * every program of tests/run, translated into each locale (with the modules it
-//!   imports), prints its `.out` and exits with its code (in-process);
+//!   back in the other spelling (never anything else, and never in a test program);
+//! * every program of tests/run checks (its method calls are translated by what the
+//!   front end resolved them to), translates into every locale (no refusal), comes
+//!   back exactly, and there prints its `.out` and exits with its code (in-process, or
+//!   with the binary and its `.args` and `.in`);
+//! * a built-in on a receiver whose type is only inferred (`radix` on a number, `sqrt`
+//!   on a tensor) comes back as written, which the tokens alone cannot do; a genus
+//!   method that is also a built-in's name is kept, and refused where the file does
+//!   not check;
 //! * the CLI: `--check` exit codes and diff, the default rewrite, `--stdout`, a file
 //!   that does not parse left untouched, an unknown locale (LEX009), a name that is a
 //!   keyword of the target (CLI004), a package translated and back;
@@ -21,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use common::{Faber, ROOT};
 use faber::diag::Diagnostic;
-use faber::format::{Members, Options};
-use faber::resolve::MemoryLoader;
+use faber::format::{Members, Options, Resolved};
+use faber::resolve::{LoadError, Loader, MemoryLoader};
 use faber::source::SourceMap;
 use faber::syntax::vocab::Locale;
 
@@ -96,8 +102,21 @@ fn all_locales() -> Vec<Locale> {
 }
 
 /// A loader over the bundled libraries and the given repository files (by their
-/// path relative to the root), as the CLI's loader finds them on disk.
-fn loader(files: &[(String, String)]) -> MemoryLoader {
+/// path relative to the root), as the CLI's loader finds them on disk: each read in
+/// its package's locale.
+struct Repo(MemoryLoader);
+
+impl Loader for Repo {
+    fn load(&mut self, spec: &str, importer: &str) -> Result<(String, String), LoadError> {
+        self.0.load(spec, importer)
+    }
+
+    fn default_locale(&self, name: &str) -> Locale {
+        default_locale(name)
+    }
+}
+
+fn loader(files: &[(String, String)]) -> Repo {
     let mut map: rustc_hash::FxHashMap<String, String> = faber::libraries::BUNDLED
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -105,11 +124,11 @@ fn loader(files: &[(String, String)]) -> MemoryLoader {
     for (n, t) in files {
         map.insert(n.clone(), t.clone());
     }
-    MemoryLoader { files: map }
+    Repo(MemoryLoader { files: map })
 }
 
 /// The genus methods `rel` can see (its import closure), as the CLI computes them.
-fn members(rel: &str, text: &str, repo: &mut MemoryLoader) -> Members {
+fn members(rel: &str, text: &str, repo: &mut Repo) -> Members {
     let mut sources = SourceMap::new();
     let id = sources.add(rel, text);
     Members::of_program(&mut sources, id, repo).unwrap_or_else(|| {
@@ -121,12 +140,39 @@ fn members(rel: &str, text: &str, repo: &mut MemoryLoader) -> Members {
     })
 }
 
-fn fmt(
+/// Formats `text` (named `name`) in its own locale.
+fn fmt(name: &str, text: &str, default: Locale) -> Result<String, Vec<Diagnostic>> {
+    let mut sources = SourceMap::new();
+    let id = sources.add(name, text);
+    faber::format::format(
+        &sources,
+        id,
+        &Options {
+            default,
+            target: None,
+            members: &Members::new(),
+            resolved: &Resolved::none(),
+        },
+    )
+}
+
+/// What the front end makes of `text`'s method calls (named `name`, its imports
+/// loaded from `repo`), as the CLI computes it before translating.
+fn resolved(name: &str, text: &str, default: Locale, repo: &mut Repo) -> Resolved {
+    let mut sources = SourceMap::new();
+    let id = sources.add(name, text);
+    Resolved::check(&sources, id, default, repo)
+}
+
+/// Translates `text` (named `name`) into `target`: its method calls as `resolved`
+/// reads them, the genus methods `members` for the calls it does not resolve.
+fn translate(
     name: &str,
     text: &str,
     default: Locale,
-    target: Option<Locale>,
+    target: Locale,
     members: &Members,
+    resolved: &Resolved,
 ) -> Result<String, Vec<Diagnostic>> {
     let mut sources = SourceMap::new();
     let id = sources.add(name, text);
@@ -135,8 +181,9 @@ fn fmt(
         id,
         &Options {
             default,
-            target,
+            target: Some(target),
             members,
+            resolved,
         },
     )
 }
@@ -167,12 +214,11 @@ fn codes_of(ds: &[Diagnostic]) -> Vec<&'static str> {
 
 #[test]
 fn formatting_is_idempotent_and_keeps_the_tree_over_the_repository() {
-    let none = Members::new();
     let (mut formatted, mut refused, mut failures) = (0, 0, Vec::new());
     for rel in repository_files() {
         let text = read(&rel);
         let default = default_locale(&rel);
-        let result = fmt(&rel, &text, default, None, &none);
+        let result = fmt(&rel, &text, default);
         let Some(want) = tree(&text, default) else {
             // A file that does not parse is refused, with its diagnostics.
             match result {
@@ -192,7 +238,7 @@ fn formatting_is_idempotent_and_keeps_the_tree_over_the_repository() {
         if tree(&once, default).as_deref() != Some(want.as_str()) {
             failures.push(format!("{rel}: the formatted text has another syntax tree"));
         }
-        match fmt(&rel, &once, default, None, &none) {
+        match fmt(&rel, &once, default) {
             Ok(twice) if twice == once => {}
             Ok(twice) => failures.push(format!(
                 "{rel}: not idempotent:\n{}",
@@ -220,8 +266,7 @@ fn formatting_is_idempotent_and_keeps_the_tree_over_the_repository() {
 
 #[test]
 fn layout_rules() {
-    let none = Members::new();
-    let f = |t: &str| fmt("x.fab", t, Locale::LA, None, &none).unwrap();
+    let f = |t: &str| fmt("x.fab", t, Locale::LA).unwrap();
     // Indentation from the brackets that end their lines, spacing, blank lines,
     // comments re-indented, one final newline.
     let src = "\n\n# caput\nfunctio f( numerus x )→numerus{\n\n\n      # intus\nredde x*2+f(x-1 ,2)   \n}\nincipit{\nfixum lista<numerus> l←[1,-2,\n3]\n\tnota l[0],-l[1]\n}\n\n\n";
@@ -251,25 +296,42 @@ fn layout_rules() {
 
 // ---------------------------------------------------------------- translation
 
+/// A program of tests/run (not a failing one, not an imported module).
+fn is_test_program(rel: &str) -> bool {
+    rel.strip_prefix("tests/run/")
+        .is_some_and(|name| !name.contains('/') && name.ends_with(".fab"))
+}
+
 #[test]
 fn translation_round_trips_through_every_locale() {
     let files = repository_files();
     let texts: Vec<(String, String)> = files.iter().map(|r| (r.clone(), read(r))).collect();
     let mut repo = loader(&texts);
-    let none = Members::new();
     let (mut translated, mut exact, mut refusals, mut failures) = (0, 0, Vec::new(), Vec::new());
+    let (mut programs, mut checked) = (0, 0);
     for (rel, text) in &texts {
         let default = default_locale(rel);
         if tree(text, default).is_none() {
             continue;
         }
-        let x0 = fmt(rel, text, default, None, &none).unwrap();
+        // Every test program translates into every locale, reads as checked there
+        // (the translation took its calls from the front end), and comes back exactly.
+        let program = is_test_program(rel);
+        programs += usize::from(program);
+        let x0 = fmt(rel, text, default).unwrap();
         let members = members(rel, text, &mut repo);
         // In Latin: the same tokens (the frontmatter may lose a `locale = "la"`).
-        let normal = match fmt(rel, &x0, default, Some(Locale::LA), &members) {
+        let r0 = resolved(rel, &x0, default, &mut repo);
+        let ok = r0.checked(&x0);
+        checked += usize::from(ok);
+        let normal = translate(rel, &x0, default, Locale::LA, &members, &r0);
+        if program && !ok {
+            failures.push(format!("{rel}: the test program does not check"));
+        }
+        let normal = match normal {
             Ok(n) => n,
             Err(ds) => {
-                refusals.push(format!("{rel} → la: {:?}", codes_of(&ds)));
+                failures.push(format!("{rel} → la: {:?}", codes_of(&ds)));
                 continue;
             }
         };
@@ -281,26 +343,42 @@ fn translation_round_trips_through_every_locale() {
         }
         let mut all_exact = true;
         for l in all_locales() {
-            let there = match fmt(rel, &x0, default, Some(l), &members) {
+            let there = match translate(rel, &x0, default, l, &members, &r0) {
                 Ok(t) => t,
                 Err(ds) => {
-                    if ds.iter().any(|d| d.code.id != "CLI004") {
-                        failures.push(format!("{rel} → {}: {:?}", l.code(), codes_of(&ds)));
+                    if program || ds.iter().any(|d| d.code.id != "CLI004") {
+                        failures.push(format!(
+                            "{rel} → {}: {:?}: {}",
+                            l.code(),
+                            codes_of(&ds),
+                            ds[0].message
+                        ));
                     }
-                    refusals.push(format!("{rel} → {}", l.code()));
+                    refusals.push(format!("{rel} → {}: {}", l.code(), ds[0].message));
                     continue;
                 }
             };
             translated += 1;
             // Formatted in its locale; back in Latin it is the normal form.
-            if fmt(rel, &there, default, None, &none).as_deref() != Ok(there.as_str()) {
+            if fmt(rel, &there, default).as_deref() != Ok(there.as_str()) {
                 failures.push(format!("{rel} → {}: not formatted there", l.code()));
             }
-            match fmt(rel, &there, default, Some(Locale::LA), &members) {
+            let r = resolved(rel, &there, default, &mut repo);
+            if program && !r.checked(&there) {
+                failures.push(format!("{rel} → {}: does not check there", l.code()));
+            }
+            match translate(rel, &there, default, Locale::LA, &members, &r) {
                 Ok(back) if back == normal => {}
                 Ok(back) => {
                     all_exact = false;
-                    if let Err(why) = same_tokens(&normal, &back, true) {
+                    // Only a file outside the test programs may come back with a
+                    // built-in method in Latin's other spelling.
+                    let why = match same_tokens(&normal, &back, true) {
+                        Err(why) => Some(why),
+                        Ok(()) if program => Some("a method came back respelled".into()),
+                        Ok(()) => None,
+                    };
+                    if let Some(why) = why {
                         failures.push(format!(
                             "{rel} → {} → la: {why}\n{}",
                             l.code(),
@@ -317,10 +395,12 @@ fn translation_round_trips_through_every_locale() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!(
-        "{translated} translations; {exact} files come back from every locale exactly; {} refusals (CLI004):\n{}",
+        "{translated} translations; {checked} files checked; {exact} files come back from every locale exactly; {} refusals (CLI004):\n{}",
         refusals.len(),
         refusals.join("\n")
     );
+    assert!(programs >= 160, "only {programs} test programs");
+    assert!(checked >= 400, "only {checked} files checked");
     assert!(translated >= 8 * 400, "only {translated} translations");
     assert!(
         refusals.len() * 50 < translated,
@@ -360,18 +440,119 @@ fn same_tokens(a: &str, b: &str, methods: bool) -> Result<(), String> {
 fn a_non_latin_file_round_trips_exactly() {
     let text = read("tests/locales/twin.en.fab");
     let m = Members::new();
-    let x0 = fmt("t.fab", &text, Locale::LA, None, &m).unwrap();
+    let mut repo = loader(&[]);
+    let mut tr = |text: &str, to: Locale| {
+        let r = resolved("t.fab", text, Locale::LA, &mut repo);
+        assert!(r.checked(text), "{text}");
+        translate("t.fab", text, Locale::LA, to, &m, &r).unwrap()
+    };
+    let x0 = fmt("t.fab", &text, Locale::LA).unwrap();
     for l in all_locales().into_iter().filter(|l| *l != Locale::LA) {
-        let there = fmt("t.fab", &x0, Locale::LA, Some(l), &m).unwrap();
-        let back = fmt("t.fab", &there, Locale::LA, Some(locale("en")), &m).unwrap();
+        let there = tr(&x0, l);
+        let back = tr(&there, locale("en"));
         assert_eq!(back, x0, "en → {} → en", l.code());
     }
     // Latin needs no frontmatter; English gets it back.
-    let la = fmt("t.fab", &x0, Locale::LA, Some(Locale::LA), &m).unwrap();
+    let la = tr(&x0, Locale::LA);
     assert!(!la.starts_with("+++"), "{la}");
-    assert!(fmt("t.fab", &la, Locale::LA, Some(locale("en")), &m)
-        .unwrap()
-        .starts_with("+++\nlocale = \"en\"\n+++\n"));
+    assert!(tr(&la, locale("en")).starts_with("+++\nlocale = \"en\"\n+++\n"));
+}
+
+#[test]
+fn a_built_in_on_an_inferred_receiver_comes_back_as_written() {
+    // No receiver has a declared type: the checker infers `fractus` for `r` (from
+    // `dimidium`'s result) and for `r - 2.25`, and a tensor for `t`. Latin writes the
+    // square root `radix` on a number and `sqrt` on a tensor; English and Chinese have
+    // one word for both, which the receiver's type picks back.
+    let src = "functio dimidium(fractus x) → fractus {\n    redde x / 2.0\n}\n\nincipit {\n    fixum _ r ← dimidium(12.5)\n    fixum tf32[] semen ← vacua\n    fixum _ t ← semen.strue([4.0, 9.0], [2])\n    nota r.radix(), (r - 2.25).radix(), t.sqrt()\n}\n";
+    // √6.25, √4 and the element-wise root of [4, 9].
+    let want = "2.5, 2.0, [2.0, 3.0]\n";
+    assert_eq!(run_in_process("r.fab", src, &[]), Some((0, want.into())));
+    let m = Members::new();
+    let mut repo = loader(&[]);
+    let mut tr = |text: &str, to: Locale| {
+        let r = resolved("r.fab", text, Locale::LA, &mut repo);
+        assert!(r.checked(text), "{text}");
+        translate("r.fab", text, Locale::LA, to, &m, &r).unwrap()
+    };
+    for (code, root) in [
+        ("en", "sqrt"),
+        ("zh-Hans", "平方根"),
+        ("ar", "الجذر_التربيعي"),
+    ] {
+        let there = tr(src, locale(code));
+        let calls = format!(" r.{root}(), (r - 2.25).{root}(), t.{root}()\n");
+        assert!(there.contains(&calls), "{code}: {there}");
+        assert_eq!(
+            run_in_process("r.fab", &there, &[]),
+            Some((0, want.into())),
+            "{code}"
+        );
+        assert_eq!(tr(&there, Locale::LA), src, "{code} → la");
+    }
+    // From the tokens alone (a file that does not check) the receivers' types are
+    // unknown, and the number's root comes back as the tensor op's name.
+    let en = tr(src, locale("en"));
+    let mut sources = SourceMap::new();
+    let id = sources.add("r.fab", en.as_str());
+    let by_tokens = faber::format::format(
+        &sources,
+        id,
+        &Options {
+            default: Locale::LA,
+            target: Some(Locale::LA),
+            members: &m,
+            resolved: &Resolved::none(),
+        },
+    )
+    .unwrap();
+    assert!(
+        by_tokens.contains("nota r.sqrt(), (r - 2.25).sqrt(), t.sqrt()"),
+        "{by_tokens}"
+    );
+}
+
+#[test]
+fn a_call_is_translated_by_what_it_names_where_the_file_checks() {
+    // `adde` is a method of `Arca` and a built-in (`add` in English): the call on a
+    // list element is the genus method, which only the checker can tell.
+    let src = "genus Arca {\n    numerus summa = 0\n\n    functio adde(numerus x) {\n        ego.summa ← ego.summa + x\n    }\n}\n\nincipit {\n    varia lista<Arca> arcae ← [Arca {}]\n    arcae[0].adde(3)\n    nota arcae[0].summa, arcae.longitudo()\n}\n";
+    let mut repo = loader(&[]);
+    let m = members("a.fab", src, &mut repo);
+    let r = resolved("a.fab", src, Locale::LA, &mut repo);
+    assert!(r.checked(src));
+    let en = translate("a.fab", src, Locale::LA, locale("en"), &m, &r).unwrap();
+    assert!(
+        en.contains("    arcae[0].adde(3)\n    print arcae[0].summa, arcae.length()\n"),
+        "{en}"
+    );
+    assert_eq!(
+        run_in_process("a.fab", &en, &[]),
+        Some((0, "3, 1\n".into()))
+    );
+    // The same program with an error does not check: from its tokens the call may be
+    // either, and the translation is refused.
+    let broken = src.replace("nota arcae[0].summa", "nota nusquam(), arcae[0].summa");
+    let r = resolved("a.fab", &broken, Locale::LA, &mut repo);
+    assert!(!r.checked(&broken));
+    let ds = translate("a.fab", &broken, Locale::LA, locale("en"), &m, &r).unwrap_err();
+    assert_eq!(codes_of(&ds), ["CLI004"]);
+    assert!(
+        ds[0].message.contains("`.adde(…)` may be a genus member"),
+        "{}",
+        ds[0].message
+    );
+    // A resolution of another text is not used.
+    let ds = translate(
+        "a.fab",
+        &broken,
+        Locale::LA,
+        locale("en"),
+        &m,
+        &resolved("a.fab", src, Locale::LA, &mut repo),
+    )
+    .unwrap_err();
+    assert_eq!(codes_of(&ds), ["CLI004"]);
 }
 
 /// Program output, captured.
@@ -399,6 +580,24 @@ fn run_in_process(name: &str, main: &str, modules: &[(String, String)]) -> Optio
     Some((code, io.0))
 }
 
+/// Runs the program at `path` with the faber binary, from the repository root, with
+/// the arguments and standard input of the test program `original` (its `.args`,
+/// `.in`): the exit code and stdout.
+fn run_binary(path: &Path, original: &Path) -> (i64, String) {
+    let mut cmd = Faber::new().args(["run", path.to_str().unwrap()]);
+    if let Ok(a) = std::fs::read_to_string(original.with_extension("args")) {
+        cmd = cmd.arg("--").args(a.lines());
+    }
+    if let Ok(input) = std::fs::read(original.with_extension("in")) {
+        cmd = cmd.stdin(input);
+    }
+    let o = cmd.output();
+    (
+        i64::from(o.status.code().unwrap_or(-1)),
+        common::text(&o.stdout),
+    )
+}
+
 #[test]
 fn translated_programs_print_what_the_originals_print() {
     let dir = Path::new(ROOT).join("tests/run");
@@ -407,7 +606,6 @@ fn translated_programs_print_what_the_originals_print() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "fab"))
-        .filter(|p| !p.with_extension("args").exists() && !p.with_extension("in").exists())
         .collect();
     programs.sort();
     // The modules the programs import (tests/run/lib), by their canonical names.
@@ -424,20 +622,32 @@ fn translated_programs_print_what_the_originals_print() {
         })
         .unwrap_or_default();
     let mut repo = loader(&libs);
+    // Programs that need the CLI (arguments, standard input, the file system) run
+    // with the binary from here, their imported modules in lib/ beside them.
+    let out_dir = scratch("programs");
+    let mut failures = Vec::new();
     // The imported modules in each locale, translated once.
     let translated_libs: Vec<Vec<(String, String)>> = all_locales()
         .into_iter()
         .map(|l| {
+            let there = out_dir.join(l.code());
+            std::fs::create_dir_all(there.join("lib")).unwrap();
             libs.iter()
                 .map(|(n, t)| {
                     let m = members(n, t, &mut repo);
-                    let x = fmt(n, t, Locale::LA, Some(l), &m).unwrap_or_else(|_| t.clone());
+                    let r = resolved(n, t, Locale::LA, &mut repo);
+                    let x = translate(n, t, Locale::LA, l, &m, &r).unwrap_or_else(|ds| {
+                        failures.push(format!("{n} → {}: {:?}", l.code(), codes_of(&ds)));
+                        t.clone()
+                    });
+                    let file = Path::new(n).file_name().unwrap();
+                    std::fs::write(there.join("lib").join(file), &x).unwrap();
                     (n.clone(), x)
                 })
                 .collect()
         })
         .collect();
-    let (mut checked, mut skipped, mut failures) = (vec![0usize; 8], 0, Vec::new());
+    let (mut ran, mut by_binary) = (vec![0usize; 8], 0);
     for p in &programs {
         let rel = p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned();
         let text = read(&rel);
@@ -445,18 +655,31 @@ fn translated_programs_print_what_the_originals_print() {
         let code: i64 = std::fs::read_to_string(p.with_extension("code"))
             .map(|s| s.trim().parse().unwrap())
             .unwrap_or(0);
-        // Programs that need the file system or the CLI do not run in-process.
-        if run_in_process(&rel, &text, &libs) != Some((code, want.clone())) {
-            skipped += 1;
-            continue;
-        }
+        let plain = !p.with_extension("args").exists() && !p.with_extension("in").exists();
+        let in_process = plain && run_in_process(&rel, &text, &libs) == Some((code, want.clone()));
+        by_binary += usize::from(!in_process);
         let members = members(&rel, &text, &mut repo);
+        let r = resolved(&rel, &text, Locale::LA, &mut repo);
+        if !r.checked(&text) {
+            failures.push(format!("{rel}: does not check"));
+        }
         for (k, l) in all_locales().into_iter().enumerate() {
-            let Ok(main) = fmt(&rel, &text, Locale::LA, Some(l), &members) else {
-                continue;
+            let main = match translate(&rel, &text, Locale::LA, l, &members, &r) {
+                Ok(t) => t,
+                Err(ds) => {
+                    failures.push(format!("{rel} → {}: {:?}", l.code(), codes_of(&ds)));
+                    continue;
+                }
             };
-            match run_in_process(&rel, &main, &translated_libs[k]) {
-                Some((c, out)) if c == code && out == want => checked[k] += 1,
+            let got = if in_process {
+                run_in_process(&rel, &main, &translated_libs[k])
+            } else {
+                let path = out_dir.join(l.code()).join(p.file_name().unwrap());
+                std::fs::write(&path, &main).unwrap();
+                Some(run_binary(&path, p))
+            };
+            match got {
+                Some((c, out)) if c == code && out == want => ran[k] += 1,
                 other => failures.push(format!(
                     "{rel} in {}: {:?}\n--- program\n{main}",
                     l.code(),
@@ -466,9 +689,17 @@ fn translated_programs_print_what_the_originals_print() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("ran per locale: {checked:?}; {skipped} programs need the CLI");
-    for (k, n) in checked.iter().enumerate() {
-        assert!(*n >= 120, "locale {k}: only {n} programs ran");
+    eprintln!(
+        "ran per locale: {ran:?} of {}; {by_binary} with the binary",
+        programs.len()
+    );
+    assert!(programs.len() >= 160, "only {} programs", programs.len());
+    assert!(
+        by_binary >= 6,
+        "only {by_binary} programs ran with the binary"
+    );
+    for n in &ran {
+        assert_eq!(*n, programs.len());
     }
 }
 
@@ -585,6 +816,31 @@ fn a_name_that_the_target_reserves_stops_the_translation() {
         out.starts_with("+++\nlocale = \"vi\"\n+++\n") && out.contains(" step "),
         "{out}"
     );
+}
+
+#[test]
+fn the_cli_translates_a_call_by_what_the_checker_resolved() {
+    // `Arca.adde` beside the built-in `adde`: only the checker knows that
+    // `arcae[0].adde(3)` is the genus method; a file with an error is refused.
+    let dir = scratch("checked");
+    let f = dir.join("a.fab");
+    let src = "genus Arca {\n    numerus summa = 0\n\n    functio adde(numerus x) {\n        ego.summa ← ego.summa + x\n    }\n}\n\nincipit {\n    varia lista<Arca> arcae ← [Arca {}]\n    arcae[0].adde(3)\n    nota arcae[0].summa\n}\n";
+    std::fs::write(&f, src).unwrap();
+    let (code, out, err) = run(&["format", "--stdout", "--locale", "en", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\n    arcae[0].adde(3)\n    print arcae[0].summa\n"),
+        "{out}"
+    );
+    let broken = src.replace("nota arcae[0].summa", "nota arcae[0].summa, nusquam()");
+    std::fs::write(&f, &broken).unwrap();
+    let (code, out, err) = run(&["format", "--locale", "en", f.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("CLI004") && err.contains("`.adde(…)`"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), broken);
 }
 
 #[test]

@@ -257,6 +257,23 @@ fn every_locale_of_the_table_runs_the_translated_program() {
 }
 
 #[test]
+fn one_spelling_of_a_shared_term_picks_the_number_method_on_arithmetic() {
+    // `sqrt` spells the tensor op `sqrt` and the number method `radix`; the receiver's
+    // type picks. Arithmetic on numbers and a number method's result are numbers:
+    // √(1.5² + 4) = √6.25 and √(7 − 0.75) = √6.25, where the tensor op would stop with
+    // "`sqrt` needs a tensor".
+    let dir = scratch("pick");
+    let file = dir.join("main.fab");
+    write(
+        &file,
+        "+++\nlocale = \"en\"\n+++\nfn f(float b) → float {\n    return (b.power(2.0) + 4.0).sqrt()\n}\n\nmain {\n    const float a ← 7.0\n    print f(1.5), (a - 0.75).sqrt(), (-a + 16.0).sqrt()\n}\n",
+    );
+    let (status, out, err) = run(&file);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, "2.5, 2.5, 3.0\n");
+}
+
+#[test]
 fn chinese_names_and_keywords() {
     // User names in Han script next to zh-Hans keywords, types and methods.
     let dir = scratch("zh");

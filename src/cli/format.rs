@@ -17,8 +17,8 @@ use rustc_hash::FxHashSet;
 
 use super::{atomic, load, print_stdout, Context};
 use faber::diag::{codes, Diagnostic};
-use faber::format::{Members, Options};
-use faber::source::{SourceMap, Span};
+use faber::format::{Members, Options, Resolved};
+use faber::source::{FileId, SourceMap, Span};
 use faber::syntax::vocab::Locale;
 
 #[derive(Args, Debug)]
@@ -97,14 +97,18 @@ pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
                 continue;
             }
         };
-        let members = match target {
-            Some(_) => members_for(path, default, ctx, &mut package, &args.path),
-            None => Members::new(),
+        let (members, resolved) = match target {
+            Some(_) => (
+                members_for(path, default, ctx, &mut package, &args.path),
+                resolved(&sources, file, default, ctx),
+            ),
+            None => (Members::new(), Resolved::none()),
         };
         let opts = Options {
             default,
             target,
             members: &members,
+            resolved: &resolved,
         };
         let formatted = match faber::format::format(&sources, file, &opts) {
             Ok(t) => t,
@@ -148,6 +152,14 @@ pub fn run(args: &FormatArgs, ctx: &Context) -> ExitCode {
     } else {
         code
     }
+}
+
+/// What the front end makes of `file`'s method calls, its imports loaded as
+/// `faber check` loads them.
+fn resolved(sources: &SourceMap, file: FileId, default: Locale, ctx: &Context) -> Resolved {
+    let mut loader = super::modules::FsLoader::new(ctx.lib_root.clone());
+    loader.package_locale = default;
+    Resolved::check(sources, file, default, &mut loader)
 }
 
 /// The genus methods `path` can see: those of its own module and of everything it

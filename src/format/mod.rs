@@ -5,20 +5,26 @@
 //! and keeps the author's line breaks ([`layout`]), so every construct the grammar
 //! accepts is kept without a printer per node, and comments (which always have a line
 //! of their own, LEX004) are kept where they stand. With a target locale it first
-//! respells the vocabulary ([`translate`]). docs/format.md describes the rules.
+//! respells the vocabulary ([`translate`]), a method call by what the front end
+//! resolved it to where the file checks ([`Resolved`]). docs/format.md describes the
+//! rules.
 //!
 //! A file is formatted only when it parses, and the result is checked before it is
 //! returned: it must parse, and lex to the same tokens (with the translated words in
 //! place of the originals); a layout without translation must also give the same
 //! syntax tree. A result that fails the check is CLI005, and nothing is written.
 
+mod builtin;
 mod frontmatter;
 mod layout;
 mod names;
+mod resolved;
 mod spacing;
 mod translate;
 
 pub mod diff;
+
+pub use resolved::Resolved;
 
 use rustc_hash::FxHashSet;
 
@@ -30,7 +36,8 @@ use crate::syntax::token::Tok;
 use crate::syntax::vocab::{vocabulary, Locale};
 
 /// Method names of the genera a program can see: a call `x.m(…)` whose `m` is one
-/// of them may be a user method, which translation must not respell.
+/// of them may be a user method, which translation must not respell (where the file
+/// does not check, and no [`Resolved`] tells what the call names).
 #[derive(Default, Clone)]
 pub struct Members(FxHashSet<String>);
 
@@ -82,6 +89,9 @@ pub struct Options<'a> {
     /// Translate into this locale; `None` keeps the file's own.
     pub target: Option<Locale>,
     pub members: &'a Members,
+    /// What the front end made of the file's method calls ([`Resolved::check`] of
+    /// this very text; [`Resolved::none`] judges every call by its tokens).
+    pub resolved: &'a Resolved,
 }
 
 /// Formats `file` of `sources`. A file that does not parse gives its diagnostics.
@@ -100,7 +110,11 @@ pub fn format(
         None => (frontmatter::kept(text, &head), Default::default(), from),
         Some(to) => {
             let words = names::words(&module);
-            let plan = translate::plan(file, text, &tokens, &words, &opts.members.0, from, to);
+            let cx = translate::Context {
+                members: &opts.members.0,
+                resolved: opts.resolved,
+            };
+            let plan = translate::plan(file, text, &tokens, &words, &cx, from, to);
             if !plan.errors.is_empty() {
                 return Err(plan.errors);
             }

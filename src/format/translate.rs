@@ -4,22 +4,27 @@
 //!
 //! Which words are vocabulary is decided by their place, as the compiler decides it:
 //! a keyword token; a one-word type name that the file does not declare itself; the
-//! method of a call `recv.m(…)` whose receiver is not a module (`hospes`, an import)
-//! and whose name is no field or method of a genus (those are looked up before the
-//! built-ins); a name used as an expression that the file does not declare and that
-//! spells `vacua` or `lege`; test modifiers; `@ privata`; the `argumenta` of
-//! `incipit argumenta name`.
+//! method of a call `recv.m(…)` that the checker resolved to a built-in
+//! (src/format/resolved.rs, src/format/builtin.rs), or, where the file does not check,
+//! whose receiver is not a module (`hospes`, an import) and whose name is no field or
+//! method of a genus (those are looked up before the built-ins); a name used as an
+//! expression that the file does not declare and that spells `vacua` or `lege`; test
+//! modifiers; `@ privata`; the `argumenta` of `incipit argumenta name`.
 //!
 //! A translation that would change what the program means is refused with CLI004:
 //! a user name that is a keyword of the target locale, a term the target locale has
-//! no spelling for, or a method name that is both a genus member and a built-in the
-//! target spells differently.
+//! no spelling for, a built-in whose spelling the target reads as another thing, or
+//! (where the file does not check) a method name that is both a genus member and a
+//! built-in the target spells differently.
 
 use rustc_hash::FxHashSet;
 
+use super::builtin;
 use super::layout::Replacements;
 use super::names::{Recv, Words};
+use super::resolved::Resolved;
 use crate::diag::{codes, Diagnostic};
+use crate::ir::lower::calls::CallTarget;
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Ident;
 use crate::syntax::lexer::Spanned;
@@ -46,10 +51,10 @@ pub(super) struct Plan {
     pub errors: Vec<Diagnostic>,
 }
 
-struct Planner<'a> {
+pub(super) struct Planner<'a> {
     file: FileId,
     text: &'a str,
-    to: Locale,
+    pub to: Locale,
     plan: Plan,
 }
 
@@ -60,17 +65,17 @@ impl Planner<'_> {
         }
     }
 
-    fn replace_ident(&mut self, id: &Ident, new: &str) {
+    pub(super) fn replace_ident(&mut self, id: &Ident, new: &str) {
         self.replace(id.span.lo as usize, id.span.hi as usize, new);
     }
 
-    fn refuse(&mut self, lo: usize, hi: usize, msg: String, hint: &str) {
+    pub(super) fn refuse(&mut self, lo: usize, hi: usize, msg: String, hint: &str) {
         let span = Span::new(self.file, lo, hi);
         let d = Diagnostic::error(codes::CLI_UNTRANSLATABLE, msg, span).with_hint(hint);
         self.plan.errors.push(d);
     }
 
-    fn no_spelling(&mut self, id: &Ident, what: &str) {
+    pub(super) fn no_spelling(&mut self, id: &Ident, what: &str) {
         let (lo, hi) = (id.span.lo as usize, id.span.hi as usize);
         let msg = format!(
             "{what} `{}` has no spelling in locale `{}`",
@@ -86,16 +91,25 @@ impl Planner<'_> {
     }
 }
 
+/// What the translation knows of a file besides its words.
+pub(super) struct Context<'a> {
+    /// The genus methods the program can see (for calls the checker did not resolve).
+    pub members: &'a FxHashSet<String>,
+    /// The checker's reading of the file's method calls.
+    pub resolved: &'a Resolved,
+}
+
 /// Plans the translation of one file from its locale `from` into `to`.
 pub(super) fn plan(
     file: FileId,
     text: &str,
     tokens: &[Spanned],
     words: &Words,
-    members: &FxHashSet<String>,
+    cx: &Context,
     from: Locale,
     to: Locale,
 ) -> Plan {
+    let members = cx.members;
     let v = vocabulary();
     let mut p = Planner {
         file,
@@ -144,7 +158,17 @@ pub(super) fn plan(
         &words.methods
     };
     for (id, recv) in methods {
-        // In Latin, faber's own method names are accepted beside the table's.
+        // A call the checker resolved is translated by what it names.
+        match cx.resolved.site(text, id.span.lo, id.span.hi) {
+            Some(CallTarget::Declared) => continue,
+            Some(CallTarget::Builtin { faber, recv }) => {
+                builtin::respell(&mut p, id, faber, recv, members);
+                continue;
+            }
+            Some(CallTarget::Varies) | None => {}
+        }
+        // Else by the tokens. In Latin, faber's own method names are accepted beside
+        // the table's.
         let row = if from == Locale::LA {
             v.spell(Section::Intrinsic, Locale::LA, &id.name)
                 .and_then(|canonical| v.lookup(Section::Intrinsic, Locale::LA, canonical))
@@ -171,7 +195,7 @@ pub(super) fn plan(
                             id.name,
                             to.code()
                         );
-                        p.refuse(lo, hi, msg, "rename the genus member, or declare the receiver with its type, so that the call names one thing");
+                        p.refuse(lo, hi, msg, "the file does not check, so the call is read from its tokens: fix what `faber check` reports, rename the genus member, or declare the receiver with its type");
                     }
                     continue;
                 }

@@ -12,6 +12,7 @@ mod call;
 mod closure;
 mod fields;
 mod nonnull;
+mod pick;
 mod place;
 
 pub use nonnull::strip_nihil;

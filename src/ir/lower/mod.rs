@@ -4,6 +4,7 @@
 //! after lowering, no name is ever looked up again.
 
 mod argumenta;
+pub mod calls;
 mod chain;
 mod clamp;
 mod conversion;
@@ -87,10 +88,20 @@ pub struct Lowerer<'a> {
     pub genus_generics: Vec<Vec<String>>,
     /// Functions with `sponte` parameters: how many arguments a call must give.
     pub min_args: FxHashMap<FuncId, usize>,
+    /// What each method-call site resolved to (src/ir/lower/calls.rs).
+    pub calls: calls::CallSites,
 }
 
 /// Lowers a loaded module graph to a program. The last module is the entry file.
 pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Diagnostic>> {
+    lower_with_calls(sources, graph).map(|(program, _)| program)
+}
+
+/// [`lower`], with what each method-call site of the graph resolved to.
+pub fn lower_with_calls(
+    sources: &SourceMap,
+    graph: &ModuleGraph,
+) -> Result<(Program, calls::CallSites), Vec<Diagnostic>> {
     let mut l = Lowerer {
         sources,
         modules: Vec::new(),
@@ -104,6 +115,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         sizes: sizes::Sizes::default(),
         genus_generics: Vec::new(),
         min_args: FxHashMap::default(),
+        calls: calls::CallSites::default(),
     };
     for (m, module) in graph.modules.iter().enumerate() {
         l.modules.push(ModInfo {
@@ -142,7 +154,7 @@ pub fn lower(sources: &SourceMap, graph: &ModuleGraph) -> Result<Program, Vec<Di
         });
         l.program.functions[b.companion.0 as usize].slots = slots;
     }
-    Ok(l.program)
+    Ok((l.program, l.calls))
 }
 
 /// A module's short name for IR dumps: the file stem, or `lib:stem`.

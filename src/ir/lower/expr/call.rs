@@ -5,6 +5,7 @@
 use super::{konst, Lowered};
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::ir::host::Host;
+use crate::ir::lower::calls::CallTarget;
 use crate::ir::lower::intrinsics::{self, Spelled};
 use crate::ir::lower::sizes::ArgInfo;
 use crate::ir::lower::sponte::arity_range;
@@ -32,6 +33,7 @@ impl Lowerer<'_> {
         if let ExprKind::Field { name, .. } = &callee.kind {
             let intrinsic = matches!(name.name.as_str(), "structa" | "creata");
             if intrinsic && !type_args.is_empty() && args.len() == 1 {
+                self.calls.record(name.span, CallTarget::Declared);
                 return self.tensor_intrinsic(&name.name, type_args, &args[0], span);
             }
         }
@@ -64,9 +66,11 @@ impl Lowerer<'_> {
                     if self.local(&alias.name).is_none() {
                         let m = self.cur_module();
                         if alias.name == "hospes" && self.module_alias(m, "hospes").is_none() {
+                            self.calls.record(name.span, CallTarget::Declared);
                             return self.host_call(name, args, span);
                         }
                         if let Some(target) = self.module_alias(m, &alias.name) {
+                            self.calls.record(name.span, CallTarget::Declared);
                             let f = match self.modules[target].values.get(&name.name).copied() {
                                 Some(ModItem::Func(f))
                                     if self.modules[target].exports.contains(&name.name) =>
@@ -222,11 +226,11 @@ impl Lowerer<'_> {
         let recv_ty = self.peek_type(base);
         // The built-in the spelling names in this module's reader locale.
         let locale = self.modules[self.cur_module()].locale;
-        // A number literal receiver picks the number method of a shared term (`exp`).
-        let pick_ty = match &base.kind {
-            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
-            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
-            _ => recv_ty.clone(),
+        // A number receiver (a literal, arithmetic) picks the number method of a
+        // shared term (`exp`).
+        let pick_ty = match self.pick_type(base) {
+            Ty::Any => recv_ty.clone(),
+            known => known,
         };
         let spelled = intrinsics::resolve(locale, &name.name, &pick_ty);
         let internal: &str = match &spelled {
@@ -254,6 +258,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         if let Some(f) = genus_method {
+            self.calls.record(name.span, CallTarget::Declared);
             let sig = self.sigs[f.0 as usize].clone();
             let omitted = match self.omitted_args(f, sig.params.len(), args.len() + 1) {
                 Ok(n) => n,
@@ -310,6 +315,7 @@ impl Lowerer<'_> {
                 .iter()
                 .any(|f| f.name == name.name);
             if has_field {
+                self.calls.record(name.span, CallTarget::Declared);
                 let (fv, fty) = self.field(base, name, name.span);
                 let ret = match fty {
                     Ty::Func(_, r) => *r,
@@ -323,11 +329,16 @@ impl Lowerer<'_> {
             return self.unimplemented_intrinsic(row, name, args);
         }
         let internal = internal.to_string();
+        let builtin = CallTarget::Builtin {
+            faber: internal.clone(),
+            recv: pick_ty,
+        };
         if Op::from_method(&internal).is_some() {
             let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
             if tensor_typed
                 || (!Op::shared_with_lists(&internal) && Method::from_name(&internal).is_none())
             {
+                self.calls.record(name.span, builtin);
                 let op_name = ast::Ident {
                     name: internal,
                     span: name.span,
@@ -373,6 +384,7 @@ impl Lowerer<'_> {
             self.diags.push(d);
             return (konst(Const::Nihil), Ty::Any);
         };
+        self.calls.record(name.span, builtin);
         if !self.data_method_ok(&recv_ty, method, name) {
             return (konst(Const::Nihil), Ty::Any);
         }
@@ -446,7 +458,7 @@ impl Lowerer<'_> {
     }
 
     /// The static type of an expression without emitting code (names, fields, ego).
-    fn peek_type(&mut self, e: &ast::Expr) -> Ty {
+    pub(super) fn peek_type(&mut self, e: &ast::Expr) -> Ty {
         match &e.kind {
             ExprKind::Name(id) => match self.local(&id.name).map(|l| l.slot) {
                 Some(s) => self.slot_ty(s),
@@ -490,7 +502,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn method_type(m: Method, recv: &Ty) -> Ty {
+pub(super) fn method_type(m: Method, recv: &Ty) -> Ty {
     let elem = match recv {
         Ty::List(e) => (**e).clone(),
         Ty::Map(_, v) => (**v).clone(),
