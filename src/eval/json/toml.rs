@@ -1,4 +1,4 @@
-//! Reading TOML text (TOML 1.0, through the `toml` crate's spanned document) into a
+//! Reading TOML text (TOML 1.1, through the `toml` crate's spanned document) into a
 //! [`Json`] tree, for `norma:toml` (docs/norma.md § toml). Every failure is a
 //! [`ParseError`] with the line and column of the TOML text, as JSON's.
 //!
