@@ -101,7 +101,7 @@ codes! {
     RUN_CHECKPOINT_FORMAT = "RUN022", "a file that is not a training checkpoint this faber reads (parameters only, an older layout version)";
     RUN_NIHIL_ACCESS = "RUN023", "a non-null access (`!.`, `![`, `!(`) on a value that is `nihil`";
     RUN_ARGUMENTS = "RUN024", "command-line arguments that do not fit the program's `@ optio` / `@ operandus` declarations";
-    RUN_JSON = "RUN025", "a JSON text that does not parse (the message gives its line and column)";
+    RUN_JSON = "RUN025", "a JSON or TOML text that does not parse (the message gives its line and column)";
     // ---- command line and packages ----
     CLI_IO = "CLI001", "a file or directory that cannot be read";
     CLI_MANIFEST = "CLI002", "a malformed `faber.toml`";

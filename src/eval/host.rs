@@ -94,6 +94,16 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         Host::JsonSolve => super::json::methods::solve(&args[0]),
         Host::JsonTempta => super::json::methods::tempta(&args[0]),
         Host::JsonPange => super::json::methods::pange(&args[0]),
+        Host::TomlSolve => super::json::toml::solve(&args[0]),
+        Host::TomlTempta => super::json::toml::tempta(&args[0]),
+        Host::ValorGenus => super::json::methods::genus(&args[0]),
+        Host::CodexHex
+        | Host::CodexDeHex
+        | Host::CodexBase64
+        | Host::CodexDeBase64
+        | Host::CodexUrl
+        | Host::CodexDeUrl => super::host_codex::call(h, args),
+        Host::CryptaDigere => digest(h, args),
         Host::Hora => {
             static START: OnceLock<Instant> = OnceLock::new();
             Ok(Value::Float(
@@ -316,4 +326,22 @@ fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
     let mut paths = Vec::new();
     names(prog, tree, &mut String::new(), &mut paths, 0)?;
     Ok(Value::text(paths.swap_remove(k)))
+}
+
+/// `crypta_digere(alg, data)`: the SHA-2 digest named `sha256`, `sha384` or `sha512`
+/// (`norma:crypta` checks the name and throws for another before calling).
+fn digest(h: Host, args: &[Value]) -> FResult<Value> {
+    let data = super::host_device::bytes(h, &args[1])?;
+    let d = match text(h, &args[0])? {
+        "sha256" => super::sha2::sha256(data),
+        "sha384" => super::sha2::sha384(data),
+        "sha512" => super::sha2::sha512(data),
+        other => {
+            return fault(
+                codes::RUN_HOST,
+                format!("`hospes.crypta_digere`: no algorithm `{other}` (sha256, sha384, sha512)"),
+            )
+        }
+    };
+    Ok(Value::Bytes(Rc::new(d)))
 }

@@ -247,7 +247,7 @@ fn join(h: Host, parts: &Value) -> FResult<Value> {
     Ok(Value::text(buf.to_string_lossy().into_owned()))
 }
 
-fn bytes(h: Host, v: &Value) -> FResult<&[u8]> {
+pub(super) fn bytes(h: Host, v: &Value) -> FResult<&[u8]> {
     match v {
         Value::Bytes(b) => Ok(b.as_slice()),
         other => fault(

@@ -115,6 +115,20 @@ hosts! {
     AleatorSortire = "aleator_sortire", 2;
     AleatorOctetos = "aleator_octetos", 1;
     AleatorSemina = "aleator_semina", 1;
+    // norma:codex (src/eval/host_codex.rs): the decoders give nihil for bad input
+    CodexHex = "codex_hex", 1;
+    CodexDeHex = "codex_de_hex", 1;
+    CodexBase64 = "codex_base64", 1;
+    CodexDeBase64 = "codex_de_base64", 1;
+    CodexUrl = "codex_url", 2;
+    CodexDeUrl = "codex_de_url", 1;
+    // norma:crypta: a SHA-2 digest (src/eval/sha2.rs)
+    CryptaDigere = "crypta_digere", 2;
+    // norma:toml: TOML text to a valor (RUN025 with line:column), or nihil
+    TomlSolve = "toml_solve", 1;
+    TomlTempta = "toml_tempta", 1;
+    // norma:valor: the JSON kind of a valor ("nihil", "bivalens", "numerus", …)
+    ValorGenus = "valor_genus", 1;
 }
 
 impl Host {
@@ -128,6 +142,11 @@ impl Host {
             | Host::ParaDirectorium
             | Host::JsonSolve
             | Host::JsonTempta
+            | Host::TomlSolve
+            | Host::TomlTempta
+            | Host::CodexDeHex
+            | Host::CodexDeBase64
+            | Host::CodexDeUrl
             | Host::SolumCarpe
             | Host::SolumExstat
             | Host::SolumDirectoriumne
@@ -171,6 +190,10 @@ impl Host {
             | Host::ProcessusIdentitas
             | Host::AleatorFractum => vec![],
             Host::JsonPange => vec![Ty::Json { doc: true }],
+            Host::ValorGenus => vec![Ty::Json { doc: false }],
+            Host::CodexHex | Host::CodexBase64 => vec![Ty::Bytes],
+            Host::CodexUrl => vec![Ty::Text, Ty::Bool],
+            Host::CryptaDigere => vec![Ty::Text, Ty::Bytes],
             Host::ScribeTextum | Host::LegeTensorem => vec![Ty::Text, Ty::Text],
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
             Host::Hora | Host::Argumenta | Host::Directorium | Host::LegeLineam => vec![],
@@ -195,6 +218,12 @@ impl Host {
                 Ty::Text
             }
             Host::JsonSolve => Ty::Json { doc: true },
+            Host::TomlSolve => Ty::Json { doc: false },
+            Host::TomlTempta => Ty::Union(vec![Ty::Json { doc: false }, Ty::Nihil]),
+            Host::CodexHex | Host::CodexBase64 | Host::CodexUrl | Host::ValorGenus => Ty::Text,
+            Host::CodexDeHex | Host::CodexDeBase64 => Ty::Union(vec![Ty::Bytes, Ty::Nihil]),
+            Host::CodexDeUrl => Ty::Union(vec![Ty::Text, Ty::Nihil]),
+            Host::CryptaDigere => Ty::Bytes,
             Host::SolumSequere
             | Host::SolumAbsolve
             | Host::SolumDomus

@@ -1,5 +1,6 @@
 //! The methods of a `valor` (docs/language.md § 7, "JSON values") and the host
-//! functions behind `norma:json` (`json_solve`, `json_tempta`, `json_pange`).
+//! functions behind `norma:json` (`json_solve`, `json_tempta`, `json_pange`) and
+//! `norma:valor` (`valor_genus`).
 
 use std::rc::Rc;
 
@@ -69,7 +70,7 @@ pub(crate) fn call(m: Method, j: &Rc<Json>, args: &[Value]) -> FResult<Value> {
     }
 }
 
-fn text_arg(v: &Value) -> FResult<&str> {
+pub(super) fn text_arg(v: &Value) -> FResult<&str> {
     match v {
         Value::Text(t) => Ok(t),
         other => fault(
@@ -119,4 +120,25 @@ pub(crate) fn pange(arg: &Value) -> FResult<Value> {
     write(&mut out, j, false, crate::eval::config::text_limit());
     crate::eval::display::within_text_limit(&out)?;
     Ok(Value::text(out))
+}
+
+/// `valor_genus(v)`: the kind of a `valor` as the name of the type it unboxes to:
+/// `nihil` (null), `bivalens`, `numerus` (an integer), `fractus` (any other number),
+/// `textus`, `lista` (an array), `tabula` (an object).
+pub(crate) fn genus(arg: &Value) -> FResult<Value> {
+    let Value::Json(j) = arg else {
+        return fault(
+            codes::RUN_TYPE,
+            format!("valor_genus needs a valor, found {}", arg.type_name()),
+        );
+    };
+    Ok(Value::text(match &**j {
+        Json::Null => "nihil",
+        Json::Bool(_) => "bivalens",
+        Json::Int(_) => "numerus",
+        Json::Float(_) => "fractus",
+        Json::Text(_) => "textus",
+        Json::Array(_) => "lista",
+        Json::Object(_) => "tabula",
+    }))
 }

@@ -8,6 +8,7 @@
 pub(crate) mod boxing;
 pub(crate) mod methods;
 pub(crate) mod parse;
+pub(crate) mod toml;
 
 use std::rc::Rc;
 

@@ -22,6 +22,27 @@ pub struct ParseError {
     pub limit: bool,
 }
 
+impl ParseError {
+    /// An error at byte offset `pos` of `text` (clamped to its end, and back to the
+    /// start of a character), with the 1-based line and column (in characters).
+    pub fn at(text: &str, pos: usize, msg: String, limit: bool) -> ParseError {
+        let mut pos = pos.min(text.len());
+        while !text.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        let before = &text[..pos];
+        let line = before.matches('\n').count() + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[start..].chars().count() + 1;
+        ParseError {
+            line,
+            col,
+            msg,
+            limit,
+        }
+    }
+}
+
 /// The bounds one parse runs under.
 #[derive(Clone, Copy, Debug)]
 pub struct Bounds {
@@ -65,16 +86,7 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error_at(&self, pos: usize, msg: String, limit: bool) -> ParseError {
-        let before = &self.text[..pos.min(self.text.len())];
-        let line = before.matches('\n').count() + 1;
-        let start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[start..].chars().count() + 1;
-        ParseError {
-            line,
-            col,
-            msg,
-            limit,
-        }
+        ParseError::at(self.text, pos, msg, limit)
     }
 
     fn error(&self, msg: String) -> ParseError {

@@ -59,8 +59,24 @@ impl Lowerer<'_> {
                     Ty::Bool,
                     span,
                 );
+                // `T ∪ nihil vel b` has the type T.
+                let rest = match &lt {
+                    Ty::Union(ms) => {
+                        let rest: Vec<&Ty> = ms.iter().filter(|t| **t != Ty::Nihil).collect();
+                        (rest.len() == 1).then(|| rest[0].clone())
+                    }
+                    _ => None,
+                };
                 self.push_block();
-                let (r, rt) = self.expr(rhs, None);
+                let (mut r, rt) = self.expr(rhs, None);
+                // A `valor` result boxes the fallback (`accipe(k) vel nihil` is a JSON
+                // null, as `fixum valor v ← accipe(k)` is), so the slot never holds a
+                // bare `nihil`.
+                if let Some(t @ Ty::Json { .. }) = &rest {
+                    if !matches!(rt, Ty::Json { .. }) {
+                        r = self.temp(Rhs::Coerce(r, t.clone()), t.clone(), rhs.span);
+                    }
+                }
                 self.emit(Stmt::Let {
                     dst,
                     rhs: Rhs::Use(r),
@@ -72,17 +88,7 @@ impl Lowerer<'_> {
                     then,
                     otherwise: Block::default(),
                 });
-                let ty = match lt {
-                    Ty::Union(ms) => {
-                        let rest: Vec<Ty> = ms.into_iter().filter(|t| *t != Ty::Nihil).collect();
-                        if rest.len() == 1 {
-                            rest.into_iter().next().unwrap_or(Ty::Any)
-                        } else {
-                            rt
-                        }
-                    }
-                    _ => rt,
-                };
+                let ty = rest.unwrap_or(rt);
                 self.cx().slots[dst.0 as usize].ty = ty.clone();
                 (Operand::Slot(dst), ty)
             }
