@@ -84,8 +84,9 @@ pub fn verdict(from: Family, to: Family) -> bool {
         return true;
     }
     match from {
-        // `nihil` is not a family of the upstream matrix: it only has a text form.
-        Nihil => to == Textus,
+        // `nihil` is not a family of the upstream matrix: it has a text form and is
+        // JSON's null.
+        Nihil => matches!(to, Textus | Valor | Json),
         // Bytes decode as text; numbers, truth values and lists have no byte reading.
         Octeti => !matches!(
             to,
