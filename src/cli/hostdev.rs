@@ -1,5 +1,6 @@
 //! The host devices of norma (`faber::eval::device`): the file-system requests of
-//! `norma:solum` and the environment facts of `norma:processus`, answered for every
+//! `norma:solum` and the environment facts and shell commands of `norma:processus`
+//! (src/cli/hostshell.rs), answered for every
 //! `Io` of the CLI through its [`HostFiles`] (docs/norma.md § solum).
 //!
 //! The rules of the other host file functions hold here too: a file is read only when
@@ -147,6 +148,14 @@ impl HostFiles {
             Device::WorkingDir => Reply::Text(utf8(std::env::current_dir()?.into_os_string())?),
             Device::ProcessId => Reply::Int(i64::from(std::process::id())),
             Device::Entropy(n) => Reply::Bytes(entropy(n)?),
+            Device::Shell(command) => {
+                let out =
+                    super::hostshell::run(command, self.text_limit()).map_err(Failure::Owned)?;
+                Reply::Output {
+                    stdout: out.stdout,
+                    stderr: out.stderr,
+                }
+            }
         })
     }
 

@@ -83,6 +83,9 @@ pub enum Device<'a> {
     ProcessId,
     /// `n` bytes from the operating system's random source (`norma:aleator`).
     Entropy(u64),
+    /// A shell command (`/bin/sh -c`) run to its end, its output captured
+    /// (`processus.exsequi`); a status other than 0 is a failure.
+    Shell(&'a str),
 }
 
 /// A file's status ([`Device::Status`]).
@@ -110,6 +113,11 @@ pub enum Reply {
     Bytes(Vec<u8>),
     Names(Vec<String>),
     Status(FileStatus),
+    /// What a [`Device::Shell`] command wrote to standard output and standard error.
+    Output {
+        stdout: String,
+        stderr: String,
+    },
 }
 
 /// Which standard stream [`super::Io::is_terminal`] asks about.

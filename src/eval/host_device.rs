@@ -1,5 +1,6 @@
 //! The host functions behind `norma:solum`, `norma:solum/path`, `norma:consolum` and
-//! `norma:processus` (docs/norma.md): file-system requests go to [`Io::device`], the
+//! `norma:processus` (docs/norma.md): file-system requests and shell commands go to
+//! [`Io::device`], the
 //! standard streams to the `Io` stream methods, and the four path functions are pure
 //! (`std::path`, nothing is read). A failure is RUN017 with the host's reason.
 
@@ -150,6 +151,20 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
         Host::ProcessusAmbitus => Device::Env(path()?),
         Host::ProcessusSedes => Device::WorkingDir,
         Host::ProcessusIdentitas => Device::ProcessId,
+        Host::ProcessusExsequi => {
+            let req = Device::Shell(path()?);
+            return match io.device(&req) {
+                Ok(Reply::Output { stdout, stderr }) => {
+                    // What the command said on standard error goes on faber's.
+                    if !stderr.is_empty() {
+                        io.stderr(&stderr);
+                    }
+                    Ok(Value::text(stdout))
+                }
+                Ok(other) => Ok(value(other)),
+                Err(e) => fault(codes::RUN_HOST, format!("{}: {e}", what(&req))),
+            };
+        }
         _ => {
             return fault(
                 codes::RUN_HOST,
@@ -174,6 +189,7 @@ fn value(reply: Reply) -> Value {
         Reply::Bytes(b) => Value::Bytes(Rc::new(b)),
         Reply::Names(ns) => Value::list(ns.into_iter().map(Value::text).collect()),
         Reply::Status(s) => status(&s),
+        Reply::Output { stdout, .. } => Value::text(stdout),
     }
 }
 
@@ -224,6 +240,7 @@ pub(super) fn what(req: &Device) -> String {
         Device::WorkingDir => "cannot find the working directory".to_string(),
         Device::ProcessId => "cannot find the process id".to_string(),
         Device::Entropy(_) => "cannot read random bytes".to_string(),
+        Device::Shell(command) => format!("the command `{command}` failed"),
     }
 }
 

@@ -110,6 +110,8 @@ hosts! {
     ProcessusSedes = "processus_sedes", 0;
     ProcessusIdentitas = "processus_identitas", 0;
     ProcessusExi = "processus_exi", 1;
+    // a shell command's standard output (`processus.exsequi`; src/cli/hostshell.rs)
+    ProcessusExsequi = "processus_exsequi", 1;
     // norma:aleator (src/eval/host_random.rs)
     AleatorFractum = "aleator_fractum", 0;
     AleatorSortire = "aleator_sortire", 2;
@@ -149,7 +151,8 @@ impl Host {
             | Host::ViaSuffixum
             | Host::ConsolumDic
             | Host::ConsolumMone
-            | Host::ProcessusAmbitus => vec![Ty::Text],
+            | Host::ProcessusAmbitus
+            | Host::ProcessusExsequi => vec![Ty::Text],
             Host::SolumAppone | Host::SolumVincula | Host::SolumExscribe | Host::SolumRenomina => {
                 vec![Ty::Text, Ty::Text]
             }
@@ -203,7 +206,8 @@ impl Host {
             | Host::ViaParens
             | Host::ViaNomen
             | Host::ViaSuffixum
-            | Host::ProcessusSedes => Ty::Text,
+            | Host::ProcessusSedes
+            | Host::ProcessusExsequi => Ty::Text,
             Host::SolumPartem | Host::ConsolumHauri => Ty::Bytes,
             Host::SolumInveni
             | Host::SolumMensura

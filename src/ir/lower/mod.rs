@@ -180,6 +180,25 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The module a namespace expression names in module `m`: an import alias that
+    /// no local shades (`solum`), or a namespace another namespace re-exports with
+    /// `publica` (`faber.solum` after `importa ex "faber:*" privata faber`).
+    pub fn module_path(&mut self, m: usize, e: &ast::Expr) -> Option<usize> {
+        match &e.kind {
+            ast::ExprKind::Name(id) if self.local(&id.name).is_none() => {
+                self.module_alias(m, &id.name)
+            }
+            ast::ExprKind::Field { expr, name } => {
+                let outer = self.module_path(m, expr)?;
+                if !self.modules[outer].exports.contains(&name.name) {
+                    return None;
+                }
+                self.module_alias(outer, &name.name)
+            }
+            _ => None,
+        }
+    }
+
     fn define_value(&mut self, m: usize, name: &ast::Ident, item: ModItem, exported: bool) {
         let taken = self.modules[m].values.contains_key(&name.name)
             || self.modules[m].types.contains_key(&name.name);

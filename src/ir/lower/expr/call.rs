@@ -59,37 +59,39 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Field { expr: base, name } => {
-                // Module function: alias.f(...)
+                let m = self.cur_module();
                 if let ExprKind::Name(alias) = &base.kind {
-                    if self.local(&alias.name).is_none() {
-                        let m = self.cur_module();
-                        if alias.name == "hospes" && self.module_alias(m, "hospes").is_none() {
-                            return self.host_call(name, args, span);
-                        }
-                        if let Some(target) = self.module_alias(m, &alias.name) {
-                            let f = match self.modules[target].values.get(&name.name).copied() {
-                                Some(ModItem::Func(f))
-                                    if self.modules[target].exports.contains(&name.name) =>
-                                {
-                                    f
-                                }
-                                _ => {
-                                    let hint = self.member_hint(target, &name.name, true);
-                                    self.error_hint(
-                                        codes::SEM_UNKNOWN_FUNCTION,
-                                        format!(
-                                            "module `{}` has no public function `{}`",
-                                            alias.name, name.name
-                                        ),
-                                        name.span,
-                                        hint,
-                                    );
-                                    return (konst(Const::Nihil), Ty::Any);
-                                }
-                            };
-                            return self.direct_call(f, args, type_args, name.span, span);
-                        }
+                    if alias.name == "hospes"
+                        && self.local(&alias.name).is_none()
+                        && self.module_alias(m, "hospes").is_none()
+                    {
+                        return self.host_call(name, args, span);
                     }
+                }
+                // Module function: alias.f(...), ns.alias.f(...)
+                if let Some(target) = self.module_path(m, base) {
+                    let f = match self.modules[target].values.get(&name.name).copied() {
+                        Some(ModItem::Func(f))
+                            if self.modules[target].exports.contains(&name.name) =>
+                        {
+                            f
+                        }
+                        _ => {
+                            let hint = self.member_hint(target, &name.name, true);
+                            self.error_hint(
+                                codes::SEM_UNKNOWN_FUNCTION,
+                                format!(
+                                    "module `{}` has no public function `{}`",
+                                    namespace_text(base),
+                                    name.name
+                                ),
+                                name.span,
+                                hint,
+                            );
+                            return (konst(Const::Nihil), Ty::Any);
+                        }
+                    };
+                    return self.direct_call(f, args, type_args, name.span, span);
                 }
                 return self.method_call(base, name, args, span, want_value);
             }
@@ -531,5 +533,14 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Inter | Method::Unio => Ty::Union(vec![Ty::Interval, Ty::Nihil]),
         Method::Interval { .. } => Ty::Interval,
         Method::Clamp => Ty::Any,
+    }
+}
+
+/// How a namespace expression reads in a message: `solum`, `faber.solum`.
+pub(super) fn namespace_text(e: &ast::Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(id) => id.name.clone(),
+        ExprKind::Field { expr, name } => format!("{}.{}", namespace_text(expr), name.name),
+        _ => "…".to_string(),
     }
 }
