@@ -511,7 +511,7 @@ fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Approximata => Ty::Bool,
         Method::Accipe => Ty::Union(vec![elem, Ty::Nihil]),
         Method::Primus | Method::Ultimus | Method::Detrahe => elem,
-        Method::Sectio | Method::Inverte | Method::Minuscula => recv.clone(),
+        Method::Sectio | Method::Inverte | Method::Minuscula | Method::Recide => recv.clone(),
         Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
