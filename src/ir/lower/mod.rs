@@ -21,6 +21,7 @@ mod slice;
 mod sponte;
 mod stmt;
 mod tensor;
+mod twins;
 mod types;
 
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -91,6 +91,9 @@ impl Lowerer<'_> {
                             return (konst(Const::Nihil), Ty::Any);
                         }
                     };
+                    if let Some(lowered) = self.int_planata(target, name, args, span) {
+                        return lowered;
+                    }
                     return self.direct_call(f, args, type_args, name.span, span);
                 }
                 return self.method_call(base, name, args, span, want_value);
@@ -104,6 +107,25 @@ impl Lowerer<'_> {
         };
         let ops = args.iter().map(|a| self.expr(a, None).0).collect();
         (self.temp(Rhs::CallValue(f, ops), ret.clone(), span), ret)
+    }
+
+    /// `norma:tensor`'s `planata(t)` of a numerus tensor: the tensor op itself, whose
+    /// list keeps the numerus elements (`t.planata()`); the function is declared on
+    /// `tf32`, whose list is of f32. `None` for any other call.
+    fn int_planata(
+        &mut self,
+        target: usize,
+        name: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Lowered> {
+        let norma_planata = name.name == "planata" && self.modules[target].name == "norma:tensor";
+        let [arg] = args else { return None };
+        if !norma_planata || !matches!(self.peek_type(arg), Ty::Tensor { int: true, .. }) {
+            return None;
+        }
+        let operand = self.expr(arg, None);
+        Some(self.tensor_op(Op::Planata, vec![operand], None, span))
     }
 
     /// `hospes.name(args)`: a host function (src/ir/host.rs).
@@ -324,6 +346,10 @@ impl Lowerer<'_> {
         if let Spelled::Unimplemented(row) = spelled {
             return self.unimplemented_intrinsic(row, name, args);
         }
+        // `x.addita(y)` on a number is `x + y` (src/ir/lower/twins.rs).
+        if let Some(lowered) = self.number_twin(base, &pick_ty, internal, args, span) {
+            return lowered;
+        }
         let internal = internal.to_string();
         if Op::from_method(&internal).is_some() {
             let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
@@ -448,6 +474,15 @@ impl Lowerer<'_> {
     }
 
     /// The static type of an expression without emitting code (names, fields, ego).
+    /// [`Self::peek_type`], with a number literal's own type.
+    fn peek_number(&mut self, e: &ast::Expr) -> Ty {
+        match &e.kind {
+            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
+            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
+            _ => self.peek_type(e),
+        }
+    }
+
     fn peek_type(&mut self, e: &ast::Expr) -> Ty {
         match &e.kind {
             ExprKind::Name(id) => match self.local(&id.name).map(|l| l.slot) {
@@ -487,6 +522,32 @@ impl Lowerer<'_> {
             ExprKind::Lit(Literal::Text(_)) | ExprKind::Template { .. } => Ty::Text,
             ExprKind::List(_) => Ty::List(Box::new(Ty::Any)),
             ExprKind::NonNull(inner) => super::strip_nihil(&self.peek_type(inner)),
+            // A chain of operator twins on a number stays a number: `x.addita(1.0)
+            // .multiplicata(3.0)` (src/ir/lower/twins.rs).
+            ExprKind::Call { callee, args, .. } => match &callee.kind {
+                ExprKind::Field { expr, name } => {
+                    let recv = self.peek_number(expr);
+                    let locale = self.modules[self.cur_module()].locale;
+                    let twin = match intrinsics::resolve(locale, &name.name, &recv) {
+                        Spelled::Faber(n) => crate::ir::lower::twins::gives_number(n),
+                        Spelled::AsWritten => crate::ir::lower::twins::gives_number(&name.name),
+                        _ => false,
+                    };
+                    // A numerus with a fractus operand gives a fractus.
+                    let mut float_arg = false;
+                    for a in args {
+                        float_arg |= self.peek_number(a) == Ty::Float;
+                    }
+                    if twin && (recv == Ty::Float || float_arg) {
+                        Ty::Float
+                    } else if twin && recv == Ty::Int {
+                        Ty::Int
+                    } else {
+                        Ty::Any
+                    }
+                }
+                _ => Ty::Any,
+            },
             _ => Ty::Any,
         }
     }
