@@ -360,3 +360,36 @@ fn exsequi_passes_standard_error_on_and_reads_no_standard_input() {
     let out = run_in(dir.path(), &exsequi_src("cat hic.txt"));
     assert_eq!(stdout(&out), "adsum\n");
 }
+
+#[test]
+fn captura_runs_a_program_without_a_shell_and_keeps_its_status() {
+    let dir = TempDir::new("captura");
+    let src = r#"importa ex "faber:processus" privata processus
+importa ex "faber:json" privata json
+incipit {
+    nota json.pange(processus.captura(["/bin/sh", "-c", "printf o; printf e >&2; exit 7"]))
+    fixum tabula<textus, valor> t ← processus.captura(["printf", "%s|", "$HOME", "a b"]) ↦ tabula<textus, valor>
+    nota json.pange(t["stdout"]), json.pange(t["status"])
+}
+"#;
+    let out = run_in(dir.path(), src);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"status\":7,\"stdout\":\"o\",\"stderr\":\"e\"}\n\"$HOME|a b|\", 0\n"
+    );
+    // Nothing of the program's standard error reaches faber's: it is in the value.
+    assert_eq!(stderr(&out), "");
+    let missing = "importa ex \"norma:processus\" privata processus\nincipit { nota processus.captura([\"/nusquam/programma\"]) }\n";
+    assert_fails(
+        &run_in(dir.path(), missing),
+        "RUN017",
+        "cannot run `/nusquam/programma`: cannot start `/nusquam/programma`",
+    );
+    let empty = "importa ex \"norma:processus\" privata processus\nincipit { nota processus.captura([]) }\n";
+    assert_fails(
+        &run_in(dir.path(), empty),
+        "RUN017",
+        "an empty argument list names no program",
+    );
+}

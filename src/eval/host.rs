@@ -87,7 +87,8 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         | Host::ProcessusSedes
         | Host::ProcessusIdentitas
         | Host::ProcessusExi
-        | Host::ProcessusExsequi => super::host_device::call(h, args, io),
+        | Host::ProcessusExsequi
+        | Host::ProcessusCaptura => super::host_device::call(h, args, io),
         Host::AleatorFractum
         | Host::AleatorSortire
         | Host::AleatorOctetos

@@ -112,6 +112,8 @@ hosts! {
     ProcessusExi = "processus_exi", 1;
     // a shell command's standard output (`processus.exsequi`; src/cli/hostshell.rs)
     ProcessusExsequi = "processus_exsequi", 1;
+    // a program run without a shell: {status, stdout, stderr} (`processus.captura`)
+    ProcessusCaptura = "processus_captura", 1;
     // norma:aleator (src/eval/host_random.rs)
     AleatorFractum = "aleator_fractum", 0;
     AleatorSortire = "aleator_sortire", 2;
@@ -160,7 +162,7 @@ impl Host {
             Host::SolumPartem => vec![Ty::Text, Ty::Int, Ty::Int],
             Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
             Host::SolumModum => vec![Ty::Text, Ty::Int],
-            Host::ViaIunge => vec![Ty::List(Box::new(Ty::Text))],
+            Host::ViaIunge | Host::ProcessusCaptura => vec![Ty::List(Box::new(Ty::Text))],
             Host::ConsolumHauri
             | Host::ConsolumTerminalis
             | Host::ProcessusExi
@@ -197,7 +199,7 @@ impl Host {
             Host::LegeTextum | Host::Directorium | Host::PrimumNonFinitum | Host::JsonPange => {
                 Ty::Text
             }
-            Host::JsonSolve => Ty::Json,
+            Host::JsonSolve | Host::ProcessusCaptura => Ty::Json,
             Host::SolumSequere
             | Host::SolumAbsolve
             | Host::SolumDomus
