@@ -533,17 +533,18 @@ impl Lowerer<'_> {
                         Spelled::AsWritten => crate::ir::lower::twins::gives_number(&name.name),
                         _ => false,
                     };
+                    if !twin || !matches!(recv, Ty::Int | Ty::Float) {
+                        return Ty::Any;
+                    }
                     // A numerus with a fractus operand gives a fractus.
                     let mut float_arg = false;
                     for a in args {
                         float_arg |= self.peek_number(a) == Ty::Float;
                     }
-                    if twin && (recv == Ty::Float || float_arg) {
+                    if float_arg {
                         Ty::Float
-                    } else if twin && recv == Ty::Int {
-                        Ty::Int
                     } else {
-                        Ty::Any
+                        recv
                     }
                 }
                 _ => Ty::Any,
