@@ -93,12 +93,13 @@ impl Table {
             .filter(|s| *s != "-")
     }
 
-    /// The target spelling of a faber method name after `.`.
+    /// The target spelling of a method name after `.`: faber's own name of an
+    /// implemented row, or the row's canonical (Latin) name (`multiplicata`).
     fn method(&self, w: &str, col: usize) -> Option<&str> {
         self.rows
             .iter()
             .find(|(sec, la, f, _)| {
-                sec == "fn" && f != "-" && (f.split('|').any(|n| n == w) || (f == "=" && la == w))
+                sec == "fn" && f != "-" && (f.split('|').any(|n| n == w) || la == w)
             })
             .map(|r| r.3[col].as_str())
             .filter(|s| *s != "-")

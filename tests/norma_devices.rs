@@ -312,3 +312,84 @@ fn processus_and_solum_read_the_environment() {
     );
     assert_eq!(stdout(&f.env_remove("HOME").output()), "/\n");
 }
+
+/// `processus.exsequi(cmd)` of a program that imports `faber:processus`.
+fn exsequi_src(cmd: &str) -> String {
+    format!(
+        "importa ex \"faber:processus\" privata processus\nincipit {{ nota processus.exsequi({cmd:?}) }}\n"
+    )
+}
+
+#[test]
+fn exsequi_fails_on_a_nonzero_status_naming_it_and_standard_error() {
+    let dir = TempDir::new("exsequi-status");
+    let out = run_in(
+        dir.path(),
+        &exsequi_src("printf partial; printf 'non licet' >&2; exit 3"),
+    );
+    assert_fails(
+        &out,
+        "RUN017",
+        "failed: it exited with status 3; its standard error: non licet",
+    );
+    // Nothing of the failed command's standard output is printed.
+    assert_eq!(stdout(&out), "");
+    let out = run_in(dir.path(), &exsequi_src("exit 9"));
+    assert_fails(&out, "RUN017", "failed: it exited with status 9");
+    assert!(
+        !stderr(&out).contains("standard error:"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn exsequi_passes_standard_error_on_and_reads_no_standard_input() {
+    let dir = TempDir::new("exsequi-streams");
+    let out = run_in(dir.path(), &exsequi_src("printf cave >&2; printf bene"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "bene\n");
+    assert_eq!(stderr(&out), "cave");
+    // The command's standard input is empty, not faber's.
+    let (f, _home) = faber_in(dir.path(), &exsequi_src("cat; printf finis"));
+    let out = f.stdin("non legendum\n").output();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "finis\n");
+    // It runs in faber's working directory.
+    std::fs::write(dir.path().join("hic.txt"), "adsum").unwrap();
+    let out = run_in(dir.path(), &exsequi_src("cat hic.txt"));
+    assert_eq!(stdout(&out), "adsum\n");
+}
+
+#[test]
+fn captura_runs_a_program_without_a_shell_and_keeps_its_status() {
+    let dir = TempDir::new("captura");
+    let src = r#"importa ex "faber:processus" privata processus
+importa ex "faber:json" privata json
+incipit {
+    nota json.pange(processus.captura(["/bin/sh", "-c", "printf o; printf e >&2; exit 7"]))
+    fixum tabula<textus, valor> t ← processus.captura(["printf", "%s|", "$HOME", "a b"]) ↦ tabula<textus, valor>
+    nota json.pange(t["stdout"]), json.pange(t["status"])
+}
+"#;
+    let out = run_in(dir.path(), src);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"status\":7,\"stdout\":\"o\",\"stderr\":\"e\"}\n\"$HOME|a b|\", 0\n"
+    );
+    // Nothing of the program's standard error reaches faber's: it is in the value.
+    assert_eq!(stderr(&out), "");
+    let missing = "importa ex \"norma:processus\" privata processus\nincipit { nota processus.captura([\"/nusquam/programma\"]) }\n";
+    assert_fails(
+        &run_in(dir.path(), missing),
+        "RUN017",
+        "cannot run `/nusquam/programma`: cannot start `/nusquam/programma`",
+    );
+    let empty = "importa ex \"norma:processus\" privata processus\nincipit { nota processus.captura([]) }\n";
+    assert_fails(
+        &run_in(dir.path(), empty),
+        "RUN017",
+        "an empty argument list names no program",
+    );
+}

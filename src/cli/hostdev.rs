@@ -1,5 +1,6 @@
 //! The host devices of norma (`faber::eval::device`): the file-system requests of
-//! `norma:solum` and the environment facts of `norma:processus`, answered for every
+//! `norma:solum` and the environment facts and shell commands of `norma:processus`
+//! (src/cli/hostshell.rs), answered for every
 //! `Io` of the CLI through its [`HostFiles`] (docs/norma.md § solum).
 //!
 //! The rules of the other host file functions hold here too: a file is read only when
@@ -147,6 +148,26 @@ impl HostFiles {
             Device::WorkingDir => Reply::Text(utf8(std::env::current_dir()?.into_os_string())?),
             Device::ProcessId => Reply::Int(i64::from(std::process::id())),
             Device::Entropy(n) => Reply::Bytes(entropy(n)?),
+            Device::Exec(argv) => {
+                let done =
+                    super::hostshell::exec(argv, self.text_limit()).map_err(Failure::Owned)?;
+                let text = |b: Vec<u8>, which: &'static str| {
+                    String::from_utf8(b).map_err(|_| Failure::Says(which))
+                };
+                Reply::Captured {
+                    status: super::hostshell::status_code(done.status),
+                    stdout: text(done.stdout, "its standard output is not valid UTF-8")?,
+                    stderr: text(done.stderr, "its standard error is not valid UTF-8")?,
+                }
+            }
+            Device::Shell(command) => {
+                let out =
+                    super::hostshell::run(command, self.text_limit()).map_err(Failure::Owned)?;
+                Reply::Output {
+                    stdout: out.stdout,
+                    stderr: out.stderr,
+                }
+            }
         })
     }
 

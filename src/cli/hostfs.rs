@@ -52,6 +52,11 @@ impl HostFiles {
         read_host_file(path, self.bytes_limit)
     }
 
+    /// The largest text a text read takes (and the longest output of a command).
+    pub fn text_limit(&self) -> u64 {
+        self.text_limit
+    }
+
     /// The largest file (or byte range) a byte read takes.
     pub fn bytes_limit(&self) -> u64 {
         self.bytes_limit

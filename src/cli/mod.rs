@@ -16,6 +16,7 @@ mod fsguard;
 mod gradcheck;
 mod hostdev;
 mod hostfs;
+mod hostshell;
 mod interrupt;
 mod ir;
 mod load;

@@ -83,6 +83,12 @@ pub enum Device<'a> {
     ProcessId,
     /// `n` bytes from the operating system's random source (`norma:aleator`).
     Entropy(u64),
+    /// A shell command (`/bin/sh -c`) run to its end, its output captured
+    /// (`processus.exsequi`); a status other than 0 is a failure.
+    Shell(&'a str),
+    /// A program and its arguments run to its end without a shell, its output and
+    /// status captured whatever the status (`processus.captura`).
+    Exec(&'a [String]),
 }
 
 /// A file's status ([`Device::Status`]).
@@ -110,6 +116,18 @@ pub enum Reply {
     Bytes(Vec<u8>),
     Names(Vec<String>),
     Status(FileStatus),
+    /// What a [`Device::Shell`] command wrote to standard output and standard error.
+    Output {
+        stdout: String,
+        stderr: String,
+    },
+    /// The exit status (128 + the signal for a program a signal ended) and outputs of
+    /// a [`Device::Exec`] program.
+    Captured {
+        status: i64,
+        stdout: String,
+        stderr: String,
+    },
 }
 
 /// Which standard stream [`super::Io::is_terminal`] asks about.

@@ -86,7 +86,9 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
         | Host::ProcessusAmbitus
         | Host::ProcessusSedes
         | Host::ProcessusIdentitas
-        | Host::ProcessusExi => super::host_device::call(h, args, io),
+        | Host::ProcessusExi
+        | Host::ProcessusExsequi
+        | Host::ProcessusCaptura => super::host_device::call(h, args, io),
         Host::AleatorFractum
         | Host::AleatorSortire
         | Host::AleatorOctetos

@@ -1,5 +1,6 @@
 //! The host functions behind `norma:solum`, `norma:solum/path`, `norma:consolum` and
-//! `norma:processus` (docs/norma.md): file-system requests go to [`Io::device`], the
+//! `norma:processus` (docs/norma.md): file-system requests and shell commands go to
+//! [`Io::device`], the
 //! standard streams to the `Io` stream methods, and the four path functions are pure
 //! (`std::path`, nothing is read). A failure is RUN017 with the host's reason.
 
@@ -150,6 +151,37 @@ pub(super) fn call(h: Host, args: &[Value], io: &mut dyn Io) -> FResult<Value> {
         Host::ProcessusAmbitus => Device::Env(path()?),
         Host::ProcessusSedes => Device::WorkingDir,
         Host::ProcessusIdentitas => Device::ProcessId,
+        Host::ProcessusCaptura => {
+            let Value::List(items) = &args[0] else {
+                return fault(
+                    codes::RUN_TYPE,
+                    format!("`hospes.{}` needs a lista of textus", h.name()),
+                );
+            };
+            let mut argv = Vec::with_capacity(items.len());
+            for item in items.iter() {
+                argv.push(text(h, item)?.to_string());
+            }
+            let req = Device::Exec(&argv);
+            return match io.device(&req) {
+                Ok(reply) => Ok(value(reply)),
+                Err(e) => fault(codes::RUN_HOST, format!("{}: {e}", what(&req))),
+            };
+        }
+        Host::ProcessusExsequi => {
+            let req = Device::Shell(path()?);
+            return match io.device(&req) {
+                Ok(Reply::Output { stdout, stderr }) => {
+                    // What the command said on standard error goes on faber's.
+                    if !stderr.is_empty() {
+                        io.stderr(&stderr);
+                    }
+                    Ok(Value::text(stdout))
+                }
+                Ok(other) => Ok(value(other)),
+                Err(e) => fault(codes::RUN_HOST, format!("{}: {e}", what(&req))),
+            };
+        }
         _ => {
             return fault(
                 codes::RUN_HOST,
@@ -174,7 +206,23 @@ fn value(reply: Reply) -> Value {
         Reply::Bytes(b) => Value::Bytes(Rc::new(b)),
         Reply::Names(ns) => Value::list(ns.into_iter().map(Value::text).collect()),
         Reply::Status(s) => status(&s),
+        Reply::Output { stdout, .. } => Value::text(stdout),
+        Reply::Captured {
+            status,
+            stdout,
+            stderr,
+        } => captured(status, stdout, stderr),
     }
+}
+
+/// `hospes.processus_captura`'s value: the object `{"status", "stdout", "stderr"}`.
+fn captured(status: i64, stdout: String, stderr: String) -> Value {
+    use super::json::{Json, Members};
+    let mut members = Members::default();
+    members.insert("status".to_string(), Rc::new(Json::Int(status)));
+    members.insert("stdout".to_string(), Rc::new(Json::Text(stdout)));
+    members.insert("stderr".to_string(), Rc::new(Json::Text(stderr)));
+    Value::Json(Rc::new(Json::Object(members)))
 }
 
 /// `hospes.solum_status`: the eight fields of `SolumStatus` in declaration order, the
@@ -224,6 +272,8 @@ pub(super) fn what(req: &Device) -> String {
         Device::WorkingDir => "cannot find the working directory".to_string(),
         Device::ProcessId => "cannot find the process id".to_string(),
         Device::Entropy(_) => "cannot read random bytes".to_string(),
+        Device::Shell(command) => format!("the command `{command}` failed"),
+        Device::Exec(argv) => format!("cannot run `{}`", argv.first().map_or("", String::as_str)),
     }
 }
 

@@ -259,6 +259,11 @@ fn text_method(m: Method, recv: &Value, t: &str, args: &[Value]) -> FResult<Valu
             arity(m, args, 0)?;
             Ok(Value::text(t.to_lowercase()))
         }
+        Method::Recide => {
+            arity(m, args, 0)?;
+            // Unicode White_Space at both ends, as Rust's `str::trim`.
+            Ok(Value::text(t.trim()))
+        }
         Method::Vacua => {
             arity(m, args, 0)?;
             Ok(Value::Bool(t.is_empty()))

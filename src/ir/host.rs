@@ -110,6 +110,10 @@ hosts! {
     ProcessusSedes = "processus_sedes", 0;
     ProcessusIdentitas = "processus_identitas", 0;
     ProcessusExi = "processus_exi", 1;
+    // a shell command's standard output (`processus.exsequi`; src/cli/hostshell.rs)
+    ProcessusExsequi = "processus_exsequi", 1;
+    // a program run without a shell: {status, stdout, stderr} (`processus.captura`)
+    ProcessusCaptura = "processus_captura", 1;
     // norma:aleator (src/eval/host_random.rs)
     AleatorFractum = "aleator_fractum", 0;
     AleatorSortire = "aleator_sortire", 2;
@@ -168,7 +172,8 @@ impl Host {
             | Host::ViaSuffixum
             | Host::ConsolumDic
             | Host::ConsolumMone
-            | Host::ProcessusAmbitus => vec![Ty::Text],
+            | Host::ProcessusAmbitus
+            | Host::ProcessusExsequi => vec![Ty::Text],
             Host::SolumAppone | Host::SolumVincula | Host::SolumExscribe | Host::SolumRenomina => {
                 vec![Ty::Text, Ty::Text]
             }
@@ -176,7 +181,7 @@ impl Host {
             Host::SolumPartem => vec![Ty::Text, Ty::Int, Ty::Int],
             Host::SolumInveni => vec![Ty::Text, Ty::Text, Ty::Int, Ty::Int],
             Host::SolumModum => vec![Ty::Text, Ty::Int],
-            Host::ViaIunge => vec![Ty::List(Box::new(Ty::Text))],
+            Host::ViaIunge | Host::ProcessusCaptura => vec![Ty::List(Box::new(Ty::Text))],
             Host::ConsolumHauri
             | Host::ConsolumTerminalis
             | Host::ProcessusExi
@@ -224,6 +229,7 @@ impl Host {
             Host::CodexDeHex | Host::CodexDeBase64 => Ty::Union(vec![Ty::Bytes, Ty::Nihil]),
             Host::CodexDeUrl => Ty::Union(vec![Ty::Text, Ty::Nihil]),
             Host::CryptaDigere => Ty::Bytes,
+            Host::ProcessusCaptura => Ty::Json { doc: false },
             Host::SolumSequere
             | Host::SolumAbsolve
             | Host::SolumDomus
@@ -232,7 +238,8 @@ impl Host {
             | Host::ViaParens
             | Host::ViaNomen
             | Host::ViaSuffixum
-            | Host::ProcessusSedes => Ty::Text,
+            | Host::ProcessusSedes
+            | Host::ProcessusExsequi => Ty::Text,
             Host::SolumPartem | Host::ConsolumHauri => Ty::Bytes,
             Host::SolumInveni
             | Host::SolumMensura

@@ -12,6 +12,7 @@ use crate::syntax::parse_in;
 use crate::syntax::vocab::Locale;
 
 mod hints;
+pub mod kernel;
 
 /// Why an import string could not be resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +27,7 @@ pub enum LoadError {
     /// The file exists but cannot be read as a module (a FIFO, a device, a symlink
     /// loop, too large, no permission): where and why, as "from `PATH`: REASON".
     Unreadable(String),
-    /// An import form outside the subset (`faber:*`, bare names).
+    /// An import form outside the subset (bare names).
     Unsupported(String),
 }
 
@@ -141,7 +142,25 @@ impl Walk<'_> {
             };
             let span = imp.path.span;
             let spec = imp.path.value.as_str();
-            match self.loader.load(spec, &name) {
+            let loaded = match kernel::kernel_import(spec) {
+                None => self.loader.load(spec, &name),
+                Some(Ok(kernel::Kernel::Module(norma))) => self.loader.load(&norma, &name),
+                Some(Ok(kernel::Kernel::Glob)) => {
+                    Ok((kernel::GLOB.to_string(), kernel::glob_text()))
+                }
+                Some(Err(hint)) => {
+                    let d = Diagnostic::error(
+                        codes::SEM_IMPORT_NOT_FOUND,
+                        format!("`{spec}` is not a script-kernel module"),
+                        span,
+                    )
+                    .with_hint(hint);
+                    let d = self.with_chain(d);
+                    self.diags.push(d);
+                    continue;
+                }
+            };
+            match loaded {
                 Ok((canonical, text)) => {
                     if let Some(pos) = self.stack.iter().position(|(n, _)| *n == canonical) {
                         let chain: Vec<&str> = self.stack[pos..]
@@ -318,8 +337,10 @@ pub fn canonical_name(spec: &str, importer: &str) -> Result<String, LoadError> {
             ));
         }
         if lib == "faber" {
+            // The module walk maps `faber:` imports onto norma (kernel.rs) before a
+            // loader sees them.
             return Err(LoadError::Unsupported(
-                "`faber:` imports are outside the subset".into(),
+                "a script-kernel import is resolved by the module walk, not a loader".into(),
             ));
         }
         return Ok(format!("{lib}:{}.fab", module_stem(spec, stem)?));

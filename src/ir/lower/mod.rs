@@ -22,6 +22,7 @@ mod slice;
 mod sponte;
 mod stmt;
 mod tensor;
+mod twins;
 mod types;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -188,6 +189,25 @@ impl Lowerer<'_> {
     pub fn module_alias(&self, m: usize, name: &str) -> Option<usize> {
         match self.modules[m].values.get(name) {
             Some(ModItem::Module(t)) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// The module a namespace expression names in module `m`: an import alias that
+    /// no local shades (`solum`), or a namespace another namespace re-exports with
+    /// `publica` (`faber.solum` after `importa ex "faber:*" privata faber`).
+    pub fn module_path(&mut self, m: usize, e: &ast::Expr) -> Option<usize> {
+        match &e.kind {
+            ast::ExprKind::Name(id) if self.local(&id.name).is_none() => {
+                self.module_alias(m, &id.name)
+            }
+            ast::ExprKind::Field { expr, name } => {
+                let outer = self.module_path(m, expr)?;
+                if !self.modules[outer].exports.contains(&name.name) {
+                    return None;
+                }
+                self.module_alias(outer, &name.name)
+            }
             _ => None,
         }
     }

@@ -33,7 +33,7 @@ impl Lowerer<'_> {
             TypeKind::Shaped { path, dims } => {
                 let name = path.last().map_or("", |i| i.name.as_str());
                 if path.len() == 1 && is_out_of_subset(name) {
-                    self.out_of_subset_type(name, t.span);
+                    self.out_of_subset_type(name, None, t.span);
                     return Ty::Any;
                 }
                 if path.len() == 1 && is_tensor_sugar(name) {
@@ -118,7 +118,11 @@ impl Lowerer<'_> {
                             return Ty::Any;
                         }
                         if is_out_of_subset(name) {
-                            self.out_of_subset_type(name, t.span);
+                            self.out_of_subset_type(name, None, t.span);
+                            return Ty::Any;
+                        }
+                        if let Some(canonical) = self.unimplemented_type_word(m, name) {
+                            self.out_of_subset_type(name, Some(canonical), t.span);
                             return Ty::Any;
                         }
                         let hint = self.type_hint(m, name);
@@ -160,16 +164,39 @@ impl Lowerer<'_> {
         Ty::Record(g)
     }
 
-    /// SEM014 for a type of Faber that faber does not implement (docs/language.md § 10).
-    fn out_of_subset_type(&mut self, name: &str, span: crate::source::Span) {
+    /// SEM014 for a type of Faber that faber does not implement (docs/language.md § 10);
+    /// `canonical` is its canonical name where the program spells it otherwise.
+    fn out_of_subset_type(
+        &mut self,
+        name: &str,
+        canonical: Option<&str>,
+        span: crate::source::Span,
+    ) {
+        let shown = match canonical {
+            Some(c) if c != name => format!("`{name}` (`{c}`)"),
+            _ => format!("`{name}`"),
+        };
         self.diags.push(
             Diagnostic::error(
                 codes::SEM_UNSUPPORTED,
-                format!("the type `{name}` is outside the subset faber supports"),
+                format!("the type {shown} is outside the subset faber supports"),
                 span,
             )
             .with_hint("docs/language.md § 10 lists what is not supported"),
         );
+    }
+
+    /// The canonical name of the primitive type `name` spells in module `m`'s reader
+    /// locale when faber does not implement it (a `ty` row of the vocabulary without
+    /// a faber name: `quidlibet`, English `any`).
+    fn unimplemented_type_word(&self, m: usize, name: &str) -> Option<&'static str> {
+        let locale = self.modules[m].locale;
+        let row = crate::syntax::vocab::vocabulary().lookup(
+            crate::syntax::vocab::Section::Type,
+            locale,
+            name,
+        )?;
+        (!row.implemented()).then_some(row.canonical)
     }
 
     fn targ(&mut self, m: usize, a: &TypeArg) -> Ty {

@@ -61,39 +61,44 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Field { expr: base, name } => {
-                // Module function: alias.f(...)
+                let m = self.cur_module();
                 if let ExprKind::Name(alias) = &base.kind {
-                    if self.local(&alias.name).is_none() {
-                        let m = self.cur_module();
-                        if alias.name == "hospes" && self.module_alias(m, "hospes").is_none() {
-                            self.calls.record(name.span, CallTarget::Declared);
-                            return self.host_call(name, args, span);
-                        }
-                        if let Some(target) = self.module_alias(m, &alias.name) {
-                            self.calls.record(name.span, CallTarget::Declared);
-                            let f = match self.modules[target].values.get(&name.name).copied() {
-                                Some(ModItem::Func(f))
-                                    if self.modules[target].exports.contains(&name.name) =>
-                                {
-                                    f
-                                }
-                                _ => {
-                                    let hint = self.member_hint(target, &name.name, true);
-                                    self.error_hint(
-                                        codes::SEM_UNKNOWN_FUNCTION,
-                                        format!(
-                                            "module `{}` has no public function `{}`",
-                                            alias.name, name.name
-                                        ),
-                                        name.span,
-                                        hint,
-                                    );
-                                    return (konst(Const::Nihil), Ty::Any);
-                                }
-                            };
-                            return self.direct_call(f, args, type_args, name.span, span);
-                        }
+                    if alias.name == "hospes"
+                        && self.local(&alias.name).is_none()
+                        && self.module_alias(m, "hospes").is_none()
+                    {
+                        self.calls.record(name.span, CallTarget::Declared);
+                        return self.host_call(name, args, span);
                     }
+                }
+                // Module function: alias.f(...), ns.alias.f(...)
+                if let Some(target) = self.module_path(m, base) {
+                    self.calls.record(name.span, CallTarget::Declared);
+                    let f = match self.modules[target].values.get(&name.name).copied() {
+                        Some(ModItem::Func(f))
+                            if self.modules[target].exports.contains(&name.name) =>
+                        {
+                            f
+                        }
+                        _ => {
+                            let hint = self.member_hint(target, &name.name, true);
+                            self.error_hint(
+                                codes::SEM_UNKNOWN_FUNCTION,
+                                format!(
+                                    "module `{}` has no public function `{}`",
+                                    namespace_text(base),
+                                    name.name
+                                ),
+                                name.span,
+                                hint,
+                            );
+                            return (konst(Const::Nihil), Ty::Any);
+                        }
+                    };
+                    if let Some(lowered) = self.int_planata(target, name, args, span) {
+                        return lowered;
+                    }
+                    return self.direct_call(f, args, type_args, name.span, span);
                 }
                 return self.method_call(base, name, args, span, want_value);
             }
@@ -106,6 +111,25 @@ impl Lowerer<'_> {
         };
         let ops = args.iter().map(|a| self.expr(a, None).0).collect();
         (self.temp(Rhs::CallValue(f, ops), ret.clone(), span), ret)
+    }
+
+    /// `norma:tensor`'s `planata(t)` of a numerus tensor: the tensor op itself, whose
+    /// list keeps the numerus elements (`t.planata()`); the function is declared on
+    /// `tf32`, whose list is of f32. `None` for any other call.
+    fn int_planata(
+        &mut self,
+        target: usize,
+        name: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Lowered> {
+        let norma_planata = name.name == "planata" && self.modules[target].name == "norma:tensor";
+        let [arg] = args else { return None };
+        if !norma_planata || !matches!(self.peek_type(arg), Ty::Tensor { int: true, .. }) {
+            return None;
+        }
+        let operand = self.expr(arg, None);
+        Some(self.tensor_op(Op::Planata, vec![operand], None, span))
     }
 
     /// `hospes.name(args)`: a host function (src/ir/host.rs).
@@ -328,6 +352,17 @@ impl Lowerer<'_> {
         if let Spelled::Unimplemented(row) = spelled {
             return self.unimplemented_intrinsic(row, name, args);
         }
+        // `x.addita(y)` on a number is `x + y` (src/ir/lower/twins.rs).
+        if let Some(lowered) = self.number_twin(base, &pick_ty, internal, args, span) {
+            self.calls.record(
+                name.span,
+                CallTarget::Builtin {
+                    faber: internal.to_string(),
+                    recv: pick_ty,
+                },
+            );
+            return lowered;
+        }
         let internal = internal.to_string();
         let builtin = CallTarget::Builtin {
             faber: internal.clone(),
@@ -458,6 +493,15 @@ impl Lowerer<'_> {
     }
 
     /// The static type of an expression without emitting code (names, fields, ego).
+    /// [`Self::peek_type`], with a number literal's own type.
+    fn peek_number(&mut self, e: &ast::Expr) -> Ty {
+        match &e.kind {
+            ExprKind::Lit(Literal::Int(_)) => Ty::Int,
+            ExprKind::Lit(Literal::Float(_)) => Ty::Float,
+            _ => self.peek_type(e),
+        }
+    }
+
     pub(super) fn peek_type(&mut self, e: &ast::Expr) -> Ty {
         match &e.kind {
             ExprKind::Name(id) => match self.local(&id.name).map(|l| l.slot) {
@@ -497,6 +541,33 @@ impl Lowerer<'_> {
             ExprKind::Lit(Literal::Text(_)) | ExprKind::Template { .. } => Ty::Text,
             ExprKind::List(_) => Ty::List(Box::new(Ty::Any)),
             ExprKind::NonNull(inner) => super::strip_nihil(&self.peek_type(inner)),
+            // A chain of operator twins on a number stays a number: `x.addita(1.0)
+            // .multiplicata(3.0)` (src/ir/lower/twins.rs).
+            ExprKind::Call { callee, args, .. } => match &callee.kind {
+                ExprKind::Field { expr, name } => {
+                    let recv = self.peek_number(expr);
+                    let locale = self.modules[self.cur_module()].locale;
+                    let twin = match intrinsics::resolve(locale, &name.name, &recv) {
+                        Spelled::Faber(n) => crate::ir::lower::twins::gives_number(n),
+                        Spelled::AsWritten => crate::ir::lower::twins::gives_number(&name.name),
+                        _ => false,
+                    };
+                    if !twin || !matches!(recv, Ty::Int | Ty::Float) {
+                        return Ty::Any;
+                    }
+                    // A numerus with a fractus operand gives a fractus.
+                    let mut float_arg = false;
+                    for a in args {
+                        float_arg |= self.peek_number(a) == Ty::Float;
+                    }
+                    if float_arg {
+                        Ty::Float
+                    } else {
+                        recv
+                    }
+                }
+                _ => Ty::Any,
+            },
             _ => Ty::Any,
         }
     }
@@ -521,7 +592,7 @@ pub(super) fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Approximata => Ty::Bool,
         Method::Accipe => Ty::Union(vec![elem, Ty::Nihil]),
         Method::Primus | Method::Ultimus | Method::Detrahe => elem,
-        Method::Sectio | Method::Inverte | Method::Minuscula => recv.clone(),
+        Method::Sectio | Method::Inverte | Method::Minuscula | Method::Recide => recv.clone(),
         Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
@@ -543,5 +614,14 @@ pub(super) fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Inter | Method::Unio => Ty::Union(vec![Ty::Interval, Ty::Nihil]),
         Method::Interval { .. } => Ty::Interval,
         Method::Clamp => Ty::Any,
+    }
+}
+
+/// How a namespace expression reads in a message: `solum`, `faber.solum`.
+pub(super) fn namespace_text(e: &ast::Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(id) => id.name.clone(),
+        ExprKind::Field { expr, name } => format!("{}.{}", namespace_text(expr), name.name),
+        _ => "…".to_string(),
     }
 }

@@ -8,44 +8,41 @@ use crate::ir::lower::types::TypeName;
 use crate::ir::lower::{Lowerer, ModItem};
 use crate::ir::*;
 use crate::source::Span;
-use crate::syntax::ast::{self, ExprKind};
+use crate::syntax::ast;
 
 impl Lowerer<'_> {
     pub(super) fn field(&mut self, base: &ast::Expr, name: &ast::Ident, span: Span) -> Lowered {
-        // `alias.NAME` for a module namespace.
-        if let ExprKind::Name(alias) = &base.kind {
-            if self.local(&alias.name).is_none() {
-                let m = self.cur_module();
-                if let Some(target) = self.module_alias(m, &alias.name) {
-                    if !self.modules[target].exports.contains(&name.name) {
-                        let hint = self.member_hint(target, &name.name, false);
-                        self.error_hint(
-                            codes::SEM_UNKNOWN_NAME,
-                            format!("module `{}` has no public `{}`", alias.name, name.name),
-                            name.span,
-                            hint,
-                        );
-                        return (konst(Const::Nihil), Ty::Any);
-                    }
-                    match self.modules[target].values.get(&name.name).copied() {
-                        Some(ModItem::Global(g)) => {
-                            let ty = self.program.globals[g.0 as usize].ty.clone();
-                            return (Operand::Global(g), ty);
-                        }
-                        Some(ModItem::Func(f)) => {
-                            let sig = self.sigs[f.0 as usize].clone();
-                            let ty = Ty::Func(sig.params, Box::new(sig.ret));
-                            return (self.temp(Rhs::Closure(f, vec![]), ty.clone(), span), ty);
-                        }
-                        _ => {
-                            self.error(
-                                codes::SEM_UNKNOWN_NAME,
-                                format!("`{}.{}` is not a value", alias.name, name.name),
-                                name.span,
-                            );
-                            return (konst(Const::Nihil), Ty::Any);
-                        }
-                    }
+        // `alias.NAME` (or `ns.alias.NAME`) for a module namespace.
+        let m = self.cur_module();
+        if let Some(target) = self.module_path(m, base) {
+            let alias = super::call::namespace_text(base);
+            if !self.modules[target].exports.contains(&name.name) {
+                let hint = self.member_hint(target, &name.name, false);
+                self.error_hint(
+                    codes::SEM_UNKNOWN_NAME,
+                    format!("module `{alias}` has no public `{}`", name.name),
+                    name.span,
+                    hint,
+                );
+                return (konst(Const::Nihil), Ty::Any);
+            }
+            match self.modules[target].values.get(&name.name).copied() {
+                Some(ModItem::Global(g)) => {
+                    let ty = self.program.globals[g.0 as usize].ty.clone();
+                    return (Operand::Global(g), ty);
+                }
+                Some(ModItem::Func(f)) => {
+                    let sig = self.sigs[f.0 as usize].clone();
+                    let ty = Ty::Func(sig.params, Box::new(sig.ret));
+                    return (self.temp(Rhs::Closure(f, vec![]), ty.clone(), span), ty);
+                }
+                _ => {
+                    self.error(
+                        codes::SEM_UNKNOWN_NAME,
+                        format!("`{alias}.{}` is not a value", name.name),
+                        name.span,
+                    );
+                    return (konst(Const::Nihil), Ty::Any);
                 }
             }
         }
