@@ -2,7 +2,8 @@
 //! (src/format/resolved.rs): the word of the target locale that the compiler reads,
 //! on a receiver of the same static type, as the same built-in. Into Latin that is
 //! faber's own name where Latin reads it so (`radix` for a number's square root,
-//! `sqrt` for a tensor's), else the table's; into another locale the table's one
+//! `sqrt` for a tensor's), else the table's (and the table's first for an operator's
+//! twin on a number: `x.multiplicata(y)`); into another locale the table's one
 //! spelling, which is refused (CLI004) where that locale reads it as something else.
 
 use rustc_hash::FxHashSet;
@@ -31,7 +32,13 @@ pub(super) fn respell(
     let to = p.to;
     let reads = |word: &str| builtin_reading(to, word, recv).as_deref() == Some(faber);
     let word = if to == Locale::LA {
-        std::iter::once(faber)
+        // On a number, an operator's twin is written as the table's word (`addita`,
+        // `multiplicata`): faber's own name is its tensor op's (`multiplica`).
+        let twin = matches!(recv, Ty::Int | Ty::Float) && crate::ir::lower::twins::is_twin(faber);
+        let table_first = twin.then_some(row.canonical);
+        table_first
+            .into_iter()
+            .chain([faber])
             .chain(row.faber.iter().copied())
             .chain([row.canonical])
             .find(|w| reads(w))

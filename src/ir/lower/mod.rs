@@ -22,7 +22,7 @@ mod slice;
 mod sponte;
 mod stmt;
 mod tensor;
-mod twins;
+pub(crate) mod twins;
 mod types;
 
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -43,6 +43,11 @@ fn twin(name: &str) -> Option<Twin> {
     })
 }
 
+/// Whether faber's method name `name` is an operator's twin on numbers.
+pub(crate) fn is_twin(name: &str) -> bool {
+    twin(name).is_some()
+}
+
 /// Whether faber's method name `name` is the twin of an operator whose result on
 /// numbers is a number (a comparison's is a bivalens).
 pub(super) fn gives_number(name: &str) -> bool {
