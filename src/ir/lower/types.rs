@@ -261,6 +261,8 @@ impl Lowerer<'_> {
             "textus" | "ascii" => Ty::Text,
             "octeti" => Ty::Bytes,
             "vacuum" => Ty::Vacuum,
+            // Any value; what it holds is checked where it is used, at run time.
+            "quidlibet" => Ty::Any,
             "json" => Ty::Json { doc: true },
             "valor" => Ty::Json { doc: false },
             "copia" => Ty::Set(Box::new(arg(self, 0))),
