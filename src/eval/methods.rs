@@ -259,6 +259,25 @@ fn text_method(m: Method, recv: &Value, t: &str, args: &[Value]) -> FResult<Valu
             arity(m, args, 0)?;
             Ok(Value::text(t.to_lowercase()))
         }
+        Method::Divide => {
+            arity(m, args, 1)?;
+            match &args[0] {
+                Value::Text(sep) if !sep.is_empty() => Ok(Value::list(
+                    t.split(sep.as_str()).map(Value::text).collect(),
+                )),
+                Value::Text(_) => fault(
+                    codes::RUN_TYPE,
+                    "`divide` needs a separator that is not empty",
+                ),
+                other => fault(
+                    codes::RUN_TYPE,
+                    format!(
+                        "`divide` takes a textus separator, found {}",
+                        other.type_name()
+                    ),
+                ),
+            }
+        }
         Method::Recide => {
             arity(m, args, 0)?;
             // Unicode White_Space at both ends, as Rust's `str::trim`.

@@ -24,9 +24,14 @@ pub(super) fn respell(
     members: &FxHashSet<String>,
 ) {
     let v = vocabulary();
-    let row = v
-        .spell(Section::Intrinsic, Locale::LA, faber)
-        .and_then(|canonical| v.lookup(Section::Intrinsic, Locale::LA, canonical));
+    // On a text, faber's `divide` is the split, the row of that canonical name (else
+    // the division's row, `divisa`, whose faber name it is).
+    let row = if faber == "divide" && *recv == Ty::Text {
+        v.by_canonical(Section::Intrinsic, "divide")
+    } else {
+        v.spell(Section::Intrinsic, Locale::LA, faber)
+            .and_then(|canonical| v.lookup(Section::Intrinsic, Locale::LA, canonical))
+    };
     // A faber-only op: every locale reads it by its own name.
     let Some(row) = row else { return };
     let to = p.to;

@@ -155,6 +155,11 @@ pub enum Method {
     Minuscula,
     /// `textus.recide()`: the text without leading and trailing white space.
     Recide,
+    /// `textus.divide(sep)`: the pieces of the text between occurrences of `sep` (the
+    /// vocabulary's `divide`, English `split`). Chosen by the lowering on a receiver
+    /// whose static type is `textus` only: faber's own `divide` is the elementwise
+    /// division (`divisa`), so the name maps to no method.
+    Divide,
     Habet,
     Pone,
     Dele,
@@ -296,6 +301,7 @@ impl Method {
             Method::Finis => "finis",
             Method::Minuscula => "minuscula",
             Method::Recide => "recide",
+            Method::Divide => "divide",
             Method::Habet => "habet",
             Method::Pone => "pone",
             Method::Dele => "dele",

@@ -159,6 +159,13 @@ impl Vocabulary {
             .map(|&i| &self.rows[i])
     }
 
+    /// The row whose canonical (Latin) name is `canonical` in one section.
+    pub fn by_canonical(&self, section: Section, canonical: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.section == section && r.canonical == canonical)
+    }
+
     /// The canonical name of the primitive type spelled `word` in `locale` (whether
     /// or not faber implements it; lowering decides).
     pub fn type_name(&self, locale: Locale, word: &str) -> Option<&'static str> {

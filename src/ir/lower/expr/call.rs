@@ -368,7 +368,10 @@ impl Lowerer<'_> {
             faber: internal.clone(),
             recv: pick_ty,
         };
-        if Op::from_method(&internal).is_some() {
+        // On a text, `divide` is the split (the vocabulary's `divide` row, English
+        // `split`), not faber's elementwise division of the same name.
+        let text_split = internal == "divide" && recv_ty == Ty::Text;
+        if Op::from_method(&internal).is_some() && !text_split {
             let tensor_typed = matches!(recv_ty, Ty::Tensor { .. });
             if tensor_typed
                 || (!Op::shared_with_lists(&internal) && Method::from_name(&internal).is_none())
@@ -383,7 +386,12 @@ impl Lowerer<'_> {
                     .unwrap_or((konst(Const::Nihil), Ty::Any));
             }
         }
-        let Some(method) = Method::from_name(&internal) else {
+        let method = if text_split {
+            Some(Method::Divide)
+        } else {
+            Method::from_name(&internal)
+        };
+        let Some(method) = method else {
             let mut d = Diagnostic::error(
                 codes::SEM_UNKNOWN_FUNCTION,
                 format!(
@@ -593,6 +601,7 @@ pub(super) fn method_type(m: Method, recv: &Ty) -> Ty {
         Method::Accipe => Ty::Union(vec![elem, Ty::Nihil]),
         Method::Primus | Method::Ultimus | Method::Detrahe => elem,
         Method::Sectio | Method::Inverte | Method::Minuscula | Method::Recide => recv.clone(),
+        Method::Divide => Ty::List(Box::new(Ty::Text)),
         Method::TextSlice { .. } => Ty::Text,
         Method::Claves => match recv {
             Ty::Map(k, _) => Ty::List(k.clone()),
