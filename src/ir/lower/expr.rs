@@ -44,8 +44,8 @@ impl Lowerer<'_> {
         if incompatible(want, &ty) {
             let msg = format!(
                 "expected `{}`, found `{}`",
-                print::ty(&self.program, want),
-                print::ty(&self.program, &ty)
+                self.show_ty(want),
+                self.show_ty(&ty)
             );
             self.error(super::types::mismatch_code(want, &ty), msg, e.span);
         }

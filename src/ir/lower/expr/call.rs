@@ -43,6 +43,23 @@ impl Lowerer<'_> {
                         return self.direct_call(f, args, type_args, id.span, span)
                     }
                     Some(ModItem::Global(_)) => {}
+                    // `scriptum("…§…", args…)`: the call form of a template.
+                    None if self.is_word(m, &id.name, "scriptum") => {
+                        if let Some(ExprKind::Lit(Literal::Text(text))) =
+                            args.first().map(|a| &a.kind)
+                        {
+                            return self.template(text, &args[1..], span);
+                        }
+                        self.error(
+                            codes::SEM_TEMPLATE_ARITY,
+                            format!("`{}` takes a text literal first: its template", id.name),
+                            id.span,
+                        );
+                        for a in args {
+                            self.expr(a, None);
+                        }
+                        return (konst(Const::Text(String::new())), Ty::Text);
+                    }
                     _ => {
                         let hint = self.function_hint(&id.name);
                         self.error_hint(
@@ -343,7 +360,7 @@ impl Lowerer<'_> {
                 format!(
                     "no method `{}` on a value of type `{}`",
                     name.name,
-                    print::ty(&self.program, &recv_ty)
+                    self.show_ty(&recv_ty)
                 ),
                 name.span,
             );
