@@ -203,6 +203,9 @@ impl Words {
         self.declare(&f.name);
         self.generics(&f.generics);
         self.params(&f.params);
+        if let Some(a) = &f.args {
+            self.declare(a);
+        }
         for t in f.ret.iter().chain(&f.throws) {
             self.ty(t);
         }

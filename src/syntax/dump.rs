@@ -150,6 +150,9 @@ impl Printer {
         }
         let params: Vec<String> = f.params.iter().map(param).collect();
         let _ = write!(head, " ({})", params.join(", "));
+        if let Some(a) = &f.args {
+            let _ = write!(head, " argumenta {}", a.name);
+        }
         if let Some(r) = &f.ret {
             let _ = write!(head, " → {}", ty_s(r));
         }

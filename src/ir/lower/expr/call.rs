@@ -175,6 +175,15 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Lowered {
         let sig = self.sigs[f.0 as usize].clone();
+        if self.cli_fns.contains_key(&f) {
+            let fname = self.program.func(f).name.clone();
+            self.error(
+                codes::SEM_ARITY,
+                format!("`{fname}` reads the command line (`argumenta`): the command line calls it, a program cannot"),
+                name_span,
+            );
+            return (konst(Const::Nihil), sig.ret);
+        }
         let omitted = match self.omitted_args(f, sig.params.len(), args.len()) {
             Ok(n) => n,
             Err((min, max)) => {
