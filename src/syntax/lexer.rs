@@ -526,12 +526,30 @@ impl<'a> Lexer<'a> {
                 if !same_line(t) {
                     break;
                 }
+                // Upstream's sugar form takes any token to the end of the line
+                // (`@ radix typus T in textus lista<textus>`): a glyph or a bracket is
+                // kept as a word of its own; a comment or a malformed token is not.
+                let glyph = matches!(
+                    t.raw,
+                    Ok(r) if !matches!(
+                        r,
+                        Raw::Comment
+                            | Raw::At
+                            | Raw::UnicodeSpace
+                            | Raw::BadNumber
+                            | Raw::UnterminatedText
+                            | Raw::UnterminatedAscii
+                            | Raw::UnterminatedBlockText
+                            | Raw::UnterminatedBytes
+                    )
+                );
                 match self.annotation_value(t) {
                     Some(v) => args.push(v),
+                    None if glyph => args.push(AnnotArg::Word(self.text[t.lo..t.hi].to_string())),
                     None => {
                         self.error(
                             codes::LEX_BAD_ANNOTATION,
-                            "annotation arguments must be words, texts or numbers",
+                            "annotation arguments must be words, texts, numbers or glyphs",
                             t.lo,
                             t.hi,
                         );
