@@ -231,3 +231,25 @@ fn misspelt_keywords_and_foreign_digits_get_the_same_hints_in_every_locale() {
         );
     }
 }
+
+#[test]
+fn the_conditional_expression_in_other_locales() {
+    let dir = scratch("sic");
+    let th = dir.join("th.fab");
+    write(
+        &th,
+        "+++\nlocale = \"th-TH\"\n+++\nเริ่ม {\n  คงที่ จำนวน n ← 3\n  แสดง n > 2 เช่นนั้น \"มาก\" มิฉะนั้น \"น้อย\"\n}\n",
+    );
+    let (status, out, err) = faber_on("run", &th);
+    assert_eq!((status, out.as_str()), (0, "มาก\n"), "{err}");
+    // English has no spelling of it: `sic` is a plain name there, so the line does
+    // not parse.
+    let en = dir.join("en.fab");
+    write(
+        &en,
+        "+++\nlocale = \"en\"\n+++\nmain {\n    print true sic 1 else 2\n}\n",
+    );
+    let (status, _, err) = faber_on("check", &en);
+    assert_eq!(status, 1);
+    assert!(err.contains("error[PARSE"), "{err}");
+}

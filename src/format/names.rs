@@ -402,6 +402,15 @@ impl Words {
                 self.expr(lhs);
                 self.expr(rhs);
             }
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(otherwise);
+            }
             ExprKind::Is { expr, target, .. } => {
                 self.expr(expr);
                 if let IsTarget::Type(t) = target {

@@ -458,6 +458,12 @@ pub enum IsTarget {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Lit(Literal),
+    /// `cond sic then secus otherwise`: one of two values.
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
     Name(Ident),
     Ego,
     Unary {

@@ -318,6 +318,19 @@ pub fn clamp(
     )
 }
 
+pub fn ternary(file: FileId, cond: Expr, then: Expr, otherwise: Expr, l: usize, r: usize) -> Expr {
+    expr(
+        file,
+        ExprKind::Ternary {
+            cond: Box::new(cond),
+            then: Box::new(then),
+            otherwise: Box::new(otherwise),
+        },
+        l,
+        r,
+    )
+}
+
 pub fn ascribe(file: FileId, e: Expr, ty: Type, l: usize, r: usize) -> Expr {
     expr(
         file,

@@ -445,6 +445,11 @@ pub(crate) fn expr(e: &Expr) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", op.glyph(), expr(lhs), expr(rhs))
         }
+        ExprKind::Ternary {
+            cond,
+            then,
+            otherwise,
+        } => format!("(sic {} {} {})", expr(cond), expr(then), expr(otherwise)),
         ExprKind::Is {
             expr: x,
             negated,

@@ -478,6 +478,7 @@ fn is_operator(name: &str) -> bool {
             | "`non`"
             | "`est`"
             | "`vel`"
+            | "`sic`"
             | "`↦`"
             | "`∷`"
             | "`.`"

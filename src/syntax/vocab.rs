@@ -380,9 +380,14 @@ mod tests {
                     "`{}` is a keyword marked `-`",
                     row.canonical
                 );
+                // The public keyword reference gives English no spelling of the
+                // conditional's `sic` of its own (its alias `then` is `ergo`'s).
+                const UNSPELLED: &[(&str, &str)] = &[("sic", "en")];
                 for l in Locale::all() {
-                    assert!(
+                    let expected = !UNSPELLED.contains(&(row.canonical, l.code()));
+                    assert_eq!(
                         row.spelling(l).is_some(),
+                        expected,
                         "`{}` in {}",
                         row.canonical,
                         l.code()

@@ -13,6 +13,7 @@ mod closure;
 mod fields;
 mod nonnull;
 mod place;
+mod ternary;
 
 pub use nonnull::strip_nihil;
 
@@ -194,6 +195,11 @@ impl Lowerer<'_> {
             }
             ExprKind::Call { .. } => self.call(e, true),
             ExprKind::Template { text, args } => self.template(text, args, span),
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => self.ternary(cond, then, otherwise, expected),
             ExprKind::Field { expr, name } => self.field(expr, name, span),
             ExprKind::Index { expr, index } => {
                 let (v, t) = self.expr(expr, None);
