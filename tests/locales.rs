@@ -93,6 +93,22 @@ impl Table {
             .filter(|s| *s != "-")
     }
 
+    /// A keyword of `src` that locale `code` has no spelling for (its cell is `-`).
+    fn unspelled(&self, src: &str, code: &str) -> Option<String> {
+        let col = self.col(code);
+        let words: Vec<&str> = src
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .flat_map(|l| l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+            .collect();
+        self.rows
+            .iter()
+            .find(|(sec, la, f, sp)| {
+                sec == "kw" && f != "-" && sp[col] == "-" && words.contains(&la.as_str())
+            })
+            .map(|r| r.1.clone())
+    }
+
     /// The target spelling of a method name after `.`: faber's own name of an
     /// implemented row, or the row's canonical (Latin) name (`multiplicata`).
     fn method(&self, w: &str, col: usize) -> Option<&str> {
@@ -537,6 +553,7 @@ fn every_run_program_prints_the_same_in_english_and_traditional_chinese() {
         .filter(|p| p.extension().is_some_and(|e| e == "fab"))
         .collect();
     files.sort();
+    let mut unspelled = 0;
     for file in files {
         let body = std::fs::read_to_string(&file).unwrap();
         // `@ optio` / `@ operandus` read their argument words (`brevis`, `typus`, …) in
@@ -550,6 +567,13 @@ fn every_run_program_prints_the_same_in_english_and_traditional_chinese() {
         }
         let want = run(&file);
         for code in ["en", "zh-Hant"] {
+            // A keyword the locale cannot spell (English `sic`): the program is not
+            // translatable there; only that word may be the reason.
+            if let Some(w) = t.unspelled(&body, code) {
+                assert_eq!((w.as_str(), code), ("sic", "en"), "{}", file.display());
+                unspelled += 1;
+                continue;
+            }
             let q = dir.join(format!(
                 "{code}-{}",
                 file.file_name().unwrap().to_string_lossy()
@@ -573,6 +597,7 @@ fn every_run_program_prints_the_same_in_english_and_traditional_chinese() {
         count += 1;
     }
     assert!(count > 100, "only {count} programs");
+    assert!(unspelled <= 2, "{unspelled} programs skipped in a locale");
 }
 
 #[test]

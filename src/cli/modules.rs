@@ -29,6 +29,9 @@ pub struct FsLoader {
     /// The package's `[paths.templates]`: template name → folder (as the manifest's
     /// directory joined with the setting).
     templates: Vec<(String, PathBuf)>,
+    /// The package's entry file (`[paths] source` / `entry`), for a command module
+    /// compiled on its own ([`Loader::package_entry`]).
+    package_entry: Option<PathBuf>,
 }
 
 impl FsLoader {
@@ -45,6 +48,7 @@ impl FsLoader {
             names: FxHashMap::default(),
             package_locale: Locale::LA,
             templates: Vec::new(),
+            package_entry: None,
         }
     }
 
@@ -53,6 +57,7 @@ impl FsLoader {
     pub fn use_package(&mut self, package: Option<&super::manifest::Manifest>) {
         let Some(m) = package else { return };
         self.package_locale = m.locale;
+        self.package_entry = Some(m.dir.join(&m.source).join(&m.entry));
         self.templates = m
             .templates
             .iter()
@@ -180,6 +185,15 @@ impl Loader for FsLoader {
         } else {
             self.package_locale
         }
+    }
+
+    fn package_entry(&mut self) -> Option<(String, String)> {
+        let real = std::fs::canonicalize(self.package_entry.as_ref()?).ok()?;
+        if self.names.contains_key(&real) {
+            return None;
+        }
+        let bytes = fsguard::read_regular_file(&real, SOURCE_LIMIT).ok()?;
+        Some((real.display().to_string(), String::from_utf8(bytes).ok()?))
     }
 
     fn entry(&mut self, name: &str) {

@@ -151,9 +151,7 @@ pub fn run(args: &TestArgs, ctx: &Context) -> ExitCode {
                 continue;
             }
         };
-        loader.package_locale = package
-            .as_ref()
-            .map_or(faber::syntax::vocab::Locale::LA, |m| m.locale);
+        loader.use_package(package.as_ref());
         let precision = super::flags::precision_of(args.precision, package.as_ref());
         match faber::compile(&mut sources, entry, &mut loader) {
             Ok(p) => programs.push((file.display().to_string(), p, precision)),

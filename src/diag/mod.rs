@@ -5,6 +5,7 @@ pub mod codes;
 pub mod explain;
 pub mod foreign;
 mod render;
+mod skeleton;
 pub mod suggest;
 
 pub use codes::Code;

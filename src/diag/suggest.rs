@@ -2,6 +2,8 @@
 //! One place for every diagnostic that suggests a name (keywords, locals, globals,
 //! methods, modules, module members, record fields, diagnostic codes).
 
+use super::skeleton::skeleton;
+
 /// Levenshtein distance between `a` and `b`, counted in characters (not bytes), with
 /// an adjacent transposition counted as one edit (`functoi` → `functio` is 1).
 pub fn distance(a: &str, b: &str) -> usize {
@@ -36,15 +38,18 @@ fn budget(len: usize) -> usize {
 
 /// The distance of candidate `c` from `name` when it is worth suggesting: within the
 /// budget of `name`, and not a rewrite of every character of either word (`x` is not
-/// suggested for `y`). A difference in case alone counts as one edit.
+/// suggested for `y`). A difference in case, width or diacritics alone counts as one
+/// edit (`Summa`, `ｈàm` and `ham` are each one edit from `summa`, `hàm`); otherwise
+/// the words are compared as written or by their skeletons, whichever is nearer.
 fn score(name: &str, c: &str) -> Option<usize> {
     if c == name {
         return None;
     }
-    if c.to_lowercase() == name.to_lowercase() {
+    let (skel_name, skel_c) = (skeleton(name), skeleton(c));
+    if c.to_lowercase() == name.to_lowercase() || skel_c == skel_name {
         return Some(1);
     }
-    let d = distance(name, c);
+    let d = distance(name, c).min(distance(&skel_name, &skel_c));
     let shorter = name.chars().count().min(c.chars().count());
     (d <= budget(name.chars().count()) && d < shorter).then_some(d)
 }

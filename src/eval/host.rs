@@ -116,7 +116,11 @@ pub(crate) fn call(h: Host, args: &[Value], prog: &Program, io: &mut dyn Io) -> 
             io.args().into_iter().map(Value::text).collect(),
         )),
         Host::Directorium => Ok(Value::text(io.program_dir())),
-        Host::ArgumentaParsa => super::host_args::parse(prog, &args[0], &args[1], io.args()),
+        Host::ArgumentaParsa => super::host_args::parse(prog, &args[0], &args[1], io),
+        Host::ImperiumElige => super::host_args::choose(prog, &args[0], io),
+        Host::ImperiumArgumenta => {
+            super::host_args::command(prog, &args[0], &args[1], &args[2], io)
+        }
         Host::LegeLineam => match io.read_line() {
             Ok(Some(line)) => Ok(Value::text(line)),
             Ok(None) => Ok(Value::Nihil),

@@ -1,202 +1,388 @@
-//! `hospes.argumenta_parsa`: the program's arguments parsed by the entry's
-//! `@ operandus` / `@ optio` declarations (src/ir/lower/argumenta.rs writes the spec;
-//! docs/language.md § "Command-line arguments" describes the rules). A command line
-//! that does not fit is RUN024.
+//! The program's command line parsed by its declarations (src/ir/cli_spec.rs, written by
+//! src/ir/lower/argumenta.rs and commands.rs; docs/language.md § "Command-line
+//! arguments" and § "Commands" give the rules): `hospes.argumenta_parsa` gives the
+//! entry's record, `hospes.imperium_elige` the command a CLI program runs and
+//! `hospes.imperium_argumenta` that command's record. A command line that does not fit is
+//! RUN024; `--help` and `--version` print on standard output and end the run with 0.
 
+use super::host_args_help as help;
 use super::value::{Record, Value};
-use super::{fault, FResult};
+use super::{fault, FResult, Fault, Io};
 use crate::diag::codes;
+use crate::ir::cli_spec::{ArgDecl, ArgKind, CliSpec};
 use crate::ir::{GenusId, Program};
 
-struct Spec<'a> {
-    kind: &'a str,
-    name: &'a str,
-    ty: &'a str,
-    short: &'a str,
-    long: &'a str,
+/// The command line read: the command chosen (None: the entry's own), each
+/// declaration's value (by index in `spec.args`; None when absent), the operands.
+struct Walked {
+    cmd: Option<usize>,
+    values: Vec<Option<Value>>,
+    operands: Vec<String>,
 }
 
-fn specs(text: &str) -> Option<Vec<Spec<'_>>> {
-    text.lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            (f.len() == 5).then(|| Spec {
-                kind: f[0],
-                name: f[1],
-                ty: f[2],
-                short: f[3],
-                long: f[4],
-            })
-        })
-        .collect()
+/// How a walk ended.
+enum Outcome {
+    Run(Walked),
+    /// `--help`: the help of the command or group reached.
+    Help(Vec<String>, Option<usize>),
+    Version,
 }
 
-fn value(spec: &Spec, raw: &str) -> FResult<Value> {
-    let bad = |what: &str| {
-        fault(
-            codes::RUN_ARGUMENTS,
-            format!("`{}` expects {what}, found `{raw}`", spec.name),
-        )
-    };
-    match spec.ty {
+fn value(d: &ArgDecl, raw: &str) -> Result<Value, String> {
+    let bad = |what: &str| format!("`{}` expects {what}, found `{raw}`", d.name);
+    match d.ty.as_str() {
         "numerus" => raw
             .parse::<i64>()
             .map(Value::Int)
-            .or_else(|_| bad("an integer")),
+            .map_err(|_| bad("an integer")),
         "fractus" => raw
             .parse::<f64>()
             .map(Value::Float)
-            .or_else(|_| bad("a number")),
+            .map_err(|_| bad("a number")),
         "bivalens" => match raw {
             "verum" | "true" => Ok(Value::Bool(true)),
             "falsum" | "false" => Ok(Value::Bool(false)),
-            _ => bad("verum or falsum"),
+            _ => Err(bad("verum or falsum")),
         },
         _ => Ok(Value::text(raw)),
     }
 }
 
-/// Parses `args` into a record of genus `genus` whose fields follow `spec`.
-pub(crate) fn parse(
-    prog: &Program,
-    genus: &Value,
-    spec: &Value,
-    args: Vec<String>,
-) -> FResult<Value> {
-    let (Value::Int(g), Value::Text(spec)) = (genus, spec) else {
-        return fault(
-            codes::RUN_TYPE,
-            "`hospes.argumenta_parsa` needs (numerus, textus)",
-        );
-    };
-    let specs = specs(spec);
-    let genus = usize::try_from(*g).ok().filter(|&g| g < prog.genera.len());
-    let (Some(specs), Some(genus)) = (specs, genus) else {
-        return fault(
-            codes::RUN_TYPE,
-            "`hospes.argumenta_parsa`: not a command-line declaration",
-        );
-    };
-    if prog.genera[genus].fields.len() != specs.len() {
-        return fault(
-            codes::RUN_TYPE,
-            "`hospes.argumenta_parsa`: not a command-line declaration",
-        );
-    }
-    let has_options = specs.iter().any(|s| s.kind == "opt");
-    let mut fields: Vec<Value> = specs
-        .iter()
-        .map(|s| match (s.kind, s.ty) {
-            ("rest", _) => Value::list(Vec::new()),
-            ("opt", "bivalens") => Value::Bool(false),
-            _ => Value::Nihil,
-        })
-        .collect();
-    let mut operands: Vec<String> = Vec::new();
-    let mut only_operands = !has_options;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if only_operands || a == "-" || !a.starts_with('-') {
-            operands.push(a.clone());
-            continue;
+/// Whether declaration `d` is an option the command line accepts at this point: the
+/// entry's options before any command word, its `ubique` ones anywhere, and the
+/// chosen command's own.
+fn active(d: &ArgDecl, at_root: bool, cmd: Option<usize>) -> bool {
+    d.kind == ArgKind::Opt
+        && match d.owner {
+            None => at_root || d.ubique,
+            Some(k) => cmd == Some(k),
         }
-        if a == "--" {
+}
+
+/// Is `word` a help flag here (`--help`, or `-h` that no option claims)?
+fn is_help(spec: &CliSpec, word: &str, at_root: bool, cmd: Option<usize>) -> bool {
+    spec.help
+        && (word == "--help"
+            || (word == "-h"
+                && !spec
+                    .args
+                    .iter()
+                    .any(|d| active(d, at_root, cmd) && d.short == "h")))
+}
+
+/// Walks the command line. `Err` is the RUN024 message.
+fn walk(spec: &CliSpec, argv: &[String]) -> Result<Outcome, String> {
+    let has_cmds = !spec.commands.is_empty();
+    let any_options = spec.help || spec.args.iter().any(|d| d.kind == ArgKind::Opt);
+    let mut node: Vec<String> = Vec::new();
+    let mut w = Walked {
+        cmd: None,
+        values: vec![None; spec.args.len()],
+        operands: Vec::new(),
+    };
+    let mut only_operands = !any_options;
+    // `--help` before `--` asks for help about the command the other words name; a
+    // word that does not fit is then no error, help about what was read so far is.
+    let help_asked = spec.help
+        && argv
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "--help" || a == "-h");
+    let mut help_seen = false;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        i += 1;
+        let at_root = node.is_empty();
+        if !only_operands && a == "--" {
             only_operands = true;
             continue;
         }
-        // `--long`, `--long=value`, `-s`, `-svalue`, `-abc` (bivalens flags together).
-        let (found, inline): (Option<usize>, Option<String>) =
-            if let Some(long) = a.strip_prefix("--") {
-                let (name, v) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(v.to_string())),
-                    None => (long, None),
-                };
-                (
-                    specs.iter().position(|s| s.kind == "opt" && s.long == name),
-                    v,
-                )
-            } else {
-                let mut chars = a[1..].chars();
-                let c = chars.next().map(String::from).unwrap_or_default();
-                let rest: String = chars.collect();
-                let at = specs.iter().position(|s| s.kind == "opt" && s.short == c);
-                match at {
-                    Some(k) if specs[k].ty == "bivalens" && !rest.is_empty() => {
-                        // `-abc`: every letter a flag.
-                        fields[k] = Value::Bool(true);
-                        for c in rest.chars() {
-                            let c = c.to_string();
-                            match specs
-                                .iter()
-                                .position(|s| s.kind == "opt" && s.short == c && s.ty == "bivalens")
-                            {
-                                Some(k) => fields[k] = Value::Bool(true),
-                                None => {
-                                    return fault(
-                                        codes::RUN_ARGUMENTS,
-                                        format!("unknown option `-{c}` in `{a}`"),
-                                    )
-                                }
-                            }
-                        }
-                        continue;
-                    }
-                    Some(k) => (Some(k), (!rest.is_empty()).then_some(rest)),
-                    None => (None, None),
-                }
-            };
-        let Some(k) = found else {
-            if a.parse::<f64>().is_ok() {
-                operands.push(a.clone());
-                continue;
-            }
-            return fault(codes::RUN_ARGUMENTS, format!("unknown option `{a}`"));
-        };
-        let spec = &specs[k];
-        if spec.ty == "bivalens" {
-            fields[k] = match inline {
-                None => Value::Bool(true),
-                Some(v) => value(spec, &v)?,
-            };
+        if !only_operands && is_help(spec, a, at_root, w.cmd) {
+            help_seen = true;
             continue;
         }
-        let raw = match inline {
-            Some(v) => v,
-            None if i < args.len() => {
-                i += 1;
-                args[i - 1].clone()
+        if !only_operands && spec.help && !spec.version.is_empty() && a == "--version" {
+            return Ok(Outcome::Version);
+        }
+        if !only_operands && a != "-" && a.starts_with('-') {
+            match option(spec, argv, &mut i, a, &mut w, at_root) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(_) if help_asked => return Ok(Outcome::Help(node, w.cmd)),
+                Err(e) => return Err(e),
             }
-            None => return fault(codes::RUN_ARGUMENTS, format!("option `{a}` needs a value")),
-        };
-        fields[k] = value(spec, &raw)?;
-    }
-    let mut operands = operands.into_iter();
-    for (k, s) in specs.iter().enumerate() {
-        match s.kind {
-            "one" => match operands.next() {
-                Some(raw) => fields[k] = value(s, &raw)?,
-                None => {
-                    return fault(
-                        codes::RUN_ARGUMENTS,
-                        format!("missing the operand `{}`", s.name),
-                    )
+        }
+        if has_cmds && w.cmd.is_none() {
+            match step(spec, &node, a) {
+                Step::Command(k) => {
+                    node = spec.commands[k].path.clone();
+                    w.cmd = Some(k);
                 }
-            },
-            "rest" => {
-                let vals: FResult<Vec<Value>> =
-                    operands.by_ref().map(|raw| value(s, &raw)).collect();
-                fields[k] = Value::list(vals?);
+                Step::Group => node.push(a.clone()),
+                Step::Unknown if help_asked => return Ok(Outcome::Help(node, None)),
+                Step::Unknown => return Err(unknown_command(spec, &node, a)),
             }
-            _ => {}
+            continue;
+        }
+        w.operands.push(a.clone());
+    }
+    if help_seen {
+        return Ok(Outcome::Help(node, w.cmd));
+    }
+    if has_cmds && w.cmd.is_none() {
+        let names = help::children(spec, &node);
+        let what = if node.is_empty() {
+            String::new()
+        } else {
+            format!(" after `{}`", node.join(" "))
+        };
+        return Err(format!(
+            "a command is needed{what}: {} (`--help` describes them)",
+            names.join(", ")
+        ));
+    }
+    Ok(Outcome::Run(w))
+}
+
+enum Step {
+    Command(usize),
+    Group,
+    Unknown,
+}
+
+/// The command word `word` at `node`: a command (by name or alias), a group on the way
+/// to commands, or neither.
+fn step(spec: &CliSpec, node: &[String], word: &str) -> Step {
+    let under = |path: &[String]| path.len() > node.len() && path[..node.len()] == *node;
+    let here = |path: &[String]| path.len() == node.len() + 1 && under(path);
+    if let Some(k) = spec
+        .commands
+        .iter()
+        .position(|c| here(&c.path) && c.path[node.len()] == word)
+    {
+        return Step::Command(k);
+    }
+    if let Some(k) = spec
+        .commands
+        .iter()
+        .position(|c| here(&c.path) && c.aliases.iter().any(|x| x == word))
+    {
+        return Step::Command(k);
+    }
+    if spec
+        .commands
+        .iter()
+        .any(|c| under(&c.path) && c.path[node.len()] == word)
+    {
+        return Step::Group;
+    }
+    Step::Unknown
+}
+
+fn unknown_command(spec: &CliSpec, node: &[String], word: &str) -> String {
+    let names = help::children(spec, node);
+    let mut msg = format!("unknown command `{word}`");
+    if let Some(n) = crate::diag::suggest::nearest(word, names.iter().map(String::as_str)) {
+        msg.push_str(&format!(" (did you mean `{n}`?)"));
+    }
+    let of = if node.is_empty() {
+        String::new()
+    } else {
+        format!(" of `{}`", node.join(" "))
+    };
+    msg.push_str(&format!(
+        "; the commands{of} are {} (`--help` describes them)",
+        names.join(", ")
+    ));
+    msg
+}
+
+/// Reads the option word `a` (and its value, from the next word when it takes one).
+/// `Ok(false)`: not an option after all (a negative number, read as an operand).
+fn option(
+    spec: &CliSpec,
+    argv: &[String],
+    i: &mut usize,
+    a: &str,
+    w: &mut Walked,
+    at_root: bool,
+) -> Result<bool, String> {
+    let find = |pred: &dyn Fn(&ArgDecl) -> bool| {
+        spec.args
+            .iter()
+            .position(|d| active(d, at_root, w.cmd) && pred(d))
+    };
+    // `--long`, `--long=value`, `-s`, `-svalue`, `-abc` (flags together).
+    let (found, inline): (Option<usize>, Option<String>) = if let Some(long) = a.strip_prefix("--")
+    {
+        let (name, v) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (long, None),
+        };
+        (find(&|d| d.long == name), v)
+    } else {
+        let mut chars = a[1..].chars();
+        let c = chars.next().map(String::from).unwrap_or_default();
+        let rest: String = chars.collect();
+        match find(&|d| d.short == c) {
+            Some(k) if spec.args[k].ty == "bivalens" && !rest.is_empty() => {
+                w.values[k] = Some(Value::Bool(true));
+                for c in rest.chars() {
+                    let c = c.to_string();
+                    match find(&|d| d.short == c && d.ty == "bivalens") {
+                        Some(k) => w.values[k] = Some(Value::Bool(true)),
+                        None => return Err(format!("unknown option `-{c}` in `{a}`")),
+                    }
+                }
+                return Ok(true);
+            }
+            Some(k) => (Some(k), (!rest.is_empty()).then_some(rest)),
+            None => (None, None),
+        }
+    };
+    let Some(k) = found else {
+        if a.parse::<f64>().is_ok() {
+            return Ok(false);
+        }
+        let more = if spec.help {
+            " (`--help` lists the options)"
+        } else {
+            ""
+        };
+        return Err(format!("unknown option `{a}`{more}"));
+    };
+    let d = &spec.args[k];
+    if d.ty == "bivalens" {
+        w.values[k] = Some(match inline {
+            None => Value::Bool(true),
+            Some(v) => value(d, &v)?,
+        });
+        return Ok(true);
+    }
+    let raw = match inline {
+        Some(v) => v,
+        None if *i < argv.len() => {
+            *i += 1;
+            argv[*i - 1].clone()
+        }
+        None => return Err(format!("option `{a}` needs a value")),
+    };
+    w.values[k] = Some(value(d, &raw)?);
+    Ok(true)
+}
+
+/// Fills the operands of the chosen command (or the entry) and every default; the
+/// values of `target`'s record in field order.
+fn record_values(
+    spec: &CliSpec,
+    mut w: Walked,
+    target: Option<usize>,
+) -> Result<Vec<Value>, String> {
+    let owner = w.cmd;
+    let mut operands = std::mem::take(&mut w.operands).into_iter();
+    for (k, d) in spec.args.iter().enumerate() {
+        if d.owner != owner {
+            continue;
+        }
+        match d.kind {
+            ArgKind::One => match (operands.next(), &d.default) {
+                (Some(raw), _) => w.values[k] = Some(value(d, &raw)?),
+                (None, Some(def)) => w.values[k] = Some(value(d, def)?),
+                (None, None) => return Err(format!("missing the operand `{}`", d.name)),
+            },
+            ArgKind::Rest => {
+                let vals: Result<Vec<Value>, String> =
+                    operands.by_ref().map(|raw| value(d, &raw)).collect();
+                w.values[k] = Some(Value::list(vals?));
+            }
+            ArgKind::Opt => {}
         }
     }
     if let Some(extra) = operands.next() {
+        return Err(format!("unexpected operand `{extra}`"));
+    }
+    let fields = spec.fields_of(target);
+    let mut out = Vec::with_capacity(fields.len());
+    for d in fields {
+        let k = spec
+            .args
+            .iter()
+            .position(|x| std::ptr::eq(x, d))
+            .unwrap_or_default();
+        let v = match (w.values[k].take(), &d.default) {
+            (Some(v), _) => v,
+            (None, Some(def)) => value(d, def)?,
+            (None, None) => match (d.kind, d.ty.as_str()) {
+                (ArgKind::Rest, _) => Value::list(Vec::new()),
+                (ArgKind::Opt, "bivalens") => Value::Bool(false),
+                _ => Value::Nihil,
+            },
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+fn read_spec(
+    prog: &Program,
+    genus: Option<&Value>,
+    spec: &Value,
+) -> FResult<(CliSpec, Option<usize>)> {
+    let refuse = || {
+        fault(
+            codes::RUN_TYPE,
+            "`hospes.argumenta_parsa`: not a command-line declaration",
+        )
+    };
+    let Value::Text(text) = spec else {
+        return refuse();
+    };
+    let Some(spec) = CliSpec::from_text(text) else {
+        return refuse();
+    };
+    let genus = match genus {
+        None => None,
+        Some(Value::Int(g)) => match usize::try_from(*g).ok().filter(|&g| g < prog.genera.len()) {
+            Some(g) => Some(g),
+            None => return refuse(),
+        },
+        Some(_) => return refuse(),
+    };
+    Ok((spec, genus))
+}
+
+/// Walks `argv`; `--help` and `--version` print and end the run (exit 0).
+fn walked(spec: &CliSpec, io: &mut dyn Io) -> FResult<Walked> {
+    match walk(spec, &io.args()) {
+        Ok(Outcome::Run(w)) => Ok(w),
+        Ok(Outcome::Help(node, cmd)) => {
+            io.stdout(&help::text(spec, &node, cmd));
+            Err(Fault::Exit(0))
+        }
+        Ok(Outcome::Version) => {
+            io.stdout(&help::version(spec));
+            Err(Fault::Exit(0))
+        }
+        Err(msg) => fault(codes::RUN_ARGUMENTS, msg),
+    }
+}
+
+fn record(
+    prog: &Program,
+    genus: usize,
+    spec: &CliSpec,
+    w: Walked,
+    target: Option<usize>,
+) -> FResult<Value> {
+    let fields = match record_values(spec, w, target) {
+        Ok(f) => f,
+        Err(msg) => return fault(codes::RUN_ARGUMENTS, msg),
+    };
+    if prog.genera[genus].fields.len() != fields.len() {
         return fault(
-            codes::RUN_ARGUMENTS,
-            format!("unexpected operand `{extra}`"),
+            codes::RUN_TYPE,
+            "`hospes.argumenta_parsa`: not a command-line declaration",
         );
     }
     Ok(Value::Record(std::rc::Rc::new(Record {
@@ -205,97 +391,60 @@ pub(crate) fn parse(
     })))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::eval::display::display;
-    use crate::eval::Fault;
-    use crate::ir::{Field, Genus, Ty};
-
-    /// A program whose genus 0 has one field per spec line, and the spec text.
-    fn setup(lines: &[&str]) -> (Program, Value) {
-        let mut p = Program::default();
-        p.genera.push(Genus {
-            name: "argumenta".into(),
-            fields: lines
-                .iter()
-                .map(|l| Field {
-                    name: l.split('\t').nth(1).unwrap().into(),
-                    ty: Ty::Any,
-                    narrow: false,
-                })
-                .collect(),
-        });
-        (p, Value::text(lines.join("\n")))
+/// `hospes.argumenta_parsa(genus, spec)`: the entry's record.
+pub(crate) fn parse(
+    prog: &Program,
+    genus: &Value,
+    spec: &Value,
+    io: &mut dyn Io,
+) -> FResult<Value> {
+    let (spec, genus) = read_spec(prog, Some(genus), spec)?;
+    let mut w = walked(&spec, io)?;
+    // With commands, the operands are the command's: the entry's record (which
+    // declares no operands then) has options only.
+    if w.cmd.take().is_some() {
+        w.operands.clear();
     }
-
-    fn run(lines: &[&str], args: &[&str]) -> Result<String, String> {
-        let (p, spec) = setup(lines);
-        let args = args.iter().map(|s| s.to_string()).collect();
-        match parse(&p, &Value::Int(0), &spec, args) {
-            Ok(v) => Ok(display(&v, &p)),
-            Err(Fault::Error(c, m)) => Err(format!("{}: {m}", c.id)),
-            Err(_) => Err("other fault".into()),
-        }
-    }
-
-    const N: &str = "opt\tn\tnumerus\tn\tlineae";
-    const V: &str = "opt\tv\tbivalens\tv\t";
-    const Q: &str = "opt\tq\tbivalens\tq\t";
-    const REST: &str = "rest\tr\ttextus\t\t";
-
-    #[test]
-    fn options_and_operands() {
-        let got = run(&[N, V, Q, REST], &["-vq", "a", "--lineae=5", "--", "-v"]).unwrap();
-        assert!(got.contains("n = 5"), "{got}");
-        assert!(
-            got.contains("v = verum") && got.contains("q = verum"),
-            "{got}"
-        );
-        assert!(got.contains("r = [a, -v]"), "{got}");
-        let got = run(&[N, V, Q, REST], &["-n", "-3"]).unwrap();
-        assert!(got.contains("n = -3"), "{got}");
-    }
-
-    #[test]
-    fn command_lines_that_do_not_fit_are_run023() {
-        let cases: &[(&[&str], &str)] = &[
-            (&["--nope"], "unknown option `--nope`"),
-            (&["-vz"], "unknown option `-z` in `-vz`"),
-            (&["-n"], "option `-n` needs a value"),
-            (&["--lineae", "x"], "`n` expects an integer, found `x`"),
-            (&["-v=1"], "unknown option `-=` in `-v=1`"),
-        ];
-        for (args, want) in cases {
-            assert_eq!(
-                run(&[N, V, Q], args),
-                Err(format!("RUN024: {want}")),
-                "{args:?}"
-            );
-        }
-        assert_eq!(
-            run(&["one\tx\tnumerus\t\t"], &["1", "2"]),
-            Err("RUN024: unexpected operand `2`".into())
-        );
-        assert_eq!(
-            run(&["one\tx\tnumerus\t\t"], &[]),
-            Err("RUN024: missing the operand `x`".into())
-        );
-    }
-
-    #[test]
-    fn a_spec_that_does_not_fit_the_genus_is_refused() {
-        let (p, _) = setup(&[N]);
-        let bad = parse(&p, &Value::Int(7), &Value::text(N), vec![]);
-        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
-        let bad = parse(&p, &Value::Int(0), &Value::text("x"), vec![]);
-        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
-        let bad = parse(
-            &p,
-            &Value::Int(0),
-            &Value::text(format!("{N}\n{V}")),
-            vec![],
-        );
-        assert!(matches!(bad, Err(Fault::Error(c, _)) if c == codes::RUN_TYPE));
-    }
+    record(prog, genus.unwrap_or_default(), &spec, w, None)
 }
+
+/// `hospes.imperium_elige(spec)`: the index of the command the command line names.
+pub(crate) fn choose(prog: &Program, spec: &Value, io: &mut dyn Io) -> FResult<Value> {
+    let (spec, _) = read_spec(prog, None, spec)?;
+    let w = walked(&spec, io)?;
+    let cmd = w.cmd;
+    // Every operand and default is checked now, before the entry's body runs.
+    if let Err(msg) = record_values(&spec, w, cmd) {
+        return fault(codes::RUN_ARGUMENTS, msg);
+    }
+    Ok(Value::Int(cmd.map_or(-1, |k| k as i64)))
+}
+
+/// `hospes.imperium_argumenta(genus, spec, k)`: the record of command `k`.
+pub(crate) fn command(
+    prog: &Program,
+    genus: &Value,
+    spec: &Value,
+    k: &Value,
+    io: &mut dyn Io,
+) -> FResult<Value> {
+    let (spec, genus) = read_spec(prog, Some(genus), spec)?;
+    let Value::Int(k) = k else {
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.imperium_argumenta`: not a command",
+        );
+    };
+    let w = walked(&spec, io)?;
+    if w.cmd.map(|c| c as i64) != Some(*k) {
+        return fault(
+            codes::RUN_TYPE,
+            "`hospes.imperium_argumenta`: not the command chosen",
+        );
+    }
+    let cmd = w.cmd;
+    record(prog, genus.unwrap_or_default(), &spec, w, cmd)
+}
+
+#[cfg(test)]
+mod tests;

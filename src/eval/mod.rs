@@ -54,6 +54,7 @@ mod exec;
 mod finite;
 mod host;
 mod host_args;
+mod host_args_help;
 mod host_codex;
 mod host_csv;
 mod host_device;

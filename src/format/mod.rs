@@ -118,7 +118,11 @@ pub fn format(
             if !plan.errors.is_empty() {
                 return Err(plan.errors);
             }
-            let code = (to != opts.default).then(|| to.code());
+            // A file named `NAME.CODE.fab` reads CODE without frontmatter (the parser's
+            // rule): the frontmatter names the target wherever the package's locale or
+            // the name's differs from it.
+            let named = Locale::from_file_name(sources.name(file)).unwrap_or(opts.default);
+            let code = (to != opts.default || to != named).then(|| to.code());
             let prefix = if to == from && head_names_locale(&module) == code.is_some() {
                 frontmatter::kept(text, &head)
             } else {

@@ -203,6 +203,9 @@ impl Words {
         self.declare(&f.name);
         self.generics(&f.generics);
         self.params(&f.params);
+        if let Some(a) = &f.args {
+            self.declare(a);
+        }
         for t in f.ret.iter().chain(&f.throws) {
             self.ty(t);
         }
@@ -398,6 +401,15 @@ impl Words {
             ExprKind::Binary { lhs, rhs, .. } => {
                 self.expr(lhs);
                 self.expr(rhs);
+            }
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(otherwise);
             }
             ExprKind::Is { expr, target, .. } => {
                 self.expr(expr);

@@ -9,7 +9,8 @@
 //! whose receiver is not a module (`hospes`, an import) and whose name is no field or
 //! method of a genus (those are looked up before the built-ins); a name used as an
 //! expression that the file does not declare and that spells `vacua` or `lege`; test
-//! modifiers; `@ privata`; the `argumenta` of `incipit argumenta name`.
+//! modifiers; `@ privata`; the `argumenta` of `incipit argumenta name` and
+//! `functio f() argumenta name`.
 //!
 //! A translation that would change what the program means is refused with CLI004:
 //! a user name that is a keyword of the target locale, a term the target locale has
@@ -122,13 +123,28 @@ pub(super) fn plan(
     };
     for (i, (lo, t, hi)) in tokens.iter().enumerate() {
         if let Some(k) = keyword_of(t) {
-            if let Some(s) = v.spell(Section::Keyword, to, &keyword_name(k)) {
-                p.replace(*lo, *hi, s);
+            let name = keyword_name(k);
+            match v.spell(Section::Keyword, to, &name) {
+                Some(s) => p.replace(*lo, *hi, s),
+                None => {
+                    let msg = format!(
+                        "the keyword `{}` has no spelling in locale `{}`",
+                        &text[*lo..*hi],
+                        to.code()
+                    );
+                    p.refuse(
+                        *lo,
+                        *hi,
+                        msg,
+                        "the reader pack of that locale declares none; keep the file in a locale that has one",
+                    );
+                }
             }
         }
-        // `incipit argumenta name`: the marker is read by its place.
+        // `incipit argumenta name` and `functio f() argumenta name`: the marker is read
+        // by its place.
         if let (
-            Tok::Kw(Kw::Incipit),
+            Tok::Kw(Kw::Incipit) | Tok::RParen,
             Some((alo, Tok::Ident(a), ahi)),
             Some((_, Tok::Ident(_), _)),
         ) = (t, tokens.get(i + 1), tokens.get(i + 2))

@@ -44,6 +44,10 @@ hosts! {
     // `incipit argumenta name`: the command line parsed by its declarations
     // (genus id, spec text; src/ir/lower/argumenta.rs)
     ArgumentaParsa = "argumenta_parsa", 2;
+    // a CLI program's command chosen by the command line (spec text; src/ir/lower/commands.rs),
+    // and the record of command K (genus id, spec text, K)
+    ImperiumElige = "imperium_elige", 1;
+    ImperiumArgumenta = "imperium_argumenta", 3;
     // `lege`: one line of standard input without its line break, nihil at its end
     LegeLineam = "lege_lineam", 0;
     Directorium = "directorium", 0;
@@ -203,6 +207,8 @@ impl Host {
             Host::LegeCsv => vec![Ty::Text, Ty::Text, Ty::Bool, Ty::List(Box::new(Ty::Text))],
             Host::Hora | Host::Argumenta | Host::Directorium | Host::LegeLineam => vec![],
             Host::ArgumentaParsa => vec![Ty::Int, Ty::Text],
+            Host::ImperiumElige => vec![Ty::Text],
+            Host::ImperiumArgumenta => vec![Ty::Int, Ty::Text, Ty::Int],
             Host::Folia
             | Host::NominaFoliorum
             | Host::PrimumNonFinitum
@@ -282,7 +288,8 @@ impl Host {
             | Host::ParaDirectorium => Ty::Vacuum,
             Host::LegeCsv | Host::LegeTensorem => tensor(),
             Host::Hora => Ty::Float,
-            Host::ArgumentaParsa => Ty::Any,
+            Host::ArgumentaParsa | Host::ImperiumArgumenta => Ty::Any,
+            Host::ImperiumElige => Ty::Int,
             Host::LegeLineam => Ty::Union(vec![Ty::Text, Ty::Nihil]),
             Host::Argumenta | Host::NominaFoliorum => Ty::List(Box::new(Ty::Text)),
             Host::Folia => Ty::List(Box::new(tensor())),

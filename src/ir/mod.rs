@@ -13,6 +13,7 @@
 //! `print.rs` renders a program as stable text (`faber ir`); `verify.rs` checks
 //! slot invariants after each pass.
 
+pub mod cli_spec;
 pub mod conversion;
 pub mod host;
 pub mod lower;

@@ -53,17 +53,42 @@ pub fn print_function(p: &Program, id: FuncId) -> String {
 }
 
 pub fn ty(p: &Program, t: &Ty) -> String {
+    ty_spelled(p, t, &|w: &str| w.to_string())
+}
+
+/// [`ty`] with the primitive type words (`numerus`, `lista`, …) spelled in reader
+/// locale `locale` (`整数`, `列表`), for a diagnostic about a file of that locale.
+/// Genus names are the user's and stay as written.
+pub fn ty_in(p: &Program, t: &Ty, locale: crate::syntax::vocab::Locale) -> String {
+    use crate::syntax::vocab::{vocabulary, Section};
+    let spell = |w: &str| {
+        vocabulary()
+            .spell(Section::Type, locale, w)
+            .unwrap_or(w)
+            .to_string()
+    };
+    ty_spelled(p, t, &spell)
+}
+
+fn ty_spelled(p: &Program, t: &Ty, w: &dyn Fn(&str) -> String) -> String {
+    let ty = |p: &Program, t: &Ty| ty_spelled(p, t, w);
+    let list = |p: &Program, ts: &[Ty]| {
+        ts.iter()
+            .map(|t| ty_spelled(p, t, w))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match t {
         Ty::Any => "_".into(),
-        Ty::Int => "numerus".into(),
-        Ty::Float => "fractus".into(),
-        Ty::Bool => "bivalens".into(),
-        Ty::Text => "textus".into(),
-        Ty::Bytes => "octeti".into(),
-        Ty::Nihil => "nihil".into(),
-        Ty::Vacuum => "vacuum".into(),
-        Ty::List(e) => format!("lista<{}>", ty(p, e)),
-        Ty::Map(k, v) => format!("tabula<{}, {}>", ty(p, k), ty(p, v)),
+        Ty::Int => w("numerus"),
+        Ty::Float => w("fractus"),
+        Ty::Bool => w("bivalens"),
+        Ty::Text => w("textus"),
+        Ty::Bytes => w("octeti"),
+        Ty::Nihil => w("nihil"),
+        Ty::Vacuum => w("vacuum"),
+        Ty::List(e) => format!("{}<{}>", w("lista"), ty(p, e)),
+        Ty::Map(k, v) => format!("{}<{}, {}>", w("tabula"), ty(p, k), ty(p, v)),
         Ty::Tuple(ts) => format!("iuncta<{}>", list(p, ts)),
         Ty::Record(g) => p
             .genera
@@ -72,18 +97,19 @@ pub fn ty(p: &Program, t: &Ty) -> String {
         Ty::Func(ps, r) => format!("({}) → {}", list(p, ps), ty(p, r)),
         Ty::Tensor { shape, int, wide } => {
             let elem = match (*int, *wide) {
-                (true, _) => "numerus, ",
-                (false, true) => "f64, ",
-                (false, false) => "",
+                (true, _) => format!("{}, ", w("numerus")),
+                (false, true) => "f64, ".to_string(),
+                (false, false) => String::new(),
             };
+            let tensor = w("tensor");
             match shape {
-                None => format!("tensor<{elem}_>"),
+                None => format!("{tensor}<{elem}_>"),
                 Some(dims) => {
                     let ds: Vec<String> = dims
                         .iter()
                         .map(|d| d.map_or("_".to_string(), |n| n.to_string()))
                         .collect();
-                    format!("tensor<{elem}[{}]>", ds.join(", "))
+                    format!("{tensor}<{elem}[{}]>", ds.join(", "))
                 }
             }
         }
@@ -91,15 +117,11 @@ pub fn ty(p: &Program, t: &Ty) -> String {
             let ts: Vec<String> = ts.iter().map(|t| ty(p, t)).collect();
             ts.join(" ∪ ")
         }
-        Ty::Json { doc: true } => "json".into(),
-        Ty::Json { doc: false } => "valor".into(),
-        Ty::Set(e) => format!("copia<{}>", ty(p, e)),
-        Ty::Interval => "intervallum<numerus>".into(),
+        Ty::Json { doc: true } => w("json"),
+        Ty::Json { doc: false } => w("valor"),
+        Ty::Set(e) => format!("{}<{}>", w("copia"), ty(p, e)),
+        Ty::Interval => format!("{}<{}>", w("intervallum"), w("numerus")),
     }
-}
-
-fn list(p: &Program, ts: &[Ty]) -> String {
-    ts.iter().map(|t| ty(p, t)).collect::<Vec<_>>().join(", ")
 }
 
 pub fn constant(c: &Const) -> String {

@@ -52,6 +52,13 @@ pub trait Loader {
     fn default_locale(&self, _name: &str) -> Locale {
         Locale::LA
     }
+
+    /// The package's entry module (name, text) when it is not the file being compiled:
+    /// a command module compiled on its own reads its package entry's `ubique`
+    /// options from it (docs/language.md § "Commands"). None by default.
+    fn package_entry(&mut self) -> Option<(String, String)> {
+        None
+    }
 }
 
 /// One loaded module.
@@ -67,6 +74,9 @@ pub struct LoadedModule {
 /// the entry module is last.
 pub struct ModuleGraph {
     pub modules: Vec<LoadedModule>,
+    /// The annotations on the `incipit` of the package's entry when the graph's entry is
+    /// another file of the package ([`Loader::package_entry`]); None otherwise.
+    pub host_entry: Option<Vec<crate::syntax::ast::Annotation>>,
 }
 
 struct Walk<'a> {
@@ -118,7 +128,11 @@ pub fn load_graph(
         }
         modules.push(m);
     }
-    Ok(ModuleGraph { modules })
+    let host_entry = host_entry(&mut *w.sources, &mut *w.loader);
+    Ok(ModuleGraph {
+        modules,
+        host_entry,
+    })
 }
 
 impl Walk<'_> {
@@ -389,6 +403,22 @@ fn module_stem(spec: &str, stem: &str) -> Result<String, LoadError> {
     }
     let path = parts.join("/");
     Ok(path.strip_suffix(".fab").unwrap_or(&path).to_string())
+}
+
+/// The `incipit` annotations of the package's entry, when the loader names one that is
+/// not the graph's entry and it parses.
+fn host_entry(
+    sources: &mut SourceMap,
+    loader: &mut dyn Loader,
+) -> Option<Vec<crate::syntax::ast::Annotation>> {
+    let (name, text) = loader.package_entry()?;
+    let default = loader.default_locale(&name);
+    let file = sources.add(name, text);
+    let module = parse_in(sources, file, default).ok()?;
+    module.items.into_iter().find_map(|i| match i.kind {
+        crate::syntax::ast::ItemKind::Entry(_) => Some(i.annotations),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -113,6 +113,9 @@ pub struct Func {
     pub name: Ident,
     pub generics: Vec<Generic>,
     pub params: Vec<Param>,
+    /// `functio f() argumenta args`: the name bound to the command's parsed command line
+    /// (a command of a CLI program, docs/language.md § "Commands").
+    pub args: Option<Ident>,
     pub ret: Option<Type>,
     pub throws: Option<Type>,
     pub body: Block,
@@ -455,6 +458,12 @@ pub enum IsTarget {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Lit(Literal),
+    /// `cond sic then secus otherwise`: one of two values.
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
     Name(Ident),
     Ego,
     Unary {

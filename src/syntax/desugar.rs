@@ -107,9 +107,16 @@ pub fn magnitudo(marker: Ident, name: Ident) -> Res<Generic> {
 /// `incipit argumenta name … { … }`: the only word allowed between `incipit` and the
 /// name is `argumenta`.
 pub fn entry(args: Option<(Ident, Ident)>, exit: Option<Expr>, body: Block) -> Res<Entry> {
-    let args = match args {
-        None => None,
-        // `argumenta` in any reader locale (`args`, …): the word is read by its place.
+    let args = args_marker(args, "incipit")?;
+    Ok(Entry { args, exit, body })
+}
+
+/// `argumenta name` after `incipit` or after a function's parameters (`after` names
+/// which): the marker must be `argumenta`, in any reader locale (`args`, …), as the
+/// word is read by its place.
+pub fn args_marker(args: Option<(Ident, Ident)>, after: &str) -> Res<Option<Ident>> {
+    match args {
+        None => Ok(None),
         Some((marker, name))
             if crate::syntax::vocab::vocabulary().spells_anywhere(
                 crate::syntax::vocab::Section::Keyword,
@@ -117,20 +124,25 @@ pub fn entry(args: Option<(Ident, Ident)>, exit: Option<Expr>, body: Block) -> R
                 &marker.name,
             ) =>
         {
-            Some(name)
+            Ok(Some(name))
         }
         Some((marker, _)) => {
-            return Err(ParseError::User {
-                error: Diagnostic::error(
-                    codes::PARSE_UNEXPECTED,
+            let (msg, hint) = if after == "incipit" {
+                (
                     format!("unexpected `{}` after `incipit`", marker.name),
-                    marker.span,
+                    "write `incipit argumenta name { … }` to bind the command line",
                 )
-                .with_hint("write `incipit argumenta name { … }` to bind the command line"),
+            } else {
+                (
+                    format!("unexpected `{}` after the parameters", marker.name),
+                    "write `functio f() argumenta name { … }` for a command that reads the command line",
+                )
+            };
+            Err(ParseError::User {
+                error: Diagnostic::error(codes::PARSE_UNEXPECTED, msg, marker.span).with_hint(hint),
             })
         }
-    };
-    Ok(Entry { args, exit, body })
+    }
 }
 
 pub fn union(file: FileId, first: Type, rest: Vec<Type>, l: usize, r: usize) -> Type {
@@ -300,6 +312,19 @@ pub fn clamp(
             expr: Box::new(e),
             range: Box::new(range),
             fallback: fallback.map(Box::new),
+        },
+        l,
+        r,
+    )
+}
+
+pub fn ternary(file: FileId, cond: Expr, then: Expr, otherwise: Expr, l: usize, r: usize) -> Expr {
+    expr(
+        file,
+        ExprKind::Ternary {
+            cond: Box::new(cond),
+            then: Box::new(then),
+            otherwise: Box::new(otherwise),
         },
         l,
         r,

@@ -150,6 +150,9 @@ impl Printer {
         }
         let params: Vec<String> = f.params.iter().map(param).collect();
         let _ = write!(head, " ({})", params.join(", "));
+        if let Some(a) = &f.args {
+            let _ = write!(head, " argumenta {}", a.name);
+        }
         if let Some(r) = &f.ret {
             let _ = write!(head, " → {}", ty_s(r));
         }
@@ -442,6 +445,11 @@ pub(crate) fn expr(e: &Expr) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", op.glyph(), expr(lhs), expr(rhs))
         }
+        ExprKind::Ternary {
+            cond,
+            then,
+            otherwise,
+        } => format!("(sic {} {} {})", expr(cond), expr(then), expr(otherwise)),
         ExprKind::Is {
             expr: x,
             negated,

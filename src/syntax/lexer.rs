@@ -13,6 +13,7 @@
 //! Stage 1 lives in `lexer/frontmatter.rs`, the decoding of number, text and byte
 //! literals in `lexer/literal.rs`.
 
+mod digits;
 mod frontmatter;
 mod literal;
 mod sugar;
@@ -130,7 +131,12 @@ impl<'a> Lexer<'a> {
                         format!("unexpected characters `{shown}`")
                     };
                     // (`!` is its own token: see `Raw::Bang` below.)
-                    let d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
+                    let mut d = Diagnostic::error(codes::LEX_UNKNOWN_CHAR, msg, self.span(lo, end));
+                    if let Some(n) = digits::as_ascii_number(shown) {
+                        d = d.with_hint(format!(
+                            "numbers are written in ASCII digits in every reader locale: `{n}`"
+                        ));
+                    }
                     self.diags.push(d);
                     self.tokens.push((lo, Tok::Error, end));
                     continue;
@@ -228,6 +234,18 @@ impl<'a> Lexer<'a> {
             .all(|c| c == ' ' || c == '\t' || c == '\r' || c == '\u{FEFF}')
     }
 
+    /// Whether the next word stands where `exitus` is the entry's exit code: right after
+    /// `incipit` or `incipit argumenta name`. Elsewhere `exitus` (and its spelling in
+    /// every locale) is a name, as upstream owns a keyword only in its contexts.
+    fn in_entry_header(&self) -> bool {
+        let n = self.tokens.len();
+        let at = |back: usize| n.checked_sub(back).map(|i| &self.tokens[i].1);
+        matches!(at(1), Some(Tok::Kw(Kw::Incipit)))
+            || (matches!(at(3), Some(Tok::Kw(Kw::Incipit)))
+                && matches!(at(2), Some(Tok::Ident(_)))
+                && matches!(at(1), Some(Tok::Ident(_))))
+    }
+
     fn prev_is_word(&self, kinds: &[Kw]) -> bool {
         matches!(self.tokens.last(), Some((_, Tok::Kw(k), _)) if kinds.contains(k))
     }
@@ -253,6 +271,7 @@ impl<'a> Lexer<'a> {
                     return Tok::Kw(Kw::Secus);
                 }
                 match vocabulary().keyword(self.locale, slice) {
+                    Some(Kw::Exitus) if !self.in_entry_header() => Tok::Ident(slice.to_string()),
                     Some(k) => Tok::Kw(k),
                     None => Tok::Ident(slice.to_string()),
                 }
@@ -507,12 +526,30 @@ impl<'a> Lexer<'a> {
                 if !same_line(t) {
                     break;
                 }
+                // Upstream's sugar form takes any token to the end of the line
+                // (`@ radix typus T in textus lista<textus>`): a glyph or a bracket is
+                // kept as a word of its own; a comment or a malformed token is not.
+                let glyph = matches!(
+                    t.raw,
+                    Ok(r) if !matches!(
+                        r,
+                        Raw::Comment
+                            | Raw::At
+                            | Raw::UnicodeSpace
+                            | Raw::BadNumber
+                            | Raw::UnterminatedText
+                            | Raw::UnterminatedAscii
+                            | Raw::UnterminatedBlockText
+                            | Raw::UnterminatedBytes
+                    )
+                );
                 match self.annotation_value(t) {
                     Some(v) => args.push(v),
+                    None if glyph => args.push(AnnotArg::Word(self.text[t.lo..t.hi].to_string())),
                     None => {
                         self.error(
                             codes::LEX_BAD_ANNOTATION,
-                            "annotation arguments must be words, texts or numbers",
+                            "annotation arguments must be words, texts, numbers or glyphs",
                             t.lo,
                             t.hi,
                         );

@@ -21,12 +21,14 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Module, Vec<Diagnostic
 }
 
 /// [`parse`] with `default` as the reader locale of a file whose frontmatter names
-/// none (the package's `[reader] locale`).
+/// none (the package's `[reader] locale`). A file named `NAME.CODE.fab` is read in
+/// locale CODE unless its frontmatter says otherwise ([`Locale::from_file_name`]).
 pub fn parse_in(
     sources: &SourceMap,
     file: FileId,
     default: Locale,
 ) -> Result<Module, Vec<Diagnostic>> {
+    let default = Locale::from_file_name(sources.name(file)).unwrap_or(default);
     let text = sources.text(file);
     let lexed = lex_in(file, text, default);
     let mut diags = lexed.diagnostics;
@@ -476,6 +478,7 @@ fn is_operator(name: &str) -> bool {
             | "`non`"
             | "`est`"
             | "`vel`"
+            | "`sic`"
             | "`↦`"
             | "`∷`"
             | "`.`"

@@ -6,7 +6,7 @@
 
 use super::Lowerer;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{print, Method, Operand, Rhs, Ty};
+use crate::ir::{Method, Operand, Rhs, Ty};
 use crate::source::Span;
 use crate::syntax::ast::{self, ExprKind};
 
@@ -40,7 +40,7 @@ impl Lowerer<'_> {
                         codes::SEM_NO_CONVERSION,
                         format!(
                             "there is no conversion from `{}` to `intervallum`",
-                            print::ty(&self.program, other)
+                            self.show_ty(other)
                         ),
                         span,
                     )

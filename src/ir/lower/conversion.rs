@@ -4,7 +4,7 @@
 use super::Lowerer;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::conversion::{verdict, Family};
-use crate::ir::{print, Ty};
+use crate::ir::Ty;
 use crate::source::Span;
 
 impl Lowerer<'_> {
@@ -31,8 +31,8 @@ impl Lowerer<'_> {
                 codes::SEM_NO_CONVERSION,
                 format!(
                     "there is no conversion from `{}` to `{}`",
-                    print::ty(&self.program, from),
-                    print::ty(&self.program, to)
+                    self.show_ty(from),
+                    self.show_ty(to)
                 ),
                 span,
             )

@@ -5,7 +5,7 @@
 
 use super::Lowerer;
 use crate::diag::codes;
-use crate::ir::{print, BinOp, Method, Operand, Rhs, Ty};
+use crate::ir::{BinOp, Method, Operand, Rhs, Ty};
 use crate::source::Span;
 use crate::syntax::ast;
 
@@ -91,7 +91,7 @@ impl Lowerer<'_> {
                 format!(
                     "no method `{}` on a value of type `{}`",
                     name.name,
-                    print::ty(&self.program, recv)
+                    self.show_ty(recv)
                 ),
                 name.span,
             );
@@ -112,8 +112,8 @@ impl Lowerer<'_> {
                 codes::SEM_TYPE_MISMATCH,
                 format!(
                     "a value of type `{}` cannot be converted to `{}`",
-                    print::ty(&self.program, from),
-                    print::ty(&self.program, to)
+                    self.show_ty(from),
+                    self.show_ty(to)
                 ),
                 span,
             ));
@@ -134,7 +134,7 @@ impl Lowerer<'_> {
         if matches!(other, Ty::Json { .. } | Ty::Any | Ty::Nihil | Ty::Union(_)) {
             return;
         }
-        let shown = print::ty(&self.program, other);
+        let shown = self.show_ty(other);
         self.diags.push(
             crate::diag::Diagnostic::error(
                 codes::SEM_TYPE_MISMATCH,

@@ -14,6 +14,7 @@ mod fields;
 mod nonnull;
 mod pick;
 mod place;
+mod ternary;
 
 pub use nonnull::strip_nihil;
 
@@ -45,8 +46,8 @@ impl Lowerer<'_> {
         if incompatible(want, &ty) {
             let msg = format!(
                 "expected `{}`, found `{}`",
-                print::ty(&self.program, want),
-                print::ty(&self.program, &ty)
+                self.show_ty(want),
+                self.show_ty(&ty)
             );
             self.error(super::types::mismatch_code(want, &ty), msg, e.span);
         }
@@ -195,6 +196,11 @@ impl Lowerer<'_> {
             }
             ExprKind::Call { .. } => self.call(e, true),
             ExprKind::Template { text, args } => self.template(text, args, span),
+            ExprKind::Ternary {
+                cond,
+                then,
+                otherwise,
+            } => self.ternary(cond, then, otherwise, expected),
             ExprKind::Field { expr, name } => self.field(expr, name, span),
             ExprKind::Index { expr, index } => {
                 let (v, t) = self.expr(expr, None);

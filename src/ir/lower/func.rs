@@ -84,6 +84,12 @@ impl Lowerer<'_> {
         self.fns.last_mut().expect("lowering inside a function")
     }
 
+    /// A type as a diagnostic about the current module shows it: its primitive type
+    /// words in the module's reader locale (docs/language.md § Reader locales).
+    pub fn show_ty(&self, t: &Ty) -> String {
+        crate::ir::print::ty_in(&self.program, t, self.modules[self.cur_module()].locale)
+    }
+
     pub fn cur_module(&self) -> usize {
         self.fns.last().map_or(0, |c| c.module)
     }

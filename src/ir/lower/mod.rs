@@ -7,6 +7,7 @@ mod argumenta;
 pub mod calls;
 mod chain;
 mod clamp;
+mod commands;
 mod conversion;
 mod data;
 mod do_while;
@@ -28,6 +29,7 @@ mod types;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::{codes, Diagnostic};
+use crate::ir::cli_spec::ArgDecl;
 use crate::ir::*;
 use crate::resolve::ModuleGraph;
 use crate::source::{FileId, SourceMap, Span};
@@ -91,6 +93,12 @@ pub struct Lowerer<'a> {
     pub min_args: FxHashMap<FuncId, usize>,
     /// What each method-call site resolved to (src/ir/lower/calls.rs).
     pub calls: calls::CallSites,
+    /// The entry's `ubique` options, fields of every command's record (commands.rs).
+    pub cli_globals: Vec<ArgDecl>,
+    /// Functions declared `argumenta name`: their record genus and declarations.
+    pub cli_fns: FxHashMap<FuncId, commands::CliFn>,
+    /// The entry's command line, gathered once every function is declared.
+    pub cli: Option<commands::CliTree>,
 }
 
 /// Lowers a loaded module graph to a program. The last module is the entry file.
@@ -117,7 +125,11 @@ pub fn lower_with_calls(
         genus_generics: Vec::new(),
         min_args: FxHashMap::default(),
         calls: calls::CallSites::default(),
+        cli_globals: Vec::new(),
+        cli_fns: FxHashMap::default(),
+        cli: None,
     };
+    l.scan_cli_globals(graph);
     for (m, module) in graph.modules.iter().enumerate() {
         l.modules.push(ModInfo {
             name: display_name(&module.name),
@@ -130,6 +142,7 @@ pub fn lower_with_calls(
         l.resolve_types(m, &module.ast.items);
         l.declare_values(m, &module.ast.items);
     }
+    l.build_cli(graph);
     let entry_module = graph.modules.len() - 1;
     for (m, module) in graph.modules.iter().enumerate() {
         l.lower_bodies(m, &module.ast.items, m == entry_module);
@@ -512,6 +525,7 @@ impl Lowerer<'_> {
                     );
                     self.define_value(m, &f.name, ModItem::Func(id), exported);
                     self.declare_companion(m, id, &item.annotations, exported);
+                    self.declare_command_args(id, f, &item.annotations);
                 }
                 ItemKind::Genus(g) => {
                     let Some(TypeName::Genus(gid)) =
@@ -521,6 +535,13 @@ impl Lowerer<'_> {
                     };
                     for member in &g.members {
                         if let ast::GenusMember::Method { func, .. } = member {
+                            if let Some(a) = &func.args {
+                                self.error(
+                                    codes::SEM_BAD_ANNOTATION,
+                                    "a method cannot read the command line: only a top-level function takes `argumenta`",
+                                    a.span,
+                                );
+                            }
                             let name = format!("{module_name}::{}.{}", g.name.name, func.name.name);
                             let id = self.declare_function(m, name, func, Some(gid));
                             if self
@@ -632,10 +653,13 @@ impl Lowerer<'_> {
                         item.span,
                     );
                     self.begin(id, m, &[], None);
-                    if let Some(name) = &e.args {
-                        self.entry_args(&item.annotations, name);
-                    }
+                    // Run-time errors of the command line point at `argumenta name`.
+                    let at = e.args.as_ref().map_or(e.body.span, |a| a.span);
+                    let chosen = self.entry_cli(e.args.as_ref(), at);
                     self.block_inline(&e.body);
+                    if let Some(k) = chosen {
+                        self.dispatch(k, at);
+                    }
                     let code = match &e.exit {
                         Some(x) => self.expr_to(x, &Ty::Int),
                         None => Operand::Const(Const::Int(0)),
@@ -659,6 +683,9 @@ impl Lowerer<'_> {
         }
         for p in &f.params {
             names.push((p.name.name.clone(), true));
+        }
+        if let (Some(a), None) = (&f.args, receiver) {
+            names.push((a.name.clone(), false));
         }
         let ret = self.sigs[id.0 as usize].ret.clone();
         self.generics = self.generics_of(f, receiver);

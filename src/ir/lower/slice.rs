@@ -41,7 +41,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         if let Some(hint) = hint {
-            let shown = print::ty(&self.program, t);
+            let shown = self.show_ty(t);
             self.diags.push(
                 Diagnostic::error(
                     codes::SEM_TYPE_MISMATCH,

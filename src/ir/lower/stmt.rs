@@ -158,7 +158,7 @@ impl Lowerer<'_> {
                     // A bare `redde` returns `vacuum`, which is no other type's value
                     // (not even `nihil`'s): every declared result needs its value.
                     (None, Some(t)) if *t != Ty::Vacuum => {
-                        let shown = crate::ir::print::ty(&self.program, t);
+                        let shown = self.show_ty(t);
                         let hint = if super::types::admits_nihil(t) {
                             "write `redde nihil` to return no value".to_string()
                         } else {
@@ -258,8 +258,8 @@ impl Lowerer<'_> {
                     if incompatible(d, &vty) {
                         let msg = format!(
                             "expected `{}`, found `{}`",
-                            crate::ir::print::ty(&self.program, d),
-                            crate::ir::print::ty(&self.program, &vty)
+                            self.show_ty(d),
+                            self.show_ty(&vty)
                         );
                         self.error(super::types::mismatch_code(d, &vty), msg, e.span);
                     }

@@ -86,7 +86,7 @@ impl Lowerer<'_> {
                                     codes::SEM_TYPE_MISMATCH,
                                     format!(
                                         "an intervallum has numerus bounds, not `{}`",
-                                        crate::ir::print::ty(&self.program, &e)
+                                        self.show_ty(&e)
                                     ),
                                     t.span,
                                 );
@@ -99,7 +99,7 @@ impl Lowerer<'_> {
                                 codes::SEM_TYPE_MISMATCH,
                                 format!(
                                     "a copia holds numerus, textus or bivalens, not `{}`",
-                                    crate::ir::print::ty(&self.program, e)
+                                    self.show_ty(e)
                                 ),
                                 t.span,
                             );

@@ -53,6 +53,31 @@ impl Lexer<'_> {
                 Some((_, '0')) => out.push('\0'),
                 // Lets a block text `«…»` hold its closing guillemet.
                 Some((_, '»')) => out.push('»'),
+                Some((_, 'u')) => {
+                    let rest = &body[i + 2..];
+                    match unicode_escape(rest) {
+                        Ok((c, used)) => {
+                            out.push(c);
+                            // Skip the `{…}` just read.
+                            for _ in rest[..used].chars() {
+                                chars.next();
+                            }
+                        }
+                        Err(msg) => {
+                            let used = rest.find('}').map_or(0, |k| k + 1);
+                            let used = if rest.starts_with('{') { used } else { 0 };
+                            let d = Diagnostic::error(
+                                codes::LEX_BAD_ESCAPE,
+                                msg,
+                                self.span(offset + i, offset + i + 2 + used),
+                            )
+                            .with_hint(
+                                "write a code point as 1 to 6 hex digits in braces: `\\u{e9}` is é",
+                            );
+                            self.diags.push(d);
+                        }
+                    }
+                }
                 Some((j, other)) => {
                     let end = offset + j + other.len_utf8();
                     let d = Diagnostic::error(
@@ -60,7 +85,7 @@ impl Lexer<'_> {
                         format!("unknown escape `\\{other}`"),
                         self.span(offset + i, end),
                     )
-                    .with_hint("escapes are \\\" \\\\ \\n \\t \\r \\0");
+                    .with_hint("escapes are \\\" \\\\ \\n \\t \\r \\0 \\u{…}");
                     self.diags.push(d);
                 }
                 None => out.push('\\'),
@@ -97,5 +122,30 @@ impl Lexer<'_> {
                 .map(|p| hex(p[0]) * 16 + hex(p[1]))
                 .collect(),
         )
+    }
+}
+
+/// `{H…}` after `\u`: the character with code point H (1 to 6 hex digits), and how many
+/// bytes of `rest` it took; the LEX003 message otherwise.
+fn unicode_escape(rest: &str) -> Result<(char, usize), String> {
+    let Some(inner) = rest.strip_prefix('{') else {
+        return Err("`\\u` needs its code point in braces, as `\\u{41}`".to_string());
+    };
+    let Some(close) = inner.find('}') else {
+        return Err("`\\u{` is not closed with `}`".to_string());
+    };
+    let hex = &inner[..close];
+    let digits_ok = (1..=6).contains(&hex.len()) && hex.chars().all(|c| c.is_ascii_hexdigit());
+    let code = if digits_ok {
+        u32::from_str_radix(hex, 16).ok()
+    } else {
+        None
+    };
+    match code.map(|v| (v, char::from_u32(v))) {
+        Some((_, Some(c))) => Ok((c, close + 2)),
+        Some((v, None)) => Err(format!(
+            "`\\u{{{hex}}}` is not a Unicode scalar value (U+{v:04X})"
+        )),
+        None => Err(format!("`\\u{{{hex}}}` needs 1 to 6 hex digits")),
     }
 }

@@ -45,6 +45,23 @@ impl Lowerer<'_> {
                         return self.direct_call(f, args, type_args, id.span, span)
                     }
                     Some(ModItem::Global(_)) => {}
+                    // `scriptum("…§…", args…)`: the call form of a template.
+                    None if self.is_word(m, &id.name, "scriptum") => {
+                        if let Some(ExprKind::Lit(Literal::Text(text))) =
+                            args.first().map(|a| &a.kind)
+                        {
+                            return self.template(text, &args[1..], span);
+                        }
+                        self.error(
+                            codes::SEM_TEMPLATE_ARITY,
+                            format!("`{}` takes a text literal first: its template", id.name),
+                            id.span,
+                        );
+                        for a in args {
+                            self.expr(a, None);
+                        }
+                        return (konst(Const::Text(String::new())), Ty::Text);
+                    }
                     _ => {
                         let hint = self.function_hint(&id.name);
                         self.error_hint(
@@ -186,6 +203,15 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Lowered {
         let sig = self.sigs[f.0 as usize].clone();
+        if self.cli_fns.contains_key(&f) {
+            let fname = self.program.func(f).name.clone();
+            self.error(
+                codes::SEM_ARITY,
+                format!("`{fname}` reads the command line (`argumenta`): the command line calls it, a program cannot"),
+                name_span,
+            );
+            return (konst(Const::Nihil), sig.ret);
+        }
         let omitted = match self.omitted_args(f, sig.params.len(), args.len()) {
             Ok(n) => n,
             Err((min, max)) => {
@@ -397,7 +423,7 @@ impl Lowerer<'_> {
                 format!(
                     "no method `{}` on a value of type `{}`",
                     name.name,
-                    print::ty(&self.program, &recv_ty)
+                    self.show_ty(&recv_ty)
                 ),
                 name.span,
             );

@@ -79,6 +79,15 @@ fn free_names(e: &ast::Expr, out: &mut FxHashSet<String>) {
             go(rhs);
         }
         ExprKind::Is { expr, .. } => go(expr),
+        ExprKind::Ternary {
+            cond,
+            then,
+            otherwise,
+        } => {
+            go(cond);
+            go(then);
+            go(otherwise);
+        }
         ExprKind::Range {
             start, end, step, ..
         } => {
