@@ -40,8 +40,10 @@ const MAIN: &str = "importa ex \"./mandata/salve\" privata * ut salve\n\n@ cli \
 
 const SALVE: &str = "@ descriptio \"Salutationes\"\nincipit {}\n\n@ imperium \"dic\"\n@ alias \"d\"\n@ descriptio \"Saluta\"\n@ operandus textus nomen descriptio \"quem\"\nfunctio dic() argumenta args → vacuum {\n    si args.verbose {\n        nota \"verbose\"\n    }\n    nota \"Salve, §!\"(args.nomen)\n}\n\n@ imperium \"vale\"\n@ optio formaliter longum \"formaliter\"\n@ operandus textus nomen\nfunctio vale() argumenta args → vacuum {\n    si args.formaliter {\n        nota \"Vale, §.\"(args.nomen)\n    } secus {\n        nota \"Ave atque vale, §!\"(args.nomen)\n    }\n}\n";
 
-fn package() -> PathBuf {
-    let dir = scratch("package");
+/// The example package, written afresh in its own folder `name` (tests run in
+/// parallel: each writes its own copy).
+fn package(name: &str) -> PathBuf {
+    let dir = scratch(name);
     write(
         &dir.join("faber.toml"),
         "[package]\nname = \"exemplum\"\n[paths]\nsource = \".\"\nentry = \"main.fab\"\n",
@@ -53,7 +55,7 @@ fn package() -> PathBuf {
 
 #[test]
 fn mounted_commands_run_with_their_records() {
-    let dir = package();
+    let dir = package("package-1");
     let d = dir.to_str().unwrap();
     let (code, out, err) = run(&["run", d, "--", "salve", "dic", "Marce"]);
     assert_eq!((code, out.as_str()), (0, "Salve, Marce!\n"), "{err}");
@@ -72,7 +74,7 @@ fn mounted_commands_run_with_their_records() {
 
 #[test]
 fn help_describes_the_level_asked_about() {
-    let dir = package();
+    let dir = package("package-2");
     let d = dir.to_str().unwrap();
     let (code, out, _) = run(&["run", d, "--", "--help"]);
     assert_eq!(code, 0);
@@ -92,7 +94,7 @@ fn help_describes_the_level_asked_about() {
 
 #[test]
 fn a_command_line_that_names_no_command_is_run024() {
-    let dir = package();
+    let dir = package("package-3");
     let d = dir.to_str().unwrap();
     let (code, out, err) = run(&["run", d]);
     assert_eq!((code, out.as_str()), (1, ""));
@@ -117,7 +119,7 @@ fn a_command_line_that_names_no_command_is_run024() {
 
 #[test]
 fn a_command_module_checks_with_its_package_entry() {
-    let dir = package();
+    let dir = package("package-4");
     let module = dir.join("mandata/salve.fab");
     let (code, _, err) = run(&["check", module.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
