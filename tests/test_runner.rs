@@ -88,3 +88,39 @@ fn gradus_suites_pass() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(" 0 failed, 0 blocked"), "{out}");
 }
+
+#[test]
+fn setup_and_teardown_run_around_each_test() {
+    // tests/testhooks/acta.proba records the order in a list its outermost setup binds;
+    // its second test leaves the list ending in another word, so the inner teardown's
+    // assertion fails after the body has passed.
+    let (out, code) = faber(&["test", "tests/testhooks/acta.proba"]);
+    assert_eq!(code, 1, "{out}");
+    let want = "\
+PASS tests/testhooks/acta.proba::exterior/interior::acta
+FAIL tests/testhooks/acta.proba::exterior/interior::postpara deficit
+    adfirma failed: acta.ultimus() ≡ \"corpus\"
+1 passed, 1 failed, 0 blocked, 0 skipped
+";
+    assert_eq!(out, want);
+}
+
+#[test]
+fn only_omnia_may_follow_a_setup_keyword() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("faber-hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("semel.proba");
+    std::fs::write(
+        &file,
+        "probandum \"s\" {\n    praepara semel {\n        fixum _ x ← 1\n    }\n    proba \"p\" {\n        adfirma verum\n    }\n}\n",
+    )
+    .unwrap();
+    let out = common::faber(&["check", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with("error[SEM014]: `semel` after a setup or teardown keyword")
+            && err.contains("semel.proba:2:14"),
+        "{err}"
+    );
+}

@@ -174,6 +174,11 @@ impl Words {
             }
             ItemKind::Suite(s) => {
                 self.modifiers(&s.modifiers);
+                for h in &s.hooks {
+                    // `omnia` is a keyword word, respelled like a modifier.
+                    self.modifiers.extend(h.all.iter().cloned());
+                    self.block(&h.body);
+                }
                 for i in &s.items {
                     self.item(i);
                 }

@@ -9,7 +9,7 @@
 //! whose receiver is not a module (`hospes`, an import) and whose name is no field or
 //! method of a genus (those are looked up before the built-ins); a name used as an
 //! expression that the file does not declare and that spells `vacua` or `lege`; test
-//! modifiers; `@ privata`; the `argumenta` of `incipit argumenta name` and
+//! modifiers and the `omnia` of `praepara omnia`; `@ privata`; the `argumenta` of `incipit argumenta name` and
 //! `functio f() argumenta name`.
 //!
 //! A translation that would change what the program means is refused with CLI004:

@@ -185,6 +185,26 @@ pub struct Suite {
     pub name: StrLit,
     pub modifiers: Vec<Modifier>,
     pub items: Vec<Item>,
+    /// `praepara` / `postpara` blocks, in source order.
+    pub hooks: Vec<Hook>,
+}
+
+/// `praepara [omnia] { … }` (before) or `postpara [omnia] { … }` (after) in a suite.
+/// `all` is the word after the keyword (`omnia`, in the file's locale), checked by
+/// the lowering.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hook {
+    pub before: bool,
+    pub all: Option<Ident>,
+    pub body: Block,
+    pub span: Span,
+}
+
+/// One entry of a suite's body, as the parser reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SuiteEntry {
+    Item(Item),
+    Hook(Hook),
 }
 
 /// `proba "name" mods { … }`

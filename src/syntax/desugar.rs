@@ -106,6 +106,24 @@ pub fn magnitudo(marker: Ident, name: Ident) -> Res<Generic> {
 
 /// `incipit argumenta name … { … }`: the only word allowed between `incipit` and the
 /// name is `argumenta`.
+/// `probandum "name" mods { … }`: its suites and cases apart from its hooks.
+pub fn suite(name: StrLit, modifiers: Vec<Modifier>, entries: Vec<SuiteEntry>) -> Suite {
+    let mut items = Vec::new();
+    let mut hooks = Vec::new();
+    for e in entries {
+        match e {
+            SuiteEntry::Item(i) => items.push(i),
+            SuiteEntry::Hook(h) => hooks.push(h),
+        }
+    }
+    Suite {
+        name,
+        modifiers,
+        items,
+        hooks,
+    }
+}
+
 pub fn entry(args: Option<(Ident, Ident)>, exit: Option<Expr>, body: Block) -> Res<Entry> {
     let args = args_marker(args, "incipit")?;
     Ok(Entry { args, exit, body })

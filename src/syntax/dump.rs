@@ -126,6 +126,16 @@ impl Printer {
                     ind,
                     &format!("(probandum {:?}{}", s.name.value, modifiers(&s.modifiers)),
                 );
+                for h in &s.hooks {
+                    let kw = if h.before { "praepara" } else { "postpara" };
+                    let all = h
+                        .all
+                        .as_ref()
+                        .map_or(String::new(), |a| format!(" {}", a.name));
+                    self.line(ind + 1, &format!("({kw}{all}"));
+                    self.block_body(ind + 2, &h.body);
+                    self.line(ind + 1, ")");
+                }
                 for i in &s.items {
                     self.item(ind + 1, i);
                 }

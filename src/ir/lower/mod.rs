@@ -14,6 +14,7 @@ mod do_while;
 mod expr;
 mod func;
 mod hints;
+mod hooks;
 mod inplace;
 mod intrinsics;
 mod operators;
@@ -669,7 +670,10 @@ impl Lowerer<'_> {
                     self.program.entry = Some(id);
                 }
                 ItemKind::Suite(_) | ItemKind::Case(_) if is_entry => {
-                    self.lower_tests(m, item, &mut Vec::new());
+                    let start = self.diags.len();
+                    self.lower_tests(m, item, &mut Vec::new(), &mut Vec::new());
+                    // A setup inlined into several tests reports its errors once.
+                    hooks::dedup(&mut self.diags, start);
                 }
                 _ => {}
             }
@@ -699,13 +703,27 @@ impl Lowerer<'_> {
         self.generics.clear();
     }
 
-    fn lower_tests(&mut self, m: usize, item: &Item, suites: &mut Vec<String>) {
+    /// The test cases of `item` (a suite or a case), each one function; `hooks` are
+    /// the `praepara` / `postpara` blocks of the enclosing suites, outermost first.
+    fn lower_tests<'a>(
+        &mut self,
+        m: usize,
+        item: &'a Item,
+        suites: &mut Vec<String>,
+        hooks: &mut Vec<&'a ast::Hook>,
+    ) {
         match &item.kind {
             ItemKind::Suite(s) => {
                 suites.push(s.name.value.clone());
-                for i in &s.items {
-                    self.lower_tests(m, i, suites);
+                let outer = hooks.len();
+                for h in &s.hooks {
+                    self.check_hook(m, h);
+                    hooks.push(h);
                 }
+                for i in &s.items {
+                    self.lower_tests(m, i, suites, hooks);
+                }
+                hooks.truncate(outer);
                 suites.pop();
             }
             ItemKind::Case(c) => {
@@ -718,7 +736,15 @@ impl Lowerer<'_> {
                     item.span,
                 );
                 self.begin(id, m, &[], None);
-                self.block_inline(&c.body);
+                // Setup inlined before the body, teardown after it, in one scope
+                // (src/ir/lower/hooks.rs).
+                let blocks: Vec<&ast::Block> = hooks::before(hooks)
+                    .into_iter()
+                    .map(|h| &h.body)
+                    .chain([&c.body])
+                    .chain(hooks::after(hooks).into_iter().map(|h| &h.body))
+                    .collect();
+                self.blocks_inline(&blocks);
                 self.finish(id);
                 let mut case = TestCase {
                     file: module_name,

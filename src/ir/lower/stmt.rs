@@ -17,6 +17,16 @@ impl Lowerer<'_> {
         self.cx().scopes.pop();
     }
 
+    /// Lowers the statements of `blocks` one after the other in one scope: a name one
+    /// binds is seen by the blocks after it (a test's setup, body and teardown).
+    pub fn blocks_inline(&mut self, blocks: &[&ast::Block]) {
+        self.cx().scopes.push(Vec::new());
+        for s in blocks.iter().flat_map(|b| &b.stmts) {
+            self.stmt(s);
+        }
+        self.cx().scopes.pop();
+    }
+
     /// Lowers a block into a fresh IR block.
     pub fn block(&mut self, b: &ast::Block) -> Block {
         self.push_block();
