@@ -203,7 +203,7 @@ pub struct Hook {
 /// One entry of a suite's body, as the parser reads it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SuiteEntry {
-    Item(Item),
+    Item(Box<Item>),
     Hook(Hook),
 }
 

@@ -112,7 +112,7 @@ pub fn suite(name: StrLit, modifiers: Vec<Modifier>, entries: Vec<SuiteEntry>) -
     let mut hooks = Vec::new();
     for e in entries {
         match e {
-            SuiteEntry::Item(i) => items.push(i),
+            SuiteEntry::Item(i) => items.push(*i),
             SuiteEntry::Hook(h) => hooks.push(h),
         }
     }
