@@ -208,6 +208,15 @@ impl Lowerer<'_> {
                     return self.range_index(v, &t, index, span);
                 }
                 let (i, _) = self.expr(index, None);
+                // A map whose values may be `nihil` (or any value) reads a missing key
+                // as `nihil`, as `accipe` does; any other map stops there (RUN002).
+                if let Ty::Map(_, val) = &t {
+                    if **val == Ty::Any || super::types::admits_nihil(val) {
+                        let ty = (**val).clone();
+                        let rhs = Rhs::Method(Method::Accipe, v, vec![i]);
+                        return (self.temp(rhs, ty.clone(), span), ty);
+                    }
+                }
                 let ty = match t {
                     Ty::List(e) => *e,
                     Ty::Map(_, v) => *v,
