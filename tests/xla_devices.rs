@@ -82,7 +82,7 @@ static void error_destroy(void *args) { (void)args; destroyed++; }
 static void error_message(MessageArgs *a) { a->message = MESSAGE; a->message_size = strlen(MESSAGE); }
 static void *initialize(void *args) { (void)args; return &the_error; }
 struct api { size_t struct_size; void *ext; size_t version_size; void *version_ext;
-             int major; int minor; void *fns[40]; };
+             int major; int minor; void *fns[80]; };
 static struct api API = { SIZE, 0, 24, 0, MAJOR, MINOR,
                           { (void *)error_destroy, (void *)error_message, 0, (void *)initialize } };
 const struct api *GetPjrtApi(void) { return &API; }

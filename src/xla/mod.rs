@@ -18,7 +18,11 @@
 //! This module is the library's one exception to "no file I/O": loading a plugin
 //! opens the file the command line found (src/cli/devices.rs does the search).
 
+pub mod exec;
 pub mod pjrt_api;
 pub mod plugin;
+pub mod proto;
 
+pub use exec::{Buffer, ElementType, Executable, HostArray};
 pub use plugin::{Client, DeviceInfo, Plugin, PluginError};
+pub use proto::CompileOptions;
