@@ -22,6 +22,7 @@ pub mod exec;
 pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
+pub mod stablehlo;
 
 pub use exec::{Buffer, ElementType, Executable, HostArray};
 pub use plugin::{Client, DeviceInfo, Plugin, PluginError};

@@ -1,0 +1,497 @@
+//! Lowering the Radix IR's tensor ops ([`Op`], src/ir/ops.rs) to StableHLO: one
+//! exhaustive `match` over the op registry, so an op added there must be decided
+//! here; the ops without a lowering yet return [`LowerError::NoLowering`] naming
+//! the op. The primal and helper ops are lowered as their definitions in
+//! docs/ops.md, not as faber's fused CPU kernels: XLA fuses for itself.
+//!
+//! Operands come as the IR's operands do, receiver first: tensor values of the
+//! function being built, and the literal numbers, axes, flags and shapes the op
+//! reads ([`Operand`]). Shapes are checked with the native kernels' rules (NumPy
+//! broadcasting, `matmul`'s ranks 1–4 with broadcast batch axes); a misfit is a
+//! [`LowerError::Shape`], never a program XLA would refuse.
+//!
+//! What differs from the native kernels: the device makes no domain checks (a
+//! zero divisor gives ±∞, a negative `log` or `sqrt` NaN, where `faber run` reports
+//! RUN016), and its sums, products, `exp` and `tanh` round differently (f32
+//! tolerances in tests/xla_ops.rs).
+
+use std::fmt;
+
+use super::{Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use crate::ir::ops::Op;
+use crate::xla::exec::ElementType;
+
+/// One operand of an op.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A tensor value of the function.
+    Tensor(Value),
+    /// A `fractus` (`scala`'s factor, a number added to a tensor).
+    Num(f64),
+    /// A `numerus`: an axis, a bound.
+    Int(i64),
+    /// A truth value (`keep` of the axis reductions).
+    Flag(bool),
+    /// A literal shape or axis list (`forma`, `permute`).
+    Dims(Vec<usize>),
+}
+
+/// Why an op was not lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LowerError {
+    /// No StableHLO lowering for this op yet.
+    NoLowering { op: &'static str },
+    /// Operands of the wrong kind, count or shape for the op.
+    Shape { op: &'static str, reason: String },
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LowerError::NoLowering { op } => write!(f, "no StableHLO lowering for op `{op}`"),
+            LowerError::Shape { op, reason } => write!(f, "`{op}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+type Lowered = Result<Vec<Value>, LowerError>;
+
+/// Reads one op's operands, reporting misfits against the op.
+struct Args<'a> {
+    op: Op,
+    operands: &'a [Operand],
+}
+
+impl Args<'_> {
+    fn err<T>(&self, reason: impl Into<String>) -> Result<T, LowerError> {
+        Err(LowerError::Shape {
+            op: self.op.name(),
+            reason: reason.into(),
+        })
+    }
+
+    fn get(&self, i: usize) -> Result<&Operand, LowerError> {
+        match self.operands.get(i) {
+            Some(o) => Ok(o),
+            None => self.err(format!(
+                "operand {i} missing ({} given)",
+                self.operands.len()
+            )),
+        }
+    }
+
+    fn tensor(&self, i: usize) -> Result<Value, LowerError> {
+        match self.get(i)? {
+            Operand::Tensor(v) => Ok(*v),
+            other => self.err(format!("operand {i} must be a tensor, found {other:?}")),
+        }
+    }
+
+    fn ty(&self, f: &Function, i: usize) -> Result<TensorType, LowerError> {
+        Ok(f.ty(self.tensor(i)?).clone())
+    }
+
+    fn num(&self, i: usize) -> Result<f64, LowerError> {
+        match self.get(i)? {
+            Operand::Num(x) => Ok(*x),
+            Operand::Int(n) => Ok(*n as f64),
+            other => self.err(format!("operand {i} must be a number, found {other:?}")),
+        }
+    }
+
+    /// A non-negative integer below `bound` (`bound` itself allowed when `inclusive`).
+    fn index(&self, i: usize, bound: usize, inclusive: bool) -> Result<usize, LowerError> {
+        let n = match self.get(i)? {
+            Operand::Int(n) => *n,
+            other => return self.err(format!("operand {i} must be a numerus, found {other:?}")),
+        };
+        match usize::try_from(n) {
+            Ok(u) if u < bound || (inclusive && u == bound) => Ok(u),
+            _ => self.err(format!("{n} is out of range 0..{bound}")),
+        }
+    }
+
+    fn flag(&self, i: usize) -> Result<bool, LowerError> {
+        match self.get(i)? {
+            Operand::Flag(b) => Ok(*b),
+            other => self.err(format!(
+                "operand {i} must be a truth value, found {other:?}"
+            )),
+        }
+    }
+
+    fn dims(&self, i: usize) -> Result<Vec<usize>, LowerError> {
+        match self.get(i)? {
+            Operand::Dims(d) => Ok(d.clone()),
+            other => self.err(format!("operand {i} must be a shape, found {other:?}")),
+        }
+    }
+}
+
+/// NumPy broadcasting of two shapes (the native `broadcast_shapes`' rule).
+fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    (0..n)
+        .map(|i| {
+            // Axis i of the result is axis i − (n − rank) of each operand, or a
+            // missing leading axis (extent 1).
+            let at = |s: &[usize]| (i + s.len()).checked_sub(n).map_or(1, |j| s[j]);
+            let (da, db) = (at(a), at(b));
+            match (da, db) {
+                (1, d) | (d, 1) => Some(d),
+                (x, y) if x == y => Some(x),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// `x` broadcast NumPy-style (trailing axes aligned) to `dims`.
+fn broadcast_to(f: &mut Function, x: Value, dims: &[usize]) -> Value {
+    let r = f.ty(x).rank();
+    let map: Vec<usize> = (dims.len() - r..dims.len()).collect();
+    f.broadcast_in_dim(x, &map, dims)
+}
+
+/// `a ∘ b` with NumPy broadcasting; a number operand is a constant, and an f32
+/// operand meeting an f64 one is widened (the native promotion).
+fn arith(f: &mut Function, a: &Args, op: Binary) -> Lowered {
+    let x = a.tensor(0)?;
+    let y = match a.get(1)? {
+        Operand::Num(n) => f.constant(f.ty(x).elem, *n),
+        Operand::Int(n) => f.constant(f.ty(x).elem, *n as f64),
+        _ => a.tensor(1)?,
+    };
+    let elem = match (f.ty(x).elem, f.ty(y).elem) {
+        (ElementType::F32, ElementType::F32) => ElementType::F32,
+        _ => ElementType::F64,
+    };
+    let (x, y) = (f.convert(x, elem), f.convert(y, elem));
+    let (dx, dy) = (f.ty(x).dims.clone(), f.ty(y).dims.clone());
+    let Some(dims) = broadcast_shapes(&dx, &dy) else {
+        return a.err(format!("shapes {dx:?} and {dy:?} do not broadcast"));
+    };
+    let (x, y) = (broadcast_to(f, x, &dims), broadcast_to(f, y, &dims));
+    Ok(vec![f.binary(op, x, y)])
+}
+
+/// `x` plus the rank-1 `b` on every last-axis row.
+fn add_bias(f: &mut Function, a: &Args, x: Value, b: Value) -> Lowered {
+    let (xt, bt) = (f.ty(x).clone(), f.ty(b).clone());
+    if xt.rank() == 0 || bt.dims != [xt.dims[xt.rank() - 1]] || xt.elem != bt.elem {
+        return a.err(format!("bias {bt} does not fit the last axis of {xt}"));
+    }
+    let bb = f.broadcast_in_dim(b, &[xt.rank() - 1], &xt.dims);
+    Ok(vec![f.binary(Binary::Add, x, bb)])
+}
+
+/// `x` with its last two axes swapped.
+fn swap_last(f: &mut Function, a: &Args, x: Value) -> Result<Value, LowerError> {
+    let r = f.ty(x).rank();
+    if r < 2 {
+        return a.err(format!("needs rank ≥ 2, found rank {r}"));
+    }
+    let mut perm: Vec<usize> = (0..r).collect();
+    perm.swap(r - 2, r - 1);
+    Ok(f.transpose(x, &perm))
+}
+
+/// `a · b` with the native `matmul`'s ranks: dot (1, 1), vec-mat (1, 2), mat-vec
+/// (2, 1), and ranks 2–4 with the batch axes broadcast.
+fn matmul(f: &mut Function, a: &Args, x: Value, y: Value) -> Result<Value, LowerError> {
+    let (xt, yt) = (f.ty(x).clone(), f.ty(y).clone());
+    if xt.elem != yt.elem {
+        return a.err("operands of two element types");
+    }
+    let (ra, rb) = (xt.rank(), yt.rank());
+    let (ka, kb) = match (ra, rb) {
+        (1, 1) | (1, 2) => (0, 0),
+        (2, 1) => (1, 0),
+        (2..=4, 2..=4) => (ra - 1, rb - 2),
+        _ => return a.err(format!("ranks {ra} and {rb} do not combine")),
+    };
+    if xt.dims[ka] != yt.dims[kb] {
+        return a.err(format!(
+            "the inner dimensions differ ({} against {})",
+            xt.dims[ka], yt.dims[kb]
+        ));
+    }
+    if ra < 2 || rb < 2 {
+        let d = DotDims {
+            lhs_contract: vec![ka],
+            rhs_contract: vec![kb],
+            ..DotDims::default()
+        };
+        return Ok(f.dot_general(x, y, &d));
+    }
+    let (ba, bb) = (&xt.dims[..ra - 2], &yt.dims[..rb - 2]);
+    let Some(batch) = broadcast_shapes(ba, bb) else {
+        return a.err(format!("the batch axes {ba:?} and {bb:?} do not broadcast"));
+    };
+    let nb = batch.len();
+    let widen = |f: &mut Function, v: Value, t: &TensorType| {
+        let mut dims = batch.clone();
+        dims.extend_from_slice(&t.dims[t.rank() - 2..]);
+        broadcast_to(f, v, &dims)
+    };
+    let (x, y) = (widen(f, x, &xt), widen(f, y, &yt));
+    let d = DotDims {
+        lhs_batch: (0..nb).collect(),
+        rhs_batch: (0..nb).collect(),
+        lhs_contract: vec![nb + 1],
+        rhs_contract: vec![nb],
+    };
+    Ok(f.dot_general(x, y, &d))
+}
+
+/// The reduction of `x` over `axis`, the axis kept as extent 1 when `keep`;
+/// divided by the axis' extent when `mean`.
+fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: bool) -> Lowered {
+    let xt = a.ty(f, 0)?;
+    let x = a.tensor(0)?;
+    let axis = a.index(1, xt.rank(), false)?;
+    let keep = a.flag(2)?;
+    let mut r = f.reduce(x, &[axis], kind);
+    if mean {
+        let n = f.splat(xt.elem, xt.dims[axis] as f64, &f.ty(r).dims.clone());
+        r = f.binary(Binary::Divide, r, n);
+    }
+    if keep {
+        let mut dims = xt.dims.clone();
+        dims[axis] = 1;
+        r = f.reshape(r, &dims);
+    }
+    Ok(vec![r])
+}
+
+/// Softmax (or log-softmax) of every last-axis row, from the row maximum:
+/// `e = exp(x − max)`, `e / Σe` (or `x − max − log Σe`).
+fn softmax(f: &mut Function, a: &Args, log: bool) -> Lowered {
+    let xt = a.ty(f, 0)?;
+    let x = a.tensor(0)?;
+    let Some(last) = xt.rank().checked_sub(1) else {
+        return a.err("needs rank ≥ 1");
+    };
+    let keep: Vec<usize> = (0..last).collect();
+    let m = f.reduce(x, &[last], Reduction::Max);
+    let m = f.broadcast_in_dim(m, &keep, &xt.dims);
+    let shifted = f.binary(Binary::Subtract, x, m);
+    let e = f.unary(Unary::Exponential, shifted);
+    let s = f.reduce(e, &[last], Reduction::Sum);
+    let s = f.broadcast_in_dim(s, &keep, &xt.dims);
+    Ok(vec![if log {
+        let ls = f.unary(Unary::Log, s);
+        f.binary(Binary::Subtract, shifted, ls)
+    } else {
+        f.binary(Binary::Divide, e, s)
+    }])
+}
+
+/// Elements `[s, e)` of `axis`.
+fn narrow(f: &mut Function, x: Value, axis: usize, s: usize, e: usize) -> Value {
+    let dims = f.ty(x).dims.clone();
+    let mut start = vec![0; dims.len()];
+    let mut limit = dims;
+    start[axis] = s;
+    limit[axis] = e;
+    f.slice(x, &start, &limit)
+}
+
+fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {
+    let x = a.tensor(0)?;
+    Ok(vec![f.unary(op, x)])
+}
+
+/// Emits `op` applied to `operands` into `f`; returns its results (one value for a
+/// tensor or number result).
+pub fn lower_op(f: &mut Function, op: Op, operands: &[Operand]) -> Lowered {
+    if operands.len() != op.arity() {
+        return Err(LowerError::Shape {
+            op: op.name(),
+            reason: format!("takes {} operands, {} given", op.arity(), operands.len()),
+        });
+    }
+    lower_checked(f, op, &Args { op, operands })
+}
+
+fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
+    match op {
+        Op::Addita => arith(f, a, Binary::Add),
+        Op::Subtrahe => arith(f, a, Binary::Subtract),
+        Op::Multiplica => arith(f, a, Binary::Multiply),
+        Op::Divide => arith(f, a, Binary::Divide),
+        Op::AdditaBias => add_bias(f, a, a.tensor(0)?, a.tensor(1)?),
+        Op::Neg => unary(f, a, Unary::Negate),
+        Op::Exp => unary(f, a, Unary::Exponential),
+        Op::Log => unary(f, a, Unary::Log),
+        Op::Sqrt => unary(f, a, Unary::Sqrt),
+        Op::Tanh => unary(f, a, Unary::Tanh),
+        Op::Relu => {
+            let xt = a.ty(f, 0)?;
+            let zero = f.splat(xt.elem, 0.0, &xt.dims);
+            Ok(vec![f.binary(Binary::Maximum, a.tensor(0)?, zero)])
+        }
+        Op::Positiva => Ok(vec![f.positive_mask(a.tensor(0)?)]),
+        Op::Reciproca => {
+            let xt = a.ty(f, 0)?;
+            let one = f.splat(xt.elem, 1.0, &xt.dims);
+            Ok(vec![f.binary(Binary::Divide, one, a.tensor(0)?)])
+        }
+        Op::Scala => {
+            let xt = a.ty(f, 0)?;
+            let s = f.splat(xt.elem, a.num(1)?, &xt.dims);
+            Ok(vec![f.binary(Binary::Multiply, a.tensor(0)?, s)])
+        }
+        Op::MatMul => Ok(vec![matmul(f, a, a.tensor(0)?, a.tensor(1)?)?]),
+        Op::MatMulNT => {
+            let bt = swap_last(f, a, a.tensor(1)?)?;
+            Ok(vec![matmul(f, a, a.tensor(0)?, bt)?])
+        }
+        Op::MatMulTN => {
+            let at = swap_last(f, a, a.tensor(0)?)?;
+            Ok(vec![matmul(f, a, at, a.tensor(1)?)?])
+        }
+        Op::Lineare => {
+            let p = matmul(f, a, a.tensor(0)?, a.tensor(1)?)?;
+            add_bias(f, a, p, a.tensor(2)?)
+        }
+        Op::Summa | Op::Media => {
+            let xt = a.ty(f, 0)?;
+            let axes: Vec<usize> = (0..xt.rank()).collect();
+            let mut r = f.reduce(a.tensor(0)?, &axes, Reduction::Sum);
+            if op == Op::Media {
+                if xt.numel() == 0 {
+                    return a.err("the mean of no elements");
+                }
+                let n = f.constant(xt.elem, xt.numel() as f64);
+                r = f.binary(Binary::Divide, r, n);
+            }
+            Ok(vec![r])
+        }
+        Op::SummaAxis => reduce_axis(f, a, Reduction::Sum, false),
+        Op::MediaAxis => reduce_axis(f, a, Reduction::Sum, true),
+        Op::MaximumAxis => reduce_axis(f, a, Reduction::Max, false),
+        Op::Softmax => softmax(f, a, false),
+        Op::LogSoftmax => softmax(f, a, true),
+        Op::Forma => {
+            let (xt, dims) = (a.ty(f, 0)?, a.dims(1)?);
+            let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+            if n != Some(xt.numel()) {
+                return a.err(format!(
+                    "{} elements cannot take shape {dims:?}",
+                    xt.numel()
+                ));
+            }
+            Ok(vec![f.reshape(a.tensor(0)?, &dims)])
+        }
+        Op::Transpone => {
+            let xt = a.ty(f, 0)?;
+            if xt.rank() != 2 {
+                return a.err(format!("needs rank 2, found rank {}", xt.rank()));
+            }
+            Ok(vec![f.transpose(a.tensor(0)?, &[1, 0])])
+        }
+        Op::TransponeUltimas => Ok(vec![swap_last(f, a, a.tensor(0)?)?]),
+        Op::Permute => {
+            let (xt, perm) = (a.ty(f, 0)?, a.dims(1)?);
+            let mut seen = vec![false; xt.rank()];
+            let is_perm = perm.len() == xt.rank()
+                && perm
+                    .iter()
+                    .all(|&p| p < seen.len() && !std::mem::replace(&mut seen[p], true));
+            if !is_perm {
+                return a.err(format!(
+                    "{perm:?} is not a permutation of rank {}",
+                    xt.rank()
+                ));
+            }
+            Ok(vec![f.transpose(a.tensor(0)?, &perm)])
+        }
+        Op::Sectio => {
+            let xt = a.ty(f, 0)?;
+            if xt.rank() == 0 {
+                return a.err("needs rank ≥ 1");
+            }
+            let e = a.index(2, xt.dims[0], true)?;
+            let s = a.index(1, e, true)?;
+            Ok(vec![narrow(f, a.tensor(0)?, 0, s, e)])
+        }
+        Op::Angusta => {
+            let xt = a.ty(f, 0)?;
+            let axis = a.index(1, xt.rank(), false)?;
+            let e = a.index(3, xt.dims[axis], true)?;
+            let s = a.index(2, e, true)?;
+            Ok(vec![narrow(f, a.tensor(0)?, axis, s, e)])
+        }
+        Op::Concatena => {
+            let (xt, yt) = (a.ty(f, 0)?, a.ty(f, 1)?);
+            let axis = a.index(2, xt.rank(), false)?;
+            let fits = xt.elem == yt.elem
+                && xt.rank() == yt.rank()
+                && (0..xt.rank()).all(|i| i == axis || xt.dims[i] == yt.dims[i]);
+            if !fits {
+                return a.err(format!("{xt} and {yt} do not join along axis {axis}"));
+            }
+            Ok(vec![f.concatenate(a.tensor(0)?, a.tensor(1)?, axis)])
+        }
+        Op::Crea
+        | Op::Strue
+        | Op::TanhPerExp
+        | Op::Gelu
+        | Op::GeluPerExp
+        | Op::Argmax
+        | Op::Laminatio
+        | Op::CruxEntropia
+        | Op::CruxEntropiaIndices
+        | Op::Collige
+        | Op::LarvaCausalis
+        | Op::SoftmaxCausalis
+        | Op::AttentioPondera
+        | Op::AttentioApplica
+        | Op::Attentio
+        | Op::AttentioCumPonderibus
+        | Op::AttentioExPari
+        | Op::Normalis
+        | Op::Uniformis
+        | Op::Multinomialis
+        | Op::Magnitudines
+        | Op::Planata
+        | Op::Numerus
+        | Op::RetroNihil
+        | Op::RetroAdde
+        | Op::RetroImple
+        | Op::RetroAdFormam
+        | Op::RetroDilata
+        | Op::RetroMaximum
+        | Op::RetroInpone
+        | Op::RetroSoftmax
+        | Op::RetroSoftmaxCausalis
+        | Op::RetroLogSoftmax
+        | Op::RetroLaminatio
+        | Op::RetroLaminatioAdde
+        | Op::RetroGelu
+        | Op::GeluCumDerivata
+        | Op::GeluExPari
+        | Op::RetroGeluDerivata
+        | Op::RetroGeluPerExp
+        | Op::RetroCruxEntropia
+        | Op::RetroCruxScopi
+        | Op::RetroCruxIndices
+        | Op::RetroCollige
+        | Op::RetroPermute
+        | Op::RetroPars
+        | Op::RetroMatMul
+        | Op::RetroMatMulDerivata
+        | Op::RetroMatMulAdde
+        | Op::RetroAttentioPondera
+        | Op::RetroAttentioApplica
+        | Op::RetroAttentio
+        | Op::AdamwPassus
+        | Op::RmsNorm
+        | Op::RetroRmsNorm
+        | Op::Silu
+        | Op::RetroSilu => Err(LowerError::NoLowering { op: op.name() }),
+    }
+}
