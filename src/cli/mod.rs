@@ -9,6 +9,7 @@
 mod atomic;
 mod check;
 mod devices;
+mod devices_check;
 mod explain;
 mod flags;
 mod format;

@@ -131,6 +131,13 @@ fn addressable_device(h: &ClientHandle, index: usize) -> Result<*mut c::Device, 
 }
 
 impl Client<'_> {
+    /// The id (`PJRT_DeviceDescription_Id`) of addressable device `index`, what a
+    /// device assignment names.
+    pub fn addressable_device_id(&self, index: usize) -> Result<i64, PluginError> {
+        let device = addressable_device(&self.handle, index)?;
+        Ok(i64::from(self.describe(device)?.id))
+    }
+
     /// Compiles StableHLO MLIR text (`PJRT_Client_Compile`, format "mlir").
     pub fn compile(&self, mlir: &str, options: &CompileOptions) -> Result<Executable, PluginError> {
         let h = &self.handle;
@@ -248,10 +255,9 @@ impl Executable {
         Ok(n.num_outputs)
     }
 
-    /// Runs on the device the program was compiled for (the plugin's default
-    /// assignment: one replica on addressable device 0) with `args`, which must live
-    /// there (`PJRT_LoadedExecutable_Execute`), waits for the outputs and returns
-    /// them.
+    /// Runs on the device the program was compiled for (its device assignment, else
+    /// the plugin's default) with `args`, which must live there
+    /// (`PJRT_LoadedExecutable_Execute`), waits for the outputs and returns them.
     pub fn execute(&self, args: &[&Buffer]) -> Result<Vec<Buffer>, PluginError> {
         const CALL: &str = "PJRT_LoadedExecutable_Execute";
         let api = self.client.api;

@@ -66,6 +66,42 @@ impl fmt::Display for PluginError {
 
 impl std::error::Error for PluginError {}
 
+/// The part of the work a failed PJRT call belongs to; the command line gives each
+/// its own diagnostic code (src/cli/devices.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Loading, initialising, creating a client, listing devices.
+    Setup,
+    /// Compiling a program (`PJRT_Client_Compile` and asking the result about
+    /// itself).
+    Compile,
+    /// Moving arrays to and from a device and executing (src/xla/exec.rs).
+    Execute,
+}
+
+impl PluginError {
+    /// The stage of the failed call.
+    pub fn stage(&self) -> Stage {
+        let PluginError::Call { call, .. } = self else {
+            return Stage::Setup;
+        };
+        match *call {
+            "PJRT_Client_Compile"
+            | "PJRT_LoadedExecutable_GetExecutable"
+            | "PJRT_Executable_NumOutputs"
+            | "PJRT_Executable_Destroy" => Stage::Compile,
+            c if c.starts_with("PJRT_Buffer_")
+                || c.starts_with("PJRT_Event_")
+                || c == "PJRT_Client_BufferFromHostBuffer"
+                || c == "PJRT_LoadedExecutable_Execute" =>
+            {
+                Stage::Execute
+            }
+            _ => Stage::Setup,
+        }
+    }
+}
+
 /// A loaded, initialised PJRT plugin.
 pub struct Plugin {
     path: PathBuf,
@@ -299,7 +335,7 @@ impl Client<'_> {
         handles.iter().map(|&d| self.describe(d)).collect()
     }
 
-    fn describe(&self, device: *mut c::Device) -> Result<DeviceInfo, PluginError> {
+    pub(super) fn describe(&self, device: *mut c::Device) -> Result<DeviceInfo, PluginError> {
         let api = self.plugin.api;
         let plugin = self.plugin;
         let mut g = c::DeviceGetDescriptionArgs::new();

@@ -1,7 +1,7 @@
 //! The serialized `xla.CompileOptionsProto` that `PJRT_Client_Compile` takes, encoded
-//! by hand: faber sets three integer fields, so a dozen lines of protobuf wire format
-//! replace a protobuf compiler at build time (`cargo install` needs nothing beyond
-//! cargo; docs/xla.md).
+//! by hand: faber sets a few integer fields and one small nested message, so some
+//! forty lines of protobuf wire format replace a protobuf compiler at build time
+//! (`cargo install` needs nothing beyond cargo; docs/xla.md).
 //!
 //! The field numbers, from XLA's `xla/pjrt/proto/compile_options.proto`:
 //!
@@ -14,7 +14,19 @@
 //!   int64 device_ordinal = 1;   // -1: not set
 //!   int64 num_replicas = 4;
 //!   int64 num_partitions = 5;
+//!   xla.DeviceAssignmentProto device_assignment = 9;
 //!   …
+//! }
+//! ```
+//!
+//! and from `xla/xla_data.proto`:
+//!
+//! ```text
+//! message DeviceAssignmentProto {
+//!   int32 replica_count = 1;
+//!   int32 computation_count = 2;
+//!   message ComputationDevice { repeated int64 replica_device_ids = 1; }
+//!   repeated ComputationDevice computation_devices = 3;
 //! }
 //! ```
 //!
@@ -25,12 +37,17 @@
 //! order, as protobuf's own serializers do.
 
 /// What faber asks of a compilation: one replica, one partition, optionally a
-/// device ordinal (else the plugin's default assignment, device 0).
+/// device ordinal, and optionally the device (by its id) the one replica runs on —
+/// a static device assignment; without one the plugin assigns its default device.
+/// (The CPU plugin places a program by the assignment alone, not by the ordinal.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompileOptions {
     pub device_ordinal: Option<i64>,
     pub num_replicas: i64,
     pub num_partitions: i64,
+    /// `device_assignment`: replica 0 of computation 0 on the device of this id
+    /// (`PJRT_DeviceDescription_Id`).
+    pub device_id: Option<i64>,
 }
 
 impl Default for CompileOptions {
@@ -39,6 +56,7 @@ impl Default for CompileOptions {
             device_ordinal: None,
             num_replicas: 1,
             num_partitions: 1,
+            device_id: None,
         }
     }
 }
@@ -54,6 +72,15 @@ const DEVICE_ORDINAL: u64 = 1;
 const NUM_REPLICAS: u64 = 4;
 /// `ExecutableBuildOptionsProto.num_partitions`.
 const NUM_PARTITIONS: u64 = 5;
+/// `ExecutableBuildOptionsProto.device_assignment`.
+const DEVICE_ASSIGNMENT: u64 = 9;
+/// `DeviceAssignmentProto.replica_count`, `.computation_count`,
+/// `.computation_devices`.
+const REPLICA_COUNT: u64 = 1;
+const COMPUTATION_COUNT: u64 = 2;
+const COMPUTATION_DEVICES: u64 = 3;
+/// `DeviceAssignmentProto.ComputationDevice.replica_device_ids`.
+const REPLICA_DEVICE_IDS: u64 = 1;
 
 /// Appends `v` as a base-128 varint, least significant group first.
 fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -73,6 +100,26 @@ fn int64_field(out: &mut Vec<u8>, field: u64, v: i64) {
     varint(out, v as u64);
 }
 
+/// A nested message or packed repeated field: key, length, bytes.
+fn bytes_field(out: &mut Vec<u8>, field: u64, bytes: &[u8]) {
+    key(out, field, LENGTH_DELIMITED);
+    varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// A `DeviceAssignmentProto` of one replica of one computation on device `id`.
+fn one_device_assignment(id: i64) -> Vec<u8> {
+    let mut ids = Vec::new();
+    varint(&mut ids, id as u64);
+    let mut computation = Vec::new();
+    bytes_field(&mut computation, REPLICA_DEVICE_IDS, &ids);
+    let mut out = Vec::new();
+    int64_field(&mut out, REPLICA_COUNT, 1);
+    int64_field(&mut out, COMPUTATION_COUNT, 1);
+    bytes_field(&mut out, COMPUTATION_DEVICES, &computation);
+    out
+}
+
 impl CompileOptions {
     /// The options as a serialized `CompileOptionsProto`.
     pub fn encode(&self) -> Vec<u8> {
@@ -82,10 +129,11 @@ impl CompileOptions {
         }
         int64_field(&mut build, NUM_REPLICAS, self.num_replicas);
         int64_field(&mut build, NUM_PARTITIONS, self.num_partitions);
+        if let Some(id) = self.device_id {
+            bytes_field(&mut build, DEVICE_ASSIGNMENT, &one_device_assignment(id));
+        }
         let mut out = Vec::with_capacity(build.len() + 2);
-        key(&mut out, EXECUTABLE_BUILD_OPTIONS, LENGTH_DELIMITED);
-        varint(&mut out, build.len() as u64);
-        out.extend_from_slice(&build);
+        bytes_field(&mut out, EXECUTABLE_BUILD_OPTIONS, &build);
         out
     }
 }
@@ -113,11 +161,28 @@ mod tests {
             device_ordinal: Some(2),
             num_replicas: 300,
             num_partitions: 1,
+            device_id: None,
         };
         assert_eq!(
             o.encode(),
             [0x1a, 0x07, 0x08, 0x02, 0x20, 0xac, 0x02, 0x28, 0x01]
         );
+    }
+
+    /// The assignment (field 9: key 0x4a) of device 3: replica_count 1 (0x08 0x01),
+    /// computation_count 1 (0x10 0x01), one computation_devices entry (key 0x1a,
+    /// length 3) holding the packed ids (key 0x0a, length 1, 3).
+    #[test]
+    fn a_device_assignment_of_one_device() {
+        let o = CompileOptions {
+            device_id: Some(3),
+            ..CompileOptions::default()
+        };
+        let assignment = [0x08, 0x01, 0x10, 0x01, 0x1a, 0x03, 0x0a, 0x01, 0x03];
+        let mut want = vec![0x1a, 4 + 2 + assignment.len() as u8];
+        want.extend([0x20, 0x01, 0x28, 0x01, 0x4a, assignment.len() as u8]);
+        want.extend(assignment);
+        assert_eq!(o.encode(), want);
     }
 
     /// -1 is 2⁶⁴ − 1: nine bytes 0xff and a final 0x01 (64 = 9·7 + 1 bits).

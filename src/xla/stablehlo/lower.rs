@@ -310,7 +310,12 @@ pub fn lower_op(f: &mut Function, op: Op, operands: &[Operand]) -> Lowered {
     if operands.len() != op.arity() {
         return Err(LowerError::Shape {
             op: op.name(),
-            reason: format!("takes {} operands, {} given", op.arity(), operands.len()),
+            reason: format!(
+                "takes {} operand{}, {} given",
+                op.arity(),
+                if op.arity() == 1 { "" } else { "s" },
+                operands.len()
+            ),
         });
     }
     lower_checked(f, op, &Args { op, operands })
@@ -493,5 +498,82 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::RetroRmsNorm
         | Op::Silu
         | Op::RetroSilu => Err(LowerError::NoLowering { op: op.name() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(dims: &[usize]) -> TensorType {
+        TensorType::new(ElementType::F32, dims)
+    }
+
+    /// The result types of `op` on tensor parameters of `params` and `extra`
+    /// literal operands after them.
+    fn lowered(
+        op: Op,
+        params: &[TensorType],
+        extra: &[Operand],
+    ) -> Result<Vec<TensorType>, LowerError> {
+        let (mut f, p) = Function::new(params);
+        let mut operands: Vec<Operand> = p.into_iter().map(Operand::Tensor).collect();
+        operands.extend_from_slice(extra);
+        let r = lower_op(&mut f, op, &operands)?;
+        Ok(r.iter().map(|&v| f.ty(v).clone()).collect())
+    }
+
+    #[test]
+    fn result_types_follow_the_native_shape_rules() {
+        let mm = |a: &[usize], b: &[usize]| lowered(Op::MatMul, &[f32s(a), f32s(b)], &[]);
+        assert_eq!(mm(&[3], &[3]).unwrap(), [f32s(&[])]);
+        assert_eq!(mm(&[3], &[3, 4]).unwrap(), [f32s(&[4])]);
+        assert_eq!(mm(&[2, 3], &[3]).unwrap(), [f32s(&[2])]);
+        assert_eq!(
+            mm(&[2, 1, 5, 3], &[4, 3, 6]).unwrap(),
+            [f32s(&[2, 4, 5, 6])]
+        );
+        let add = lowered(Op::Addita, &[f32s(&[4, 1, 3]), f32s(&[2, 1])], &[]);
+        assert_eq!(add.unwrap(), [f32s(&[4, 2, 3])]);
+        let keep = [Operand::Int(1), Operand::Flag(true)];
+        let s = lowered(Op::SummaAxis, &[f32s(&[2, 5, 3])], &keep);
+        assert_eq!(s.unwrap(), [f32s(&[2, 1, 3])]);
+        let p = lowered(
+            Op::Permute,
+            &[f32s(&[2, 5, 3])],
+            &[Operand::Dims(vec![2, 0, 1])],
+        );
+        assert_eq!(p.unwrap(), [f32s(&[3, 2, 5])]);
+        let mixed = lowered(
+            Op::Multiplica,
+            &[f32s(&[2]), TensorType::new(ElementType::F64, &[2])],
+            &[],
+        );
+        assert_eq!(mixed.unwrap(), [TensorType::new(ElementType::F64, &[2])]);
+    }
+
+    #[test]
+    fn misfits_name_the_op_and_ops_without_a_lowering_say_so() {
+        let e = lowered(Op::Gelu, &[f32s(&[2])], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "no StableHLO lowering for op `gelu`");
+        let e = lowered(Op::MatMul, &[f32s(&[2, 3]), f32s(&[4, 5])], &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`matmul`: the inner dimensions differ (3 against 4)"
+        );
+        let e = lowered(Op::Addita, &[f32s(&[2, 3]), f32s(&[4, 3])], &[]).unwrap_err();
+        assert!(e.to_string().contains("do not broadcast"), "{e}");
+        let e = lowered(Op::Permute, &[f32s(&[2, 3])], &[Operand::Dims(vec![0, 0])]);
+        assert!(e.unwrap_err().to_string().contains("not a permutation"));
+        let e = lowered(Op::Forma, &[f32s(&[2, 3])], &[Operand::Dims(vec![4])]);
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("6 elements cannot take shape [4]"));
+        let bounds = [Operand::Int(2), Operand::Int(1)];
+        let e = lowered(Op::Sectio, &[f32s(&[3, 2])], &bounds).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+        let e = lowered(Op::Exp, &[f32s(&[2]), f32s(&[2])], &[]).unwrap_err();
+        assert!(e.to_string().contains("takes 1 operand, 2 given"), "{e}");
     }
 }

@@ -1,0 +1,231 @@
+//! Running tensor ops on one PJRT device: [`Device::run_op`] lowers one Radix IR op
+//! to StableHLO (src/xla/stablehlo/), compiles it once per (program, argument shapes
+//! and element types) — the [`Cache`], like `jax.jit`'s — copies the tensors in,
+//! executes, and copies the results back as faber tensors.
+//!
+//! This is the unit the op tests (tests/xla_ops.rs) check against the native
+//! kernels, and the seam a whole-function lowering will use: its programs are keyed
+//! the same way, by a name for the program and the argument types.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use super::exec::{ElementType, Executable, HostArray};
+use super::plugin::{Client, PluginError};
+use super::proto::CompileOptions;
+use super::stablehlo::{lower_op, Function, LowerError, Operand, TensorType};
+use crate::ir::ops::Op;
+use crate::tensor::{DType, Tensor};
+
+/// Why running on the device failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum XlaError {
+    /// The op (or an operand) has no lowering.
+    Lower(LowerError),
+    /// A PJRT call failed (compiling: `PJRT_Client_Compile`; else a transfer or the
+    /// execution).
+    Plugin(PluginError),
+    /// A device result faber cannot take back as a tensor.
+    Result(String),
+}
+
+impl fmt::Display for XlaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            XlaError::Lower(e) => e.fmt(f),
+            XlaError::Plugin(e) => e.fmt(f),
+            XlaError::Result(m) => write!(f, "a device result: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for XlaError {}
+
+impl From<LowerError> for XlaError {
+    fn from(e: LowerError) -> Self {
+        XlaError::Lower(e)
+    }
+}
+
+impl From<PluginError> for XlaError {
+    fn from(e: PluginError) -> Self {
+        XlaError::Plugin(e)
+    }
+}
+
+/// An operand of [`Device::run_op`]: a tensor, or a literal the program bakes in.
+#[derive(Clone, Debug)]
+pub enum Arg<'a> {
+    Tensor(&'a Tensor),
+    Num(f64),
+    Int(i64),
+    Flag(bool),
+    Dims(Vec<usize>),
+}
+
+/// A compile cache key: the program's name (for one op, the op and its literal
+/// operands) and the argument types.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub program: String,
+    pub args: Vec<TensorType>,
+}
+
+/// Compiled executables by [`Key`], with hit and miss counts.
+#[derive(Default)]
+pub struct Cache {
+    map: HashMap<Key, Rc<Executable>>,
+    hits: u64,
+    misses: u64,
+}
+
+impl Cache {
+    /// Lookups that found a compiled executable.
+    pub fn hits(&self) -> u64 {
+        self.hits
+    }
+
+    /// Lookups that compiled.
+    pub fn misses(&self) -> u64 {
+        self.misses
+    }
+
+    /// Executables held.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// One addressable device of a client, with its compile cache. Its programs are
+/// compiled with a device assignment naming it (the CPU plugin places a program
+/// by the assignment, not by `device_ordinal`), and its tensors copied to it.
+pub struct Device<'p> {
+    client: Client<'p>,
+    ordinal: usize,
+    options: CompileOptions,
+    cache: Cache,
+}
+
+fn element_type(t: &Tensor) -> ElementType {
+    match t.dtype() {
+        DType::F32 => ElementType::F32,
+        DType::F64 => ElementType::F64,
+    }
+}
+
+fn host_array(t: &Tensor) -> HostArray {
+    match (t.data_f32(), t.data_f64()) {
+        (Some(v), _) => HostArray::F32(v.to_vec()),
+        (_, Some(v)) => HostArray::F64(v.to_vec()),
+        (None, None) => HostArray::F64(t.values().into_owned()),
+    }
+}
+
+impl<'p> Device<'p> {
+    /// Addressable device `ordinal` of `client`.
+    pub fn new(client: Client<'p>, ordinal: usize) -> Result<Device<'p>, XlaError> {
+        let id = client.addressable_device_id(ordinal)?;
+        Ok(Device {
+            client,
+            ordinal,
+            options: CompileOptions {
+                device_id: Some(id),
+                ..CompileOptions::default()
+            },
+            cache: Cache::default(),
+        })
+    }
+
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// The executable for `key`, compiled from `text()` on a miss.
+    pub fn executable(
+        &mut self,
+        key: Key,
+        text: impl FnOnce() -> Result<String, XlaError>,
+    ) -> Result<Rc<Executable>, XlaError> {
+        if let Some(e) = self.cache.map.get(&key) {
+            self.cache.hits += 1;
+            return Ok(Rc::clone(e));
+        }
+        let exe = Rc::new(self.client.compile(&text()?, &self.options)?);
+        self.cache.misses += 1;
+        self.cache.map.insert(key, Rc::clone(&exe));
+        Ok(exe)
+    }
+
+    /// Runs `exe` on `args` and copies every output back as a tensor.
+    pub fn execute(&self, exe: &Executable, args: &[&Tensor]) -> Result<Vec<Tensor>, XlaError> {
+        let buffers = args
+            .iter()
+            .map(|t| {
+                self.client
+                    .to_device(&host_array(t), t.shape(), self.ordinal)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<_> = buffers.iter().collect();
+        let outs = exe.execute(&refs)?;
+        outs.iter()
+            .map(|b| {
+                let (data, dims) = b.to_host()?;
+                let t = match data {
+                    HostArray::F32(v) => Tensor::from_f32(v, &dims),
+                    HostArray::F64(v) => Tensor::from_flat(v, &dims),
+                };
+                t.map_err(|e| XlaError::Result(e.to_string()))
+            })
+            .collect()
+    }
+
+    /// `op` applied to `args` on the device: lowered, compiled (or found in the
+    /// cache), run; the results as tensors (a number result is a rank-0 tensor).
+    pub fn run_op(&mut self, op: Op, args: &[Arg]) -> Result<Vec<Tensor>, XlaError> {
+        let tensors: Vec<&Tensor> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tensor(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let types: Vec<TensorType> = tensors
+            .iter()
+            .map(|t| TensorType::new(element_type(t), t.shape()))
+            .collect();
+        let literals: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Tensor(_) => "_".to_string(),
+                Arg::Num(x) => format!("{:?}", x.to_bits()),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        let key = Key {
+            program: format!("{}({})", op.name(), literals.join(", ")),
+            args: types.clone(),
+        };
+        let exe = self.executable(key, || {
+            let (mut f, params) = Function::new(&types);
+            let mut params = params.into_iter();
+            let operands: Vec<Operand> = args
+                .iter()
+                .map(|a| match a {
+                    Arg::Tensor(_) => Operand::Tensor(params.next().expect("one per tensor")),
+                    Arg::Num(x) => Operand::Num(*x),
+                    Arg::Int(n) => Operand::Int(*n),
+                    Arg::Flag(b) => Operand::Flag(*b),
+                    Arg::Dims(d) => Operand::Dims(d.clone()),
+                })
+                .collect();
+            let results = lower_op(&mut f, op, &operands)?;
+            Ok(f.finish(&results))
+        })?;
+        self.execute(&exe, &tensors)
+    }
+}
