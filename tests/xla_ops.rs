@@ -193,6 +193,24 @@ fn elementwise_ops_agree_with_the_native_kernels() {
             let tol = approx(&want, 1e-6, 1e-7);
             check(&mut dev, op, &[Arg::Tensor(x)], &want, &tol, &what(op));
         }
+        // retro_ad_formam: a cotangent of the result's shape summed down to an
+        // operand's; retro_imple: an operand's shape filled with a number.
+        let (g2, like) = (g.any(&out), g.any(&sb));
+        let want = k::sum_to_shape(&g2, &sb).unwrap();
+        let summed = out.iter().product::<usize>() / sb.iter().product::<usize>();
+        let bound = sum_bound(&k::sum_to_shape(&abs(&g2), &sb).unwrap(), summed);
+        let args = [Arg::Tensor(&g2), Arg::Tensor(&like)];
+        check(
+            &mut dev,
+            Op::RetroAdFormam,
+            &args,
+            &want,
+            &bound,
+            &format!("retro_ad_formam {out:?} → {sb:?}"),
+        );
+        let want = Tensor::full_of(k::DType::F32, -0.75, &sb).unwrap();
+        let args = [Arg::Tensor(&like), Arg::Num(-0.75)];
+        check(&mut dev, Op::RetroImple, &args, &want, EXACT, "retro_imple");
         // addita_bias: a bias along the last axis.
         let xs = g.shape(1 + trial % 3);
         let (x, bias) = (g.any(&xs), g.any(&xs[xs.len() - 1..]));

@@ -14,9 +14,12 @@ use std::rc::Rc;
 use super::exec::{ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::CompileOptions;
-use super::stablehlo::{lower_op, Function, LowerError, Operand, TensorType};
+use super::stablehlo::{
+    lower_function, lower_op, Function, LowerError, Operand, Param, TensorType,
+};
 use crate::ir::ops::Op;
-use crate::tensor::{DType, Tensor};
+use crate::ir::{FuncId, Program};
+use crate::tensor::{self as k, DType, Tensor};
 
 /// Why running on the device failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +65,16 @@ pub enum Arg<'a> {
     Int(i64),
     Flag(bool),
     Dims(Vec<usize>),
+}
+
+/// An argument of [`Device::run_function`].
+#[derive(Clone, Debug)]
+pub enum FnArg<'a> {
+    Tensor(&'a Tensor),
+    /// A `fractus`, passed as a rank-0 tensor of the run's precision.
+    Number(f64),
+    /// `nihil` (a companion's unused `residual`).
+    Nihil,
 }
 
 /// A compile cache key: the program's name (for one op, the op and its literal
@@ -112,7 +125,11 @@ pub struct Device<'p> {
 }
 
 fn element_type(t: &Tensor) -> ElementType {
-    match t.dtype() {
+    dtype_element(t.dtype())
+}
+
+fn dtype_element(d: DType) -> ElementType {
+    match d {
         DType::F32 => ElementType::F32,
         DType::F64 => ElementType::F64,
     }
@@ -227,5 +244,67 @@ impl<'p> Device<'p> {
             Ok(f.finish(&results))
         })?;
         self.execute(&exe, &tensors)
+    }
+
+    /// `func` of `program` called with `args` on the device: the whole function
+    /// lowered to one program (src/xla/stablehlo/function.rs), compiled once per
+    /// (function, argument kinds, shapes and element types), run; its results as
+    /// tensors (numbers as rank-0 tensors, a tuple's parts in order). Numbers and the
+    /// tensors a function makes from nothing take the run's precision
+    /// (`tensor::precision`). The cache key names the function by id and name, so a
+    /// device serves one program at a time.
+    pub fn run_function(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Result<Vec<Tensor>, XlaError> {
+        let elem = dtype_element(k::precision());
+        let numbers: Vec<Tensor> = args
+            .iter()
+            .filter_map(|a| match a {
+                FnArg::Number(x) => Some(match elem {
+                    ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
+                    ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
+                }),
+                _ => None,
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|e| XlaError::Result(e.to_string()))?;
+        let mut numbers_iter = numbers.iter();
+        let mut inputs: Vec<&Tensor> = Vec::new();
+        let mut params = Vec::new();
+        let mut kinds = String::new();
+        for a in args {
+            match a {
+                FnArg::Tensor(t) => {
+                    inputs.push(t);
+                    params.push(Param::Tensor(TensorType::new(element_type(t), t.shape())));
+                    kinds.push('t');
+                }
+                FnArg::Number(_) => {
+                    inputs.push(numbers_iter.next().expect("one tensor per number"));
+                    params.push(Param::Number(elem));
+                    kinds.push('n');
+                }
+                FnArg::Nihil => {
+                    params.push(Param::Nihil);
+                    kinds.push('_');
+                }
+            }
+        }
+        let key = Key {
+            program: format!(
+                "fn #{} {} ({kinds}) {elem:?}",
+                func.0,
+                program.func(func).name
+            ),
+            args: inputs
+                .iter()
+                .map(|t| TensorType::new(element_type(t), t.shape()))
+                .collect(),
+        };
+        let exe = self.executable(key, || Ok(lower_function(program, func, &params, elem)?))?;
+        self.execute(&exe, &inputs)
     }
 }

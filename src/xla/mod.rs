@@ -6,9 +6,10 @@
 //! client and lists its devices (`faber devices`); [`exec`] compiles StableHLO text,
 //! moves arrays to and from a device and executes, with the compile options
 //! [`proto`] serializes; [`stablehlo`] writes StableHLO text and lowers the Radix
-//! IR's tensor ops to it; [`device`] runs one op on a device through a compile
-//! cache. Lowering whole functions, device-resident values and
-//! `faber run --backend xla` are the rest of the issue (docs/xla.md).
+//! IR's tensor ops and straight-line functions to it; [`device`] runs one op or one
+//! function on a device through a compile cache. Control flow on the device,
+//! device-resident values and `faber run --backend xla` are the rest of the issue
+//! (docs/xla.md).
 //!
 //! Why a hand-written binding ([`pjrt_api`]) rather than the `pjrt` / `pjrt-sys`
 //! crates: those generate their bindings with bindgen (which needs libclang) and
@@ -29,7 +30,7 @@ pub mod plugin;
 pub mod proto;
 pub mod stablehlo;
 
-pub use device::{Arg, Cache, Device, Key, XlaError};
+pub use device::{Arg, Cache, Device, FnArg, Key, XlaError};
 pub use exec::{Buffer, ElementType, Executable, HostArray};
 pub use plugin::{Client, DeviceInfo, Plugin, PluginError, Stage};
 pub use proto::CompileOptions;

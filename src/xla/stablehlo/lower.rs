@@ -34,6 +34,9 @@ pub enum Operand {
     Flag(bool),
     /// A literal shape or axis list (`forma`, `permute`).
     Dims(Vec<usize>),
+    /// A constructor's seed that gives only the element type (`nihil.crea(…)`: the
+    /// run's precision).
+    Elem(ElementType),
 }
 
 /// Why an op was not lowered.
@@ -43,6 +46,9 @@ pub enum LowerError {
     NoLowering { op: &'static str },
     /// Operands of the wrong kind, count or shape for the op.
     Shape { op: &'static str, reason: String },
+    /// Something of a function other than a tensor op that has no lowering (a
+    /// statement, an expression kind, a value): src/xla/stablehlo/function.rs.
+    Unsupported { what: String },
 }
 
 impl fmt::Display for LowerError {
@@ -50,6 +56,7 @@ impl fmt::Display for LowerError {
         match self {
             LowerError::NoLowering { op } => write!(f, "no StableHLO lowering for op `{op}`"),
             LowerError::Shape { op, reason } => write!(f, "`{op}`: {reason}"),
+            LowerError::Unsupported { what } => write!(f, "no StableHLO lowering for {what}"),
         }
     }
 }
@@ -299,6 +306,48 @@ fn narrow(f: &mut Function, x: Value, axis: usize, s: usize, e: usize) -> Value 
     f.slice(x, &start, &limit)
 }
 
+/// A tensor of `dims` filled with operand `i`: a number, or a rank-0 tensor value
+/// converted to `elem`.
+fn filled(
+    f: &mut Function,
+    a: &Args,
+    i: usize,
+    elem: ElementType,
+    dims: &[usize],
+) -> Result<Value, LowerError> {
+    match a.get(i)? {
+        Operand::Tensor(v) if f.ty(*v).rank() == 0 => {
+            let v = f.convert(*v, elem);
+            Ok(f.broadcast_in_dim(v, &[], dims))
+        }
+        _ => Ok(f.splat(elem, a.num(i)?, dims)),
+    }
+}
+
+/// `g` summed down to `dims` (the broadcast VJP, `sum_to_shape`): the leading axes
+/// `g` has beyond `dims` and the axes where `dims` has extent 1 are summed.
+fn sum_to_shape(f: &mut Function, a: &Args, g: Value, dims: &[usize]) -> Lowered {
+    let gd = f.ty(g).dims.clone();
+    let Some(lead) = gd.len().checked_sub(dims.len()) else {
+        return a.err(format!("{gd:?} does not sum down to {dims:?}"));
+    };
+    let mut axes = Vec::new();
+    for (i, &e) in gd.iter().enumerate() {
+        let fits = i >= lead && (dims[i - lead] == e || dims[i - lead] == 1);
+        if i < lead || (fits && dims[i - lead] == 1 && e != 1) {
+            axes.push(i);
+        } else if !fits {
+            return a.err(format!("{gd:?} does not sum down to {dims:?}"));
+        }
+    }
+    let r = if axes.is_empty() {
+        g
+    } else {
+        f.reduce(g, &axes, Reduction::Sum)
+    };
+    Ok(vec![f.reshape(r, dims)])
+}
+
 fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {
     let x = a.tensor(0)?;
     Ok(vec![f.unary(op, x)])
@@ -346,7 +395,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::Scala => {
             let xt = a.ty(f, 0)?;
-            let s = f.splat(xt.elem, a.num(1)?, &xt.dims);
+            let s = filled(f, a, 1, xt.elem, &xt.dims)?;
             Ok(vec![f.binary(Binary::Multiply, a.tensor(0)?, s)])
         }
         Op::MatMul => Ok(vec![matmul(f, a, a.tensor(0)?, a.tensor(1)?)?]),
@@ -441,8 +490,34 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
             }
             Ok(vec![f.concatenate(a.tensor(0)?, a.tensor(1)?, axis)])
         }
-        Op::Crea
-        | Op::Strue
+        Op::Crea => {
+            let elem = match a.get(0)? {
+                Operand::Elem(e) => *e,
+                _ => a.ty(f, 0)?.elem,
+            };
+            Ok(vec![filled(f, a, 1, elem, &a.dims(2)?)?])
+        }
+        Op::RetroImple => {
+            let xt = a.ty(f, 0)?;
+            Ok(vec![filled(f, a, 1, xt.elem, &xt.dims)?])
+        }
+        Op::RetroNihil => {
+            let xt = a.ty(f, 0)?;
+            Ok(vec![f.splat(xt.elem, 0.0, &xt.dims)])
+        }
+        Op::RetroAdde => {
+            let (xt, yt) = (a.ty(f, 0)?, a.ty(f, 1)?);
+            if xt != yt {
+                return a.err(format!("{xt} and {yt} differ"));
+            }
+            Ok(vec![f.binary(Binary::Add, a.tensor(0)?, a.tensor(1)?)])
+        }
+        Op::RetroAdFormam => {
+            let (g, like) = (a.tensor(0)?, a.ty(f, 1)?);
+            let g = f.convert(g, like.elem);
+            sum_to_shape(f, a, g, &like.dims)
+        }
+        Op::Strue
         | Op::TanhPerExp
         | Op::Gelu
         | Op::GeluPerExp
@@ -464,10 +539,6 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::Magnitudines
         | Op::Planata
         | Op::Numerus
-        | Op::RetroNihil
-        | Op::RetroAdde
-        | Op::RetroImple
-        | Op::RetroAdFormam
         | Op::RetroDilata
         | Op::RetroMaximum
         | Op::RetroInpone

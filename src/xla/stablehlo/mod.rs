@@ -3,7 +3,8 @@
 //! tensor<2x3xf32>) -> tensor<2x3xf32>`), which every StableHLO version parses the
 //! same way; [`Function::finish`] wraps it in a module, the text `PJRT_Client_Compile`
 //! takes with format "mlir". [`lower`] maps the Radix IR's tensor ops ([`Op`]) onto
-//! these building blocks.
+//! these building blocks; [`function`] traces a whole straight-line IR function
+//! through them into one program.
 //!
 //! The builder computes every result type from its operands, so the text is well
 //! typed by construction; its methods take operands the caller has checked (axes in
@@ -15,12 +16,14 @@
 //!
 //! [`Op`]: crate::ir::ops::Op
 
+pub mod function;
 pub mod lower;
 
 use std::fmt::{self, Write as _};
 
 use super::exec::ElementType;
 
+pub use function::{lower_function, Param};
 pub use lower::{lower_op, LowerError, Operand};
 
 /// A ranked tensor type: `tensor<2x3xf32>`, `tensor<f64>` for rank 0.

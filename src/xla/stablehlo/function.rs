@@ -1,0 +1,356 @@
+//! Lowering a whole Radix IR function to one StableHLO `func.func`: its parameters
+//! become the program's parameters (a tensor of a given shape, or a number as a
+//! rank-0 tensor), its body — straight-line code in A-normal form — is walked once,
+//! every tensor op going through [`lower_op`], and its result (a tensor, a number or
+//! a tuple of them) becomes the program's results.
+//!
+//! Values known when the function is traced stay on the host: literal numbers,
+//! truth values and shape lists, and the scalar arithmetic on them (`/ 1.0, 4` in a
+//! generated companion) is folded. A call of a known function is inlined. What the
+//! device program cannot express yet — control flow (`si`, `itera`, `dum`), records,
+//! host functions, closures — is a [`LowerError::Unsupported`] naming it; the
+//! function then runs in the interpreter as before.
+
+use super::lower::{lower_op, LowerError, Operand};
+use super::{Function, TensorType, Unary, Value};
+use crate::ir::ops::{Op, OpResult};
+use crate::ir::{self, BinOp, Const, FuncId, Prim, Program, Rhs, Stmt, UnOp};
+use crate::xla::exec::ElementType;
+
+/// A parameter of the lowered function.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// A tensor of this type.
+    Tensor(TensorType),
+    /// A number, passed as a rank-0 tensor of this element type.
+    Number(ElementType),
+    /// A parameter the body must not read (a companion's `residual: nihil`).
+    Nihil,
+}
+
+/// What a slot holds while the body is traced.
+#[derive(Clone, Debug, PartialEq)]
+enum Bound {
+    /// A tensor of the device program.
+    Device(Value),
+    /// A number (`fractus`) the device computes, as a rank-0 tensor: a number
+    /// parameter, a reduction's result (`summa`, `media`), arithmetic on them.
+    Number(Value),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A literal list of integers (a shape, an axis list).
+    Ints(Vec<i64>),
+    Tuple(Vec<Bound>),
+    Nihil,
+}
+
+/// How deep calls are inlined before the lowering gives up (a recursive function).
+const MAX_INLINE_DEPTH: usize = 32;
+
+struct Tracer<'p> {
+    program: &'p Program,
+    f: Function,
+    /// The element type of a `nihil` seed (`nihil.crea(…)`): the run's precision.
+    elem: ElementType,
+}
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T, LowerError> {
+    Err(LowerError::Unsupported { what: what.into() })
+}
+
+/// The StableHLO module for `func` of `program` called with `params`; `elem` is the
+/// element type of tensors the function makes from nothing (the run's precision).
+pub fn lower_function(
+    program: &Program,
+    func: FuncId,
+    params: &[Param],
+    elem: ElementType,
+) -> Result<String, LowerError> {
+    let types: Vec<TensorType> = params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Tensor(t) => Some(t.clone()),
+            Param::Number(e) => Some(TensorType::new(*e, &[])),
+            Param::Nihil => None,
+        })
+        .collect();
+    let (f, values) = Function::new(&types);
+    let mut values = values.into_iter();
+    let mut next = || values.next().expect("one value per device parameter");
+    let args: Vec<Bound> = params
+        .iter()
+        .map(|p| match p {
+            Param::Nihil => Bound::Nihil,
+            Param::Tensor(_) => Bound::Device(next()),
+            Param::Number(_) => Bound::Number(next()),
+        })
+        .collect();
+    let mut t = Tracer { program, f, elem };
+    let result = t.call(func, args, 0)?;
+    let mut results = Vec::new();
+    flatten(&mut t.f, elem, &result, &mut results)?;
+    Ok(t.f.finish(&results))
+}
+
+/// The device values of a result: a tensor, a number (a rank-0 constant of `elem`
+/// when it was folded), or each part of a tuple.
+fn flatten(
+    f: &mut Function,
+    elem: ElementType,
+    b: &Bound,
+    out: &mut Vec<Value>,
+) -> Result<(), LowerError> {
+    match b {
+        Bound::Device(v) | Bound::Number(v) => out.push(*v),
+        Bound::Float(x) => out.push(f.constant(elem, *x)),
+        Bound::Tuple(parts) => {
+            for p in parts {
+                flatten(f, elem, p, out)?;
+            }
+        }
+        other => return unsupported(format!("a result of {other:?}")),
+    }
+    Ok(())
+}
+
+impl Tracer<'_> {
+    /// Traces `func`'s body with its parameters bound to `args`; returns what it
+    /// returns.
+    fn call(&mut self, func: FuncId, args: Vec<Bound>, depth: usize) -> Result<Bound, LowerError> {
+        let fun = self.program.func(func);
+        if depth > MAX_INLINE_DEPTH {
+            return unsupported(format!(
+                "calls nested deeper than {MAX_INLINE_DEPTH} (`{}`)",
+                fun.name
+            ));
+        }
+        if args.len() != fun.params as usize {
+            return unsupported(format!(
+                "`{}` with {} arguments for {} parameters",
+                fun.name,
+                args.len(),
+                fun.params
+            ));
+        }
+        let mut slots: Vec<Option<Bound>> = vec![None; fun.slots.len()];
+        for (i, a) in args.into_iter().enumerate() {
+            slots[i] = Some(a);
+        }
+        for stmt in &fun.body.stmts {
+            match stmt {
+                Stmt::Let { dst, rhs, .. } => {
+                    let b = self.rhs(rhs, &slots, depth)?;
+                    slots[dst.0 as usize] = Some(b);
+                }
+                Stmt::Return(Some(op)) => return self.operand(op, &slots),
+                other => return unsupported(format!("the statement {}", stmt_name(other))),
+            }
+        }
+        unsupported(format!("`{}`, which ends without `redde`", fun.name))
+    }
+
+    fn operand(&self, op: &ir::Operand, slots: &[Option<Bound>]) -> Result<Bound, LowerError> {
+        match op {
+            ir::Operand::Slot(s) => match slots.get(s.0 as usize) {
+                Some(Some(b)) => Ok(b.clone()),
+                _ => unsupported(format!("slot %{} read before it is set", s.0)),
+            },
+            ir::Operand::Global(g) => unsupported(format!("the module constant #{}", g.0)),
+            ir::Operand::Const(c) => match c {
+                Const::Int(n) => Ok(Bound::Int(*n)),
+                Const::Float(x) => Ok(Bound::Float(*x)),
+                Const::Bool(b) => Ok(Bound::Bool(*b)),
+                Const::Nihil => Ok(Bound::Nihil),
+                other => unsupported(format!("the constant {other:?}")),
+            },
+        }
+    }
+
+    fn rhs(
+        &mut self,
+        rhs: &Rhs,
+        slots: &[Option<Bound>],
+        depth: usize,
+    ) -> Result<Bound, LowerError> {
+        let read = |ops: &[ir::Operand]| -> Result<Vec<Bound>, LowerError> {
+            ops.iter().map(|o| self.operand(o, slots)).collect()
+        };
+        match rhs {
+            Rhs::Use(op) | Rhs::Coerce(op, _) => self.operand(op, slots),
+            Rhs::List(ops) => {
+                let items = read(ops)?;
+                let ints: Option<Vec<i64>> = items
+                    .iter()
+                    .map(|b| match b {
+                        Bound::Int(n) => Some(*n),
+                        _ => None,
+                    })
+                    .collect();
+                match ints {
+                    Some(v) => Ok(Bound::Ints(v)),
+                    None => unsupported("a list that is not of literal integers"),
+                }
+            }
+            Rhs::Tuple(ops) => Ok(Bound::Tuple(read(ops)?)),
+            Rhs::Call(callee, ops) => {
+                let args = read(ops)?;
+                self.call(*callee, args, depth + 1)
+            }
+            Rhs::Op(op, ops) => {
+                let args = read(ops)?;
+                self.op(*op, &args)
+            }
+            Rhs::Prim(Prim::Binary(b), ops) if ops.len() == 2 => {
+                let (x, y) = (self.operand(&ops[0], slots)?, self.operand(&ops[1], slots)?);
+                self.binary(*b, x, y)
+            }
+            Rhs::Prim(Prim::Unary(UnOp::Neg), ops) if ops.len() == 1 => {
+                match self.operand(&ops[0], slots)? {
+                    Bound::Int(n) => Ok(Bound::Int(-n)),
+                    Bound::Float(x) => Ok(Bound::Float(-x)),
+                    Bound::Number(v) => Ok(Bound::Number(self.f.unary(Unary::Negate, v))),
+                    _ => unsupported("`-` of a tensor (the interpreter refuses it too)"),
+                }
+            }
+            Rhs::Index(t, i) => match (self.operand(t, slots)?, self.operand(i, slots)?) {
+                (Bound::Tuple(parts), Bound::Int(n)) => usize::try_from(n)
+                    .ok()
+                    .and_then(|n| parts.get(n).cloned())
+                    .map_or_else(|| unsupported(format!("tuple part {n}")), Ok),
+                _ => unsupported("indexing other than a tuple part"),
+            },
+            other => unsupported(format!("the expression {}", rhs_name(other))),
+        }
+    }
+
+    /// The operand of a tensor op for a traced value.
+    fn to_operand(&self, b: &Bound) -> Result<Operand, LowerError> {
+        Ok(match b {
+            Bound::Device(v) | Bound::Number(v) => Operand::Tensor(*v),
+            Bound::Int(n) => Operand::Int(*n),
+            Bound::Float(x) => Operand::Num(*x),
+            Bound::Bool(x) => Operand::Flag(*x),
+            Bound::Ints(v) => Operand::Dims(
+                v.iter()
+                    .map(|&d| usize::try_from(d))
+                    .collect::<Result<_, _>>()
+                    .or_else(|_| unsupported(format!("the negative extent in {v:?}")))?,
+            ),
+            Bound::Nihil => Operand::Elem(self.elem),
+            Bound::Tuple(_) => return unsupported("a tuple as a tensor operand"),
+        })
+    }
+
+    fn op(&mut self, op: Op, args: &[Bound]) -> Result<Bound, LowerError> {
+        let operands = args
+            .iter()
+            .map(|b| self.to_operand(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        let results = lower_op(&mut self.f, op, &operands)?;
+        Ok(match op.result() {
+            OpResult::Pair | OpResult::Triple => {
+                Bound::Tuple(results.into_iter().map(Bound::Device).collect())
+            }
+            OpResult::Float => match results.as_slice() {
+                [v] => Bound::Number(*v),
+                _ => return unsupported(format!("`{}` with {} results", op.name(), results.len())),
+            },
+            _ => match results.as_slice() {
+                [v] => Bound::Device(*v),
+                _ => return unsupported(format!("`{}` with {} results", op.name(), results.len())),
+            },
+        })
+    }
+
+    /// A binary operator as the interpreter applies it: on numbers known now,
+    /// folded; `+ − * /` on numbers the device computes, the element-wise op on
+    /// rank-0 tensors; `·` of two tensors, `matmul`; `⊙` with a tensor on either
+    /// side, `multiplica`. Anything else the interpreter refuses or decides at run
+    /// time (a comparison of a device number is control flow on it) is not lowered.
+    fn binary(&mut self, b: BinOp, x: Bound, y: Bound) -> Result<Bound, LowerError> {
+        let known = |v: &Bound| match v {
+            Bound::Int(n) => Some(*n as f64),
+            Bound::Float(x) => Some(*x),
+            _ => None,
+        };
+        if let (Bound::Int(m), Bound::Int(n)) = (&x, &y) {
+            let folded = match b {
+                BinOp::Add => m.checked_add(*n),
+                BinOp::Sub => m.checked_sub(*n),
+                BinOp::Mul => m.checked_mul(*n),
+                _ => None,
+            };
+            if let Some(r) = folded {
+                return Ok(Bound::Int(r));
+            }
+        }
+        if let (Some(p), Some(q)) = (known(&x), known(&y)) {
+            let r = match b {
+                BinOp::Add => p + q,
+                BinOp::Sub => p - q,
+                BinOp::Mul => p * q,
+                BinOp::Div => p / q,
+                _ => return unsupported(format!("`{}` of numbers", b.glyph())),
+            };
+            return Ok(Bound::Float(r));
+        }
+        let is_tensor = |v: &Bound| matches!(v, Bound::Device(_));
+        match b {
+            BinOp::Dot if is_tensor(&x) && is_tensor(&y) => self.op(Op::MatMul, &[x, y]),
+            BinOp::Hadamard if is_tensor(&x) => self.op(Op::Multiplica, &[x, y]),
+            BinOp::Hadamard if is_tensor(&y) => self.op(Op::Multiplica, &[y, x]),
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div
+                if !is_tensor(&x) && !is_tensor(&y) =>
+            {
+                let op = match b {
+                    BinOp::Add => Op::Addita,
+                    BinOp::Sub => Op::Subtrahe,
+                    BinOp::Mul => Op::Multiplica,
+                    _ => Op::Divide,
+                };
+                // A number known now on the left: a rank-0 constant of the other's type.
+                let x = match (known(&x), &y) {
+                    (Some(p), Bound::Number(v)) => {
+                        let elem = self.f.ty(*v).elem;
+                        Bound::Number(self.f.constant(elem, p))
+                    }
+                    _ => x,
+                };
+                match self.op(op, &[x, y])? {
+                    Bound::Device(v) => Ok(Bound::Number(v)),
+                    other => Ok(other),
+                }
+            }
+            _ => unsupported(format!(
+                "the operator `{}` on a value the device computes",
+                b.glyph()
+            )),
+        }
+    }
+}
+
+/// A short name of a statement kind for messages.
+fn stmt_name(s: &Stmt) -> &'static str {
+    match s {
+        Stmt::If { .. } | Stmt::Cond { .. } => "`si`",
+        Stmt::Loop { .. } => "`dum` (a loop)",
+        Stmt::ForRange { .. } | Stmt::ForEach { .. } => "`itera`",
+        Stmt::Try { .. } | Stmt::Throw { .. } => "`fac … cape` / `iace`",
+        Stmt::Return(None) => "`redde` without a value",
+        _ => "other than `fixum`/`varia` and `redde`",
+    }
+}
+
+/// A short name of an expression kind for messages.
+fn rhs_name(r: &Rhs) -> &'static str {
+    match r {
+        Rhs::Method(..) => "method call",
+        Rhs::Host(..) => "host function call",
+        Rhs::CallValue(..) | Rhs::Closure(..) => "function value",
+        Rhs::Record(..) | Rhs::Field(..) => "record",
+        Rhs::Map(..) => "map",
+        Rhs::Template(..) => "text template",
+        _ => "kind",
+    }
+}
