@@ -64,6 +64,16 @@ functio attentio(tf32[2, 4] q, tf32[2, 4] k) → tf32[2, 2] {
     redde (q · k.transpone()).scala(0.5).activatio_softmax()
 }
 
+@ radix backward "g_mlp"
+functio mlp(tf32[2, 3] x, tf32[3, 4] w, tf32[4] b, tf32[2] y) → f32 {
+    redde x.lineare(w, b).gelu().crux_entropia_indices(y)
+}
+
+@ radix backward "g_norma"
+functio norma(tf32[2, 4] x, tf32[4] g, tf32[4] b) → f32 {
+    redde x.laminatio(1, 0.00001, g, b).silu().summa()
+}
+
 incipit {
 }
 "#;
@@ -230,6 +240,47 @@ fn primal_functions_and_their_companions_agree_with_the_interpreter() {
         .run_function(&p, f, &[FnArg::Tensor(&q), FnArg::Tensor(&kk)])
         .unwrap();
     close(&got, &interpreted(&p, f, vec![tv(&q), tv(&kk)]), "attentio");
+
+    // An MLP layer with GELU and a cross-entropy against class ids, and a
+    // LayerNorm + SiLU, with their companions (GELU's save-split, retro_crux_indices,
+    // retro_laminatio, retro_silu).
+    let (w4, b4) = (rand32(&mut rng, &[3, 4]), rand32(&mut rng, &[4]));
+    let ids = Tensor::from_f32(vec![3.0, 1.0], &[2]).unwrap();
+    let f = func(&p, "mlp");
+    let margs = [
+        FnArg::Tensor(&x),
+        FnArg::Tensor(&w4),
+        FnArg::Tensor(&b4),
+        FnArg::Tensor(&ids),
+    ];
+    let vargs = || vec![tv(&x), tv(&w4), tv(&b4), tv(&ids)];
+    let got = dev.run_function(&p, f, &margs).unwrap();
+    close(&got, &interpreted(&p, f, vargs()), "mlp");
+    let f = func(&p, "g_mlp");
+    let mut gargs = margs.to_vec();
+    gargs.extend([FnArg::Nihil, FnArg::Number(1.0)]);
+    let got = dev.run_function(&p, f, &gargs).unwrap();
+    let mut vs = vargs();
+    vs.extend([Value::Nihil, Value::Float(1.0)]);
+    let want = interpreted(&p, f, vs);
+    assert_eq!(want.len(), 4, "g_mlp gives (∂x, ∂w, ∂b, ∂y)");
+    close(&got, &want, "g_mlp");
+    let (xn, gn, bn) = (
+        rand32(&mut rng, &[2, 4]),
+        rand32(&mut rng, &[4]),
+        rand32(&mut rng, &[4]),
+    );
+    for name in ["norma", "g_norma"] {
+        let f = func(&p, name);
+        let mut args = vec![FnArg::Tensor(&xn), FnArg::Tensor(&gn), FnArg::Tensor(&bn)];
+        let mut vs = vec![tv(&xn), tv(&gn), tv(&bn)];
+        if name == "g_norma" {
+            args.extend([FnArg::Nihil, FnArg::Number(0.5)]);
+            vs.extend([Value::Nihil, Value::Float(0.5)]);
+        }
+        let got = dev.run_function(&p, f, &args).unwrap();
+        close(&got, &interpreted(&p, f, vs), name);
+    }
 
     // Each function compiled once; a second call of one is a cache hit.
     let misses = dev.cache().misses();

@@ -243,6 +243,14 @@ impl Tracer<'_> {
     }
 
     fn op(&mut self, op: Op, args: &[Bound]) -> Result<Bound, LowerError> {
+        // A save-split's reader takes the pair; its lowering reads the first part.
+        let mut args = args.to_vec();
+        if op == Op::GeluExPari {
+            if let Some(Bound::Tuple(parts)) = args.get(1) {
+                let first = parts.first().cloned();
+                args[1] = first.map_or_else(|| unsupported("an empty pair"), Ok)?;
+            }
+        }
         let operands = args
             .iter()
             .map(|b| self.to_operand(b))

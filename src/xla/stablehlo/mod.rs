@@ -18,6 +18,7 @@
 
 pub mod function;
 pub mod lower;
+mod nn;
 
 use std::fmt::{self, Write as _};
 
@@ -87,6 +88,8 @@ pub enum Unary {
     Log,
     Sqrt,
     Tanh,
+    /// σ(x) = 1 / (1 + e^−x).
+    Logistic,
 }
 
 /// Element-wise operations of two operands of one type.
@@ -97,6 +100,13 @@ pub enum Binary {
     Multiply,
     Divide,
     Maximum,
+}
+
+/// A comparison direction of [`Function::select_if`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    Gt,
+    Eq,
 }
 
 /// The combining function of a reduction.
@@ -201,6 +211,7 @@ impl Function {
             Unary::Log => "stablehlo.log",
             Unary::Sqrt => "stablehlo.sqrt",
             Unary::Tanh => "stablehlo.tanh",
+            Unary::Logistic => "stablehlo.logistic",
         };
         let ty = self.ty(x).clone();
         self.emit(name, &[x], "", ty)
@@ -365,32 +376,58 @@ impl Function {
         self.emit("stablehlo.concatenate", &[a, b], &attrs, ty)
     }
 
-    /// 1 where `x > 0`, else 0 (NaN gives 0): `stablehlo.compare` GT, then
-    /// `stablehlo.select`.
+    /// 1 where `x > 0`, else 0 (NaN gives 0).
     pub fn positive_mask(&mut self, x: Value) -> Value {
         let xt = self.ty(x).clone();
         let zero = self.splat(xt.elem, 0.0, &xt.dims);
         let one = self.splat(xt.elem, 1.0, &xt.dims);
+        self.select_if(x, Compare::Gt, zero, one, zero)
+    }
+
+    /// `a ⋚ b ? on_true : on_false` element by element (`stablehlo.compare`, whose
+    /// `i1` result feeds `stablehlo.select` on the same line pair); all four of one
+    /// shape, `on_true`/`on_false` of one type.
+    pub fn select_if(
+        &mut self,
+        a: Value,
+        dir: Compare,
+        b: Value,
+        on_true: Value,
+        on_false: Value,
+    ) -> Value {
+        let (at, ot) = (self.ty(a).clone(), self.ty(on_true).clone());
         let mut pred = String::from("tensor<");
-        for d in &xt.dims {
+        for d in &at.dims {
             let _ = write!(pred, "{d}x");
         }
         pred.push_str("i1>");
         let v = Value(self.types.len());
-        let (xn, zn) = (self.name(x), self.name(zero));
+        let vn = self.name(v);
+        let (an, bn) = (self.name(a), self.name(b));
+        let dir = match dir {
+            Compare::Gt => "GT",
+            Compare::Eq => "EQ",
+        };
         let _ = writeln!(
             self.body,
-            "    {}p = \"stablehlo.compare\"({xn}, {zn}) {{comparison_direction = \
-             #stablehlo<comparison_direction GT>}} : ({xt}, {xt}) -> {pred}",
-            self.name(v)
+            "    {vn}p = \"stablehlo.compare\"({an}, {bn}) {{comparison_direction = \
+             #stablehlo<comparison_direction {dir}>}} : ({at}, {at}) -> {pred}"
         );
-        let (vn, on) = (self.name(v), self.name(one));
+        let (tn, fnm) = (self.name(on_true), self.name(on_false));
         let _ = writeln!(
             self.body,
-            "    {vn} = \"stablehlo.select\"({vn}p, {on}, {zn}) : ({pred}, {xt}, {xt}) -> {xt}"
+            "    {vn} = \"stablehlo.select\"({vn}p, {tn}, {fnm}) : ({pred}, {ot}, {ot}) -> {ot}"
         );
-        self.types.push(xt);
+        self.types.push(ot);
         v
+    }
+
+    /// A tensor of `dims` whose elements count along `axis` (0, 1, 2, …), in
+    /// `elem` (`stablehlo.iota`).
+    pub fn iota(&mut self, elem: ElementType, dims: &[usize], axis: usize) -> Value {
+        let ty = TensorType::new(elem, dims);
+        let attrs = format!("iota_dimension = {axis} : i64");
+        self.emit("stablehlo.iota", &[], &attrs, ty)
     }
 
     /// The module: `func.func public @main` returning `results`.

@@ -1,0 +1,216 @@
+//! The neural-network ops with a StableHLO lowering (src/xla/stablehlo/nn.rs) — the
+//! activations and their VJPs, the causal mask and softmax, LayerNorm (with its
+//! VJP) and RMSNorm, GELU's save-split pair, the embedding gather and the
+//! cross-entropy against class ids with their VJPs — compiled and run on a real PJRT
+//! plugin against faber's native f32 kernels on random shapes (fixed seeds), with
+//! the tolerances of tests/xla_ops.rs's module doc. Without a plugin it prints
+//! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`.
+
+mod common;
+mod xla_support;
+
+use faber::ir::ops::Op;
+use faber::tensor::{self as k, SplitMix64, Tensor};
+use faber::xla::Arg;
+use xla_support::*;
+
+#[test]
+fn activations_masks_and_norms_agree_with_the_native_kernels() {
+    let Some(mut dev) = device("xla_nn::activations") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(77));
+    for trial in 0..3 {
+        let shape = g.shape(2 + trial % 2);
+        // Values in [-3, 3): GELU's and SiLU's curved part.
+        let x = g.tensor(&shape, |u| 6.0 * u - 3.0);
+        let gr = g.any(&shape);
+        let tol = |want: &Tensor| approx(want, 1e-5, 1e-5);
+        let what = |op: Op| format!("{} {shape:?}", op.name());
+        let maps: [(Op, Native1); 4] = [
+            (Op::Gelu, k::gelu),
+            (Op::GeluPerExp, k::gelu_exp_identity),
+            (Op::TanhPerExp, k::tanh_exp_identity),
+            (Op::Silu, k::silu),
+        ];
+        for (op, native) in maps {
+            let want = native(&x).unwrap();
+            check(
+                &mut dev,
+                op,
+                &[Arg::Tensor(&x)],
+                &want,
+                &tol(&want),
+                &what(op),
+            );
+        }
+        let y = k::softmax(&x).unwrap();
+        let vjps: [(Op, &Tensor, Native2); 5] = [
+            (Op::RetroGelu, &x, k::gelu_backward),
+            (Op::RetroGeluPerExp, &x, k::gelu_exp_identity_backward),
+            (Op::RetroSilu, &x, k::silu_backward),
+            (Op::RetroSoftmax, &y, k::softmax_backward),
+            (Op::RetroLogSoftmax, &x, k::log_softmax_backward),
+        ];
+        for (op, second, native) in vjps {
+            let want = native(&gr, second).unwrap();
+            let args = [Arg::Tensor(&gr), Arg::Tensor(second)];
+            check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        }
+        let want = k::causal_mask(&x, -1e9).unwrap();
+        let args = [Arg::Tensor(&x), Arg::Num(-1e9)];
+        check(
+            &mut dev,
+            Op::LarvaCausalis,
+            &args,
+            &want,
+            EXACT,
+            &what(Op::LarvaCausalis),
+        );
+        let want = k::softmax_causal(&x, 0.5, -1e9).unwrap();
+        let args = [Arg::Tensor(&x), Arg::Num(0.5), Arg::Num(-1e9)];
+        let op = Op::SoftmaxCausalis;
+        check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        let d = shape[shape.len() - 1];
+        let (gamma, beta) = (g.any(&[d]), g.any(&[d]));
+        let axis = Arg::Int(shape.len() as i64 - 1);
+        let want = k::layernorm(&x, shape.len() - 1, 1e-5, &gamma, &beta).unwrap();
+        let args = [
+            Arg::Tensor(&x),
+            axis.clone(),
+            Arg::Num(1e-5),
+            Arg::Tensor(&gamma),
+            Arg::Tensor(&beta),
+        ];
+        check(
+            &mut dev,
+            Op::Laminatio,
+            &args,
+            &want,
+            &tol(&want),
+            &what(Op::Laminatio),
+        );
+        let (dx, dg, db) = k::layernorm_backward(&gr, &x, 1e-5, &gamma).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-5),
+            Arg::Tensor(&gamma),
+        ];
+        check_parts(
+            &mut dev,
+            Op::RetroLaminatio,
+            &args,
+            &[dx, dg, db],
+            "retro_laminatio",
+        );
+        let r = g.any(&shape[1..]);
+        let (dx, dg, db) = k::layernorm_backward_adde(&gr, &x, 1e-5, &gamma, Some(&r)).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-5),
+            Arg::Tensor(&gamma),
+            Arg::Tensor(&r),
+        ];
+        let op = Op::RetroLaminatioAdde;
+        check_parts(&mut dev, op, &args, &[dx, dg, db], "retro_laminatio_adde");
+        let (y, dy) = k::gelu_cum_derivata(&x).unwrap();
+        check_parts(
+            &mut dev,
+            Op::GeluCumDerivata,
+            &[Arg::Tensor(&x)],
+            &[y, dy.clone()],
+            "gelu_cum_derivata",
+        );
+        let want = k::gelu_backward_derivata(&gr, &dy).unwrap();
+        let args = [Arg::Tensor(&gr), Arg::Tensor(&dy)];
+        check(
+            &mut dev,
+            Op::RetroGeluDerivata,
+            &args,
+            &want,
+            &rounded(&want),
+            "retro_gelu_derivata",
+        );
+        let want = k::rms_norm(&x, shape.len() - 1, 1e-6, &gamma).unwrap();
+        let args = [Arg::Tensor(&x), axis, Arg::Num(1e-6), Arg::Tensor(&gamma)];
+        check(
+            &mut dev,
+            Op::RmsNorm,
+            &args,
+            &want,
+            &tol(&want),
+            &what(Op::RmsNorm),
+        );
+    }
+}
+
+/// Class ids `[0, classes)` as an f32 tensor of `shape` (how programs hold them).
+fn ids(g: &mut Gen, shape: &[usize], classes: usize) -> Tensor {
+    g.tensor(shape, |u| (u * classes as f64).floor())
+}
+
+#[test]
+fn embeddings_and_cross_entropy_agree_with_the_native_kernels() {
+    let Some(mut dev) = device("xla_nn::classes") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(31));
+    for trial in 0..3 {
+        let (v, d) = (2 + g.below(5), 1 + g.below(4));
+        let ishape = g.shape(1 + trial % 2);
+        let (table, y) = (g.any(&[v, d]), ids(&mut g, &ishape, v));
+        let want = k::embedding(&table, &y).unwrap();
+        let args = [Arg::Tensor(&table), Arg::Tensor(&y)];
+        check(
+            &mut dev,
+            Op::Collige,
+            &args,
+            &want,
+            EXACT,
+            &format!("collige {ishape:?}"),
+        );
+        let gs = [ishape.clone(), vec![d]].concat();
+        let gr = g.any(&gs);
+        let want = k::embedding_table_backward(&y, &gr, &table).unwrap();
+        let n: usize = ishape.iter().product();
+        let bound = sum_bound(
+            &k::embedding_table_backward(&y, &abs(&gr), &table).unwrap(),
+            n,
+        );
+        let args = [Arg::Tensor(&gr), Arg::Tensor(&y), Arg::Tensor(&table)];
+        check(
+            &mut dev,
+            Op::RetroCollige,
+            &args,
+            &want,
+            &bound,
+            "retro_collige",
+        );
+
+        let z = g.tensor(&[ishape.clone(), vec![v]].concat(), |u| 6.0 * u - 3.0);
+        let want = scalar(k::cross_entropy_indices_value(&z, &y).unwrap());
+        let tol = approx(&want, 1e-5, 1e-5);
+        let args = [Arg::Tensor(&z), Arg::Tensor(&y)];
+        check(
+            &mut dev,
+            Op::CruxEntropiaIndices,
+            &args,
+            &want,
+            &tol,
+            "crux_entropia_indices",
+        );
+        let want = k::cross_entropy_indices_backward(0.75, &z, &y).unwrap();
+        let tol = approx(&want, 1e-5, 1e-6);
+        let args = [Arg::Num(0.75), Arg::Tensor(&z), Arg::Tensor(&y)];
+        check(
+            &mut dev,
+            Op::RetroCruxIndices,
+            &args,
+            &want,
+            &tol,
+            "retro_crux_indices",
+        );
+    }
+}
