@@ -64,6 +64,28 @@ functio attentio(tf32[2, 4] q, tf32[2, 4] k) → tf32[2, 2] {
     redde (q · k.transpone()).scala(0.5).activatio_softmax()
 }
 
+genus Strata {
+    tf32[2, 2] w
+    tf32[2] b
+}
+
+genus Parametri {
+    Strata prima
+    Strata secunda
+    f32 scala
+}
+
+functio strata(Strata s, tf32[3, 2] x) → tf32[3, 2] {
+    redde (x · s.w).addita_bias(s.b)
+}
+
+@ radix backward "g_arbor"
+functio arbor(Parametri p, tf32[3, 2] x) → f32 {
+    fixum tf32[3, 2] h ← strata(p.prima, x).tanh()
+    fixum tf32[3, 2] o ← strata(p.secunda, h) ⊙ p.scala
+    redde (o ⊙ o).media()
+}
+
 @ radix backward "g_mlp"
 functio mlp(tf32[2, 3] x, tf32[3, 4] w, tf32[4] b, tf32[2] y) → f32 {
     redde x.lineare(w, b).gelu().crux_entropia_indices(y)
@@ -120,6 +142,7 @@ fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
             Value::Tensor(t) => out.push(t.values().into_owned()),
             Value::Float(x) => out.push(vec![*x]),
             Value::Tuple(parts) => parts.iter().for_each(|p| flat(p, out)),
+            Value::Record(r) => r.fields.iter().for_each(|p| flat(p, out)),
             other => panic!("unexpected result {}", other.type_name()),
         }
     }
@@ -281,6 +304,68 @@ fn primal_functions_and_their_companions_agree_with_the_interpreter() {
         let got = dev.run_function(&p, f, &args).unwrap();
         close(&got, &interpreted(&p, f, vs), name);
     }
+
+    // Records of tensors and a number: a two-layer model's parameters, and the
+    // companion's record of their gradients (retro_nihil of a record, stores into
+    // its fields, retro_adde of records).
+    let layer = |rng: &mut SplitMix64| (rand32(rng, &[2, 2]), rand32(rng, &[2]));
+    let ((w1, b1), (w2, b2)) = (layer(&mut rng), layer(&mut rng));
+    let x32 = rand32(&mut rng, &[3, 2]);
+    let genus = |name: &str| {
+        let i = p
+            .genera
+            .iter()
+            .position(|g| g.name.ends_with(name))
+            .unwrap();
+        faber::ir::GenusId(i as u32)
+    };
+    let record = |name: &str, fields: Vec<Value>| {
+        Value::Record(std::rc::Rc::new(faber::eval::Record {
+            genus: genus(name),
+            fields,
+        }))
+    };
+    let params_value = record(
+        "Parametri",
+        vec![
+            record("Strata", vec![tv(&w1), tv(&b1)]),
+            record("Strata", vec![tv(&w2), tv(&b2)]),
+            Value::Float(0.75),
+        ],
+    );
+    let params_arg = FnArg::Record(vec![
+        FnArg::Record(vec![FnArg::Tensor(&w1), FnArg::Tensor(&b1)]),
+        FnArg::Record(vec![FnArg::Tensor(&w2), FnArg::Tensor(&b2)]),
+        FnArg::Number(0.75),
+    ]);
+    let f = func(&p, "arbor");
+    let got = dev
+        .run_function(&p, f, &[params_arg.clone(), FnArg::Tensor(&x32)])
+        .unwrap();
+    close(
+        &got,
+        &interpreted(&p, f, vec![params_value.clone(), tv(&x32)]),
+        "arbor",
+    );
+    let f = func(&p, "g_arbor");
+    let args = [
+        params_arg,
+        FnArg::Tensor(&x32),
+        FnArg::Nihil,
+        FnArg::Number(1.0),
+    ];
+    let got = dev.run_function(&p, f, &args).unwrap();
+    let want = interpreted(
+        &p,
+        f,
+        vec![params_value, tv(&x32), Value::Nihil, Value::Float(1.0)],
+    );
+    assert_eq!(
+        want.len(),
+        6,
+        "g_arbor gives ((∂w1, ∂b1), (∂w2, ∂b2), ∂scala), ∂x"
+    );
+    close(&got, &want, "g_arbor");
 
     // Each function compiled once; a second call of one is a cache hit.
     let misses = dev.cache().misses();

@@ -75,6 +75,67 @@ pub enum FnArg<'a> {
     Number(f64),
     /// `nihil` (a companion's unused `residual`).
     Nihil,
+    /// A record (`genus`): its fields in declaration order.
+    Record(Vec<FnArg<'a>>),
+}
+
+/// A device input of [`Device::run_function`]: a tensor argument, or a number made
+/// a rank-0 tensor.
+enum Input<'a> {
+    Borrowed(&'a Tensor),
+    Owned(Tensor),
+}
+
+impl Input<'_> {
+    fn tensor(&self) -> &Tensor {
+        match self {
+            Input::Borrowed(t) => t,
+            Input::Owned(t) => t,
+        }
+    }
+}
+
+/// The parameters and device inputs of `args` (records' fields in order) and a
+/// short spelling of their kinds for the cache key.
+fn flatten_args<'a>(
+    args: &[FnArg<'a>],
+    elem: ElementType,
+    params: &mut Vec<Param>,
+    inputs: &mut Vec<Input<'a>>,
+    kinds: &mut String,
+) -> Result<(), XlaError> {
+    for a in args {
+        match a {
+            FnArg::Tensor(t) => {
+                inputs.push(Input::Borrowed(t));
+                params.push(Param::Tensor(TensorType::new(element_type(t), t.shape())));
+                kinds.push('t');
+            }
+            FnArg::Number(x) => {
+                let t = match elem {
+                    ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
+                    ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
+                };
+                inputs.push(Input::Owned(
+                    t.map_err(|e| XlaError::Result(e.to_string()))?,
+                ));
+                params.push(Param::Number(elem));
+                kinds.push('n');
+            }
+            FnArg::Nihil => {
+                params.push(Param::Nihil);
+                kinds.push('_');
+            }
+            FnArg::Record(fields) => {
+                let mut inner = Vec::new();
+                kinds.push('{');
+                flatten_args(fields, elem, &mut inner, inputs, kinds)?;
+                kinds.push('}');
+                params.push(Param::Record(inner));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A compile cache key: the program's name (for one op, the op and its literal
@@ -260,39 +321,9 @@ impl<'p> Device<'p> {
         args: &[FnArg],
     ) -> Result<Vec<Tensor>, XlaError> {
         let elem = dtype_element(k::precision());
-        let numbers: Vec<Tensor> = args
-            .iter()
-            .filter_map(|a| match a {
-                FnArg::Number(x) => Some(match elem {
-                    ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
-                    ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
-                }),
-                _ => None,
-            })
-            .collect::<Result<_, _>>()
-            .map_err(|e| XlaError::Result(e.to_string()))?;
-        let mut numbers_iter = numbers.iter();
-        let mut inputs: Vec<&Tensor> = Vec::new();
-        let mut params = Vec::new();
-        let mut kinds = String::new();
-        for a in args {
-            match a {
-                FnArg::Tensor(t) => {
-                    inputs.push(t);
-                    params.push(Param::Tensor(TensorType::new(element_type(t), t.shape())));
-                    kinds.push('t');
-                }
-                FnArg::Number(_) => {
-                    inputs.push(numbers_iter.next().expect("one tensor per number"));
-                    params.push(Param::Number(elem));
-                    kinds.push('n');
-                }
-                FnArg::Nihil => {
-                    params.push(Param::Nihil);
-                    kinds.push('_');
-                }
-            }
-        }
+        let (mut params, mut owned, mut kinds) = (Vec::new(), Vec::new(), String::new());
+        flatten_args(args, elem, &mut params, &mut owned, &mut kinds)?;
+        let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
         let key = Key {
             program: format!(
                 "fn #{} {} ({kinds}) {elem:?}",

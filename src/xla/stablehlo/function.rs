@@ -26,6 +26,8 @@ pub enum Param {
     Number(ElementType),
     /// A parameter the body must not read (a companion's `residual: nihil`).
     Nihil,
+    /// A record (`genus`): its fields in declaration order, each a parameter.
+    Record(Vec<Param>),
 }
 
 /// What a slot holds while the body is traced.
@@ -42,6 +44,8 @@ enum Bound {
     /// A literal list of integers (a shape, an axis list).
     Ints(Vec<i64>),
     Tuple(Vec<Bound>),
+    /// A record's fields in declaration order.
+    Record(Vec<Bound>),
     Nihil,
 }
 
@@ -67,30 +71,39 @@ pub fn lower_function(
     params: &[Param],
     elem: ElementType,
 ) -> Result<String, LowerError> {
-    let types: Vec<TensorType> = params
-        .iter()
-        .filter_map(|p| match p {
-            Param::Tensor(t) => Some(t.clone()),
-            Param::Number(e) => Some(TensorType::new(*e, &[])),
-            Param::Nihil => None,
-        })
-        .collect();
+    let mut types = Vec::new();
+    device_types(params, &mut types);
     let (f, values) = Function::new(&types);
     let mut values = values.into_iter();
-    let mut next = || values.next().expect("one value per device parameter");
-    let args: Vec<Bound> = params
-        .iter()
-        .map(|p| match p {
-            Param::Nihil => Bound::Nihil,
-            Param::Tensor(_) => Bound::Device(next()),
-            Param::Number(_) => Bound::Number(next()),
-        })
-        .collect();
+    let args: Vec<Bound> = params.iter().map(|p| bind(p, &mut values)).collect();
     let mut t = Tracer { program, f, elem };
     let result = t.call(func, args, 0)?;
     let mut results = Vec::new();
     flatten(&mut t.f, elem, &result, &mut results)?;
     Ok(t.f.finish(&results))
+}
+
+/// The device parameter types of `params`, records' fields in order.
+fn device_types(params: &[Param], out: &mut Vec<TensorType>) {
+    for p in params {
+        match p {
+            Param::Tensor(t) => out.push(t.clone()),
+            Param::Number(e) => out.push(TensorType::new(*e, &[])),
+            Param::Nihil => {}
+            Param::Record(fields) => device_types(fields, out),
+        }
+    }
+}
+
+/// What parameter `p` is bound to, taking its device values from `values`.
+fn bind(p: &Param, values: &mut impl Iterator<Item = Value>) -> Bound {
+    let mut next = || values.next().expect("one value per device parameter");
+    match p {
+        Param::Nihil => Bound::Nihil,
+        Param::Tensor(_) => Bound::Device(next()),
+        Param::Number(_) => Bound::Number(next()),
+        Param::Record(fields) => Bound::Record(fields.iter().map(|f| bind(f, values)).collect()),
+    }
 }
 
 /// The device values of a result: a tensor, a number (a rank-0 constant of `elem`
@@ -104,7 +117,7 @@ fn flatten(
     match b {
         Bound::Device(v) | Bound::Number(v) => out.push(*v),
         Bound::Float(x) => out.push(f.constant(elem, *x)),
-        Bound::Tuple(parts) => {
+        Bound::Tuple(parts) | Bound::Record(parts) => {
             for p in parts {
                 flatten(f, elem, p, out)?;
             }
@@ -144,6 +157,19 @@ impl Tracer<'_> {
                     slots[dst.0 as usize] = Some(b);
                 }
                 Stmt::Return(Some(op)) => return self.operand(op, &slots),
+                Stmt::Store { place, value, .. } => {
+                    let v = self.operand(value, &slots)?;
+                    let ir::PlaceRoot::Slot(root) = place.root else {
+                        return unsupported("a store into a module constant");
+                    };
+                    let Some(Some(b)) = slots.get_mut(root.0 as usize) else {
+                        return unsupported(format!(
+                            "a store into slot %{} before it is set",
+                            root.0
+                        ));
+                    };
+                    store(b, &place.path, v)?;
+                }
                 other => return unsupported(format!("the statement {}", stmt_name(other))),
             }
         }
@@ -193,6 +219,14 @@ impl Tracer<'_> {
                 }
             }
             Rhs::Tuple(ops) => Ok(Bound::Tuple(read(ops)?)),
+            Rhs::Record(_, ops) => Ok(Bound::Record(read(ops)?)),
+            Rhs::Field(r, i) => match self.operand(r, slots)? {
+                Bound::Record(fields) => fields
+                    .get(*i as usize)
+                    .cloned()
+                    .map_or_else(|| unsupported(format!("field {i}")), Ok),
+                other => unsupported(format!("a field of {other:?}")),
+            },
             Rhs::Call(callee, ops) => {
                 let args = read(ops)?;
                 self.call(*callee, args, depth + 1)
@@ -238,11 +272,23 @@ impl Tracer<'_> {
                     .or_else(|_| unsupported(format!("the negative extent in {v:?}")))?,
             ),
             Bound::Nihil => Operand::Elem(self.elem),
-            Bound::Tuple(_) => return unsupported("a tuple as a tensor operand"),
+            Bound::Tuple(_) | Bound::Record(_) => {
+                return unsupported("a tuple or a record as a tensor operand")
+            }
         })
     }
 
     fn op(&mut self, op: Op, args: &[Bound]) -> Result<Bound, LowerError> {
+        // The cotangent helpers over values of any structure (records, numbers).
+        match (op, args) {
+            (Op::RetroNihil, [x]) if !matches!(x, Bound::Device(_)) => return self.zeros(x),
+            (Op::RetroAdde, [x, y])
+                if !(matches!(x, Bound::Device(_)) && matches!(y, Bound::Device(_))) =>
+            {
+                return self.deep_add(x, y)
+            }
+            _ => {}
+        }
         // A save-split's reader takes the pair; its lowering reads the first part.
         let mut args = args.to_vec();
         if op == Op::GeluExPari {
@@ -269,6 +315,61 @@ impl Tracer<'_> {
                 _ => return unsupported(format!("`{}` with {} results", op.name(), results.len())),
             },
         })
+    }
+
+    /// Zeros of `x`'s structure (`retro_nihil`): a record's fields each, 0.0 for a
+    /// number.
+    fn zeros(&mut self, x: &Bound) -> Result<Bound, LowerError> {
+        Ok(match x {
+            Bound::Device(v) => {
+                let t = self.f.ty(*v).clone();
+                Bound::Device(self.f.splat(t.elem, 0.0, &t.dims))
+            }
+            Bound::Number(_) | Bound::Float(_) | Bound::Int(_) => Bound::Float(0.0),
+            Bound::Record(fields) => Bound::Record(
+                fields
+                    .iter()
+                    .map(|f| self.zeros(f))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Bound::Tuple(parts) => Bound::Tuple(
+                parts
+                    .iter()
+                    .map(|f| self.zeros(f))
+                    .collect::<Result<_, _>>()?,
+            ),
+            other => return unsupported(format!("`retro_nihil` of {other:?}")),
+        })
+    }
+
+    /// `x + y` over values of one structure (`retro_adde`): records and tuples part
+    /// by part, numbers as numbers, tensors element-wise.
+    fn deep_add(&mut self, x: &Bound, y: &Bound) -> Result<Bound, LowerError> {
+        match (x, y) {
+            (Bound::Record(a), Bound::Record(b)) | (Bound::Tuple(a), Bound::Tuple(b))
+                if a.len() == b.len() =>
+            {
+                let parts = a
+                    .iter()
+                    .zip(b)
+                    .map(|(p, q)| self.deep_add(p, q))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(match x {
+                    Bound::Record(_) => Bound::Record(parts),
+                    _ => Bound::Tuple(parts),
+                })
+            }
+            (Bound::Device(_), Bound::Device(_)) => self.op(Op::RetroAdde, &[x.clone(), y.clone()]),
+            // A number's cotangent may be a rank-0 tensor (`retro_ad_formam` of a
+            // number operand) or a number; their sum is a number.
+            _ => {
+                let number = |b: &Bound| match b {
+                    Bound::Device(v) | Bound::Number(v) => Bound::Number(*v),
+                    other => other.clone(),
+                };
+                self.binary(BinOp::Add, number(x), number(y))
+            }
+        }
     }
 
     /// A binary operator as the interpreter applies it: on numbers known now,
@@ -360,5 +461,20 @@ fn rhs_name(r: &Rhs) -> &'static str {
         Rhs::Map(..) => "map",
         Rhs::Template(..) => "text template",
         _ => "kind",
+    }
+}
+
+/// `b` with the part at `path` (fields) replaced by `v`.
+fn store(b: &mut Bound, path: &[ir::PlaceStep], v: Bound) -> Result<(), LowerError> {
+    let Some((step, rest)) = path.split_first() else {
+        *b = v;
+        return Ok(());
+    };
+    match (step, b) {
+        (ir::PlaceStep::Field(i), Bound::Record(fields)) => match fields.get_mut(*i as usize) {
+            Some(part) => store(part, rest, v),
+            None => unsupported(format!("a store into field {i}")),
+        },
+        _ => unsupported("a store other than into a record's field"),
     }
 }
