@@ -64,6 +64,11 @@ functio attentio(tf32[2, 4] q, tf32[2, 4] k) → tf32[2, 2] {
     redde (q · k.transpone()).scala(0.5).activatio_softmax()
 }
 
+functio passus(tf32[2, 3] p, tf32[2, 3] g, tf32[2, 3] m, tf32[2, 3] v, f32 inv_bc2, f32 step) → tf32[2, 3] {
+    fixum [q, m2, v2] ← p.adamw_passus(g, m, v, [0.9, 1.0 - 0.9, 0.999, 1.0 - 0.999, inv_bc2, 0.00000001, 1.0 - 0.001 * 0.01, step])
+    redde q.addita(m2).addita(v2)
+}
+
 genus Strata {
     tf32[2, 2] w
     tf32[2] b
@@ -367,6 +372,37 @@ fn primal_functions_and_their_companions_agree_with_the_interpreter() {
     );
     close(&got, &want, "g_arbor");
 
+    // An AdamW step whose bias corrections are number parameters (one program for
+    // every step) and whose other coefficients are folded literals.
+    let f = func(&p, "passus");
+    let (m23, v23) = (rand32(&mut rng, &[2, 3]), rand32(&mut rng, &[2, 3]));
+    let v23 = Tensor::from_f32(
+        v23.data_f32().unwrap().iter().map(|x| x * x).collect(),
+        &[2, 3],
+    )
+    .unwrap();
+    let g23 = rand32(&mut rng, &[2, 3]);
+    for (inv_bc2, step) in [(31.6, 0.03), (22.4, 0.0158)] {
+        let args = [
+            FnArg::Tensor(&x),
+            FnArg::Tensor(&g23),
+            FnArg::Tensor(&m23),
+            FnArg::Tensor(&v23),
+            FnArg::Number(inv_bc2),
+            FnArg::Number(step),
+        ];
+        let got = dev.run_function(&p, f, &args).unwrap();
+        let vs = vec![
+            tv(&x),
+            tv(&g23),
+            tv(&m23),
+            tv(&v23),
+            Value::Float(inv_bc2),
+            Value::Float(step),
+        ];
+        close(&got, &interpreted(&p, f, vs), "passus");
+    }
+
     // Each function compiled once; a second call of one is a cache hit.
     let misses = dev.cache().misses();
     let f = func(&p, "g_mse");
@@ -378,7 +414,8 @@ fn primal_functions_and_their_companions_agree_with_the_interpreter() {
     ];
     dev.run_function(&p, f, &again).unwrap();
     assert_eq!(dev.cache().misses(), misses);
-    assert_eq!(dev.cache().hits(), 1);
+    // passus ran twice (one hit), g_mse once more.
+    assert_eq!(dev.cache().hits(), 2);
     k::set_precision(before);
 }
 

@@ -214,3 +214,54 @@ fn embeddings_and_cross_entropy_agree_with_the_native_kernels() {
         );
     }
 }
+
+/// AdamW's fused step against the native kernel (f64 inside, rounded once): the
+/// same operations in f32 on the device, each of p′, m′, v′ within 1e-5·|y| + 1e-5.
+#[test]
+fn adamw_passus_agrees_with_the_native_step() {
+    let Some(mut dev) = device("xla_nn::adamw") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(8));
+    for t in 1..4i32 {
+        let shape = g.shape(1 + t as usize % 3);
+        let (p, gr, m) = (g.any(&shape), g.any(&shape), g.any(&shape));
+        let v = g.pos(&shape);
+        let (b1, b2, lr, wd, eps) = (0.9, 0.999, 3e-3, 0.01, 1e-8);
+        let c = k::AdamCoef {
+            beta1: b1,
+            one_minus_beta1: 1.0 - b1,
+            beta2: b2,
+            one_minus_beta2: 1.0 - b2,
+            inv_bc2_sqrt: 1.0 / (1.0 - f64::powi(b2, t)).sqrt(),
+            eps,
+            decay: 1.0 - lr * wd,
+            step: lr / (1.0 - f64::powi(b1, t)),
+        };
+        let (p2, m2, v2) = k::adamw_step(&p, &gr, &m, &v, &c).unwrap();
+        let coefs = vec![
+            c.beta1,
+            c.one_minus_beta1,
+            c.beta2,
+            c.one_minus_beta2,
+            c.inv_bc2_sqrt,
+            c.eps,
+            c.decay,
+            c.step,
+        ];
+        let args = [
+            Arg::Tensor(&p),
+            Arg::Tensor(&gr),
+            Arg::Tensor(&m),
+            Arg::Tensor(&v),
+            Arg::Nums(coefs),
+        ];
+        check_parts(
+            &mut dev,
+            Op::AdamwPassus,
+            &args,
+            &[p2, m2, v2],
+            &format!("adamw_passus step {t}"),
+        );
+    }
+}

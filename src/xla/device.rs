@@ -65,6 +65,8 @@ pub enum Arg<'a> {
     Int(i64),
     Flag(bool),
     Dims(Vec<usize>),
+    /// A list of literal numbers (`adamw_passus`'s coefficients).
+    Nums(Vec<f64>),
 }
 
 /// An argument of [`Device::run_function`].
@@ -299,6 +301,7 @@ impl<'p> Device<'p> {
                     Arg::Int(n) => Operand::Int(*n),
                     Arg::Flag(b) => Operand::Flag(*b),
                     Arg::Dims(d) => Operand::Dims(d.clone()),
+                    Arg::Nums(v) => Operand::List(v.iter().map(|&x| Operand::Num(x)).collect()),
                 })
                 .collect();
             let results = lower_op(&mut f, op, &operands)?;

@@ -43,6 +43,8 @@ enum Bound {
     Bool(bool),
     /// A literal list of integers (a shape, an axis list).
     Ints(Vec<i64>),
+    /// A list of numbers, some the device computes (optimizer coefficients).
+    List(Vec<Bound>),
     Tuple(Vec<Bound>),
     /// A record's fields in declaration order.
     Record(Vec<Bound>),
@@ -213,9 +215,13 @@ impl Tracer<'_> {
                         _ => None,
                     })
                     .collect();
+                let numbers = items
+                    .iter()
+                    .all(|b| matches!(b, Bound::Int(_) | Bound::Float(_) | Bound::Number(_)));
                 match ints {
                     Some(v) => Ok(Bound::Ints(v)),
-                    None => unsupported("a list that is not of literal integers"),
+                    None if numbers => Ok(Bound::List(items)),
+                    None => unsupported("a list of other than numbers"),
                 }
             }
             Rhs::Tuple(ops) => Ok(Bound::Tuple(read(ops)?)),
@@ -272,6 +278,12 @@ impl Tracer<'_> {
                     .or_else(|_| unsupported(format!("the negative extent in {v:?}")))?,
             ),
             Bound::Nihil => Operand::Elem(self.elem),
+            Bound::List(items) => Operand::List(
+                items
+                    .iter()
+                    .map(|b| self.to_operand(b))
+                    .collect::<Result<_, _>>()?,
+            ),
             Bound::Tuple(_) | Bound::Record(_) => {
                 return unsupported("a tuple or a record as a tensor operand")
             }

@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use super::{nn, Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use super::{nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -37,6 +37,9 @@ pub enum Operand {
     /// A constructor's seed that gives only the element type (`nihil.crea(…)`: the
     /// run's precision).
     Elem(ElementType),
+    /// A list of numbers, each a literal or a number the device computes
+    /// (`adamw_passus`'s coefficients).
+    List(Vec<Operand>),
 }
 
 /// Why an op was not lowered.
@@ -326,12 +329,26 @@ pub(super) fn filled(
     elem: ElementType,
     dims: &[usize],
 ) -> Result<Value, LowerError> {
-    match a.get(i)? {
+    fill_with(f, a, a.get(i)?, elem, dims)
+}
+
+/// A tensor of `dims` filled with the number `o` (a literal or a rank-0 device
+/// value converted to `elem`).
+pub(super) fn fill_with(
+    f: &mut Function,
+    a: &Args,
+    o: &Operand,
+    elem: ElementType,
+    dims: &[usize],
+) -> Result<Value, LowerError> {
+    match o {
         Operand::Tensor(v) if f.ty(*v).rank() == 0 => {
             let v = f.convert(*v, elem);
             Ok(f.broadcast_in_dim(v, &[], dims))
         }
-        _ => Ok(f.splat(elem, a.num(i)?, dims)),
+        Operand::Num(x) => Ok(f.splat(elem, *x, dims)),
+        Operand::Int(n) => Ok(f.splat(elem, *n as f64, dims)),
+        other => a.err(format!("needs a number, found {other:?}")),
     }
 }
 
@@ -595,6 +612,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::RetroLaminatio => nn::retro_laminatio(f, a, false),
         Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
+        Op::AdamwPassus => optim::adamw_passus(f, a),
         Op::Strue
         | Op::Argmax
         | Op::CruxEntropia
@@ -623,7 +641,6 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::RetroAttentioPondera
         | Op::RetroAttentioApplica
         | Op::RetroAttentio
-        | Op::AdamwPassus
         | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
     }
 }

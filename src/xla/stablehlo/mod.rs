@@ -19,6 +19,7 @@
 pub mod function;
 pub mod lower;
 mod nn;
+mod optim;
 
 use std::fmt::{self, Write as _};
 
