@@ -69,6 +69,35 @@ functio passus(tf32[2, 3] p, tf32[2, 3] g, tf32[2, 3] m, tf32[2, 3] v, f32 inv_b
     redde q.addita(m2).addita(v2)
 }
 
+@ radix backward "g_strata"
+functio per_strata(tf32[3, 2, 2] ws, tf32[2, 2] x, numerus n) → f32 {
+    varia tf32[2, 2] h ← x
+    itera ab 0 ‥ n fixum i {
+        fixum tf32[2, 2] w ← ws.sectio(i, i + 1).forma([2, 2])
+        h ← (h · w).tanh()
+    }
+    redde h.summa()
+}
+
+@ radix backward "g_si"
+functio optio(tf32[2, 2] x, bivalens quadra) → f32 {
+    varia tf32[2, 2] y ← x
+    si quadra {
+        y ← x ⊙ x
+    } secus {
+        y ← x.exp()
+    }
+    redde (y ⊙ x).summa()
+}
+
+functio crescit(tf32[2] x) → tf32[2] {
+    varia tf32[2] y ← x
+    dum y.summa() < 10.0 {
+        y ← y.scala(2.0)
+    }
+    redde y
+}
+
 genus Strata {
     tf32[2, 2] w
     tf32[2] b
@@ -148,6 +177,8 @@ fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
             Value::Float(x) => out.push(vec![*x]),
             Value::Tuple(parts) => parts.iter().for_each(|p| flat(p, out)),
             Value::Record(r) => r.fields.iter().for_each(|p| flat(p, out)),
+            // The cotangent of an integer or flag operand.
+            Value::Nihil => {}
             other => panic!("unexpected result {}", other.type_name()),
         }
     }
@@ -403,6 +434,42 @@ fn primal_functions_and_their_companions_agree_with_the_interpreter() {
         close(&got, &interpreted(&p, f, vs), "passus");
     }
 
+    // Loops with bounds known when traced are unrolled (the companion's lists of
+    // per-pass values too); `si` on a known flag takes one branch. The integer and
+    // the flag are part of the program's key.
+    let ws = rand32(&mut rng, &[3, 2, 2]);
+    let x22 = rand32(&mut rng, &[2, 2]);
+    for n in [0, 1, 3] {
+        for name in ["per_strata", "g_strata"] {
+            let f = func(&p, name);
+            let mut args = vec![FnArg::Tensor(&ws), FnArg::Tensor(&x22), FnArg::Int(n)];
+            let mut vs = vec![tv(&ws), tv(&x22), Value::Int(n)];
+            if name == "g_strata" {
+                args.extend([FnArg::Nihil, FnArg::Number(1.25)]);
+                vs.extend([Value::Nihil, Value::Float(1.25)]);
+            }
+            let got = dev.run_function(&p, f, &args).unwrap();
+            close(&got, &interpreted(&p, f, vs), &format!("{name} n = {n}"));
+        }
+    }
+    for quadra in [true, false] {
+        for name in ["optio", "g_si"] {
+            let f = func(&p, name);
+            let mut args = vec![FnArg::Tensor(&x22), FnArg::Bool(quadra)];
+            let mut vs = vec![tv(&x22), Value::Bool(quadra)];
+            if name == "g_si" {
+                args.extend([FnArg::Nihil, FnArg::Number(0.5)]);
+                vs.extend([Value::Nihil, Value::Float(0.5)]);
+            }
+            let got = dev.run_function(&p, f, &args).unwrap();
+            close(&got, &interpreted(&p, f, vs), &format!("{name} {quadra}"));
+        }
+    }
+    let f = func(&p, "duplica");
+    let x2 = rand32(&mut rng, &[2]);
+    let got = dev.run_function(&p, f, &[FnArg::Tensor(&x2)]).unwrap();
+    close(&got, &interpreted(&p, f, vec![tv(&x2)]), "duplica");
+
     // Each function compiled once; a second call of one is a cache hit.
     let misses = dev.cache().misses();
     let f = func(&p, "g_mse");
@@ -436,10 +503,30 @@ fn what_has_no_lowering_yet_is_named() {
         "no StableHLO lowering for the operator `>` on a value the device computes"
     );
     let t2 = Param::Tensor(TensorType::new(ElementType::F32, &[2]));
-    let e = lower_function(&p, func(&p, "duplica"), &[t2], ElementType::F32).unwrap_err();
+    let e = lower_function(&p, func(&p, "crescit"), &[t2], ElementType::F32).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "no StableHLO lowering for the statement `itera`"
+        "no StableHLO lowering for the statement `dum` (a loop)"
+    );
+    // A loop bound or a `si` flag the device would compute.
+    let t222 = Param::Tensor(TensorType::new(ElementType::F32, &[3, 2, 2]));
+    let t22 = Param::Tensor(TensorType::new(ElementType::F32, &[2, 2]));
+    let n = Param::Number(ElementType::F32);
+    let e = lower_function(
+        &p,
+        func(&p, "per_strata"),
+        &[t222, t22.clone(), n.clone()],
+        ElementType::F32,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for `itera` whose bounds the device computes"
+    );
+    let e = lower_function(&p, func(&p, "optio"), &[t22, n], ElementType::F32).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for `si` on a value the device computes"
     );
     // A shape other than the one the body was written for is refused by the op.
     let t33 = Param::Tensor(TensorType::new(ElementType::F32, &[3, 3]));

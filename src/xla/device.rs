@@ -79,6 +79,11 @@ pub enum FnArg<'a> {
     Nihil,
     /// A record (`genus`): its fields in declaration order.
     Record(Vec<FnArg<'a>>),
+    /// A `numerus` the program is specialised to (a loop bound): part of the cache
+    /// key.
+    Int(i64),
+    /// A `bivalens` the program is specialised to (a `si` condition).
+    Bool(bool),
 }
 
 /// A device input of [`Device::run_function`]: a tensor argument, or a number made
@@ -127,6 +132,14 @@ fn flatten_args<'a>(
             FnArg::Nihil => {
                 params.push(Param::Nihil);
                 kinds.push('_');
+            }
+            FnArg::Int(n) => {
+                params.push(Param::Int(*n));
+                kinds.push_str(&format!("i{n};"));
+            }
+            FnArg::Bool(b) => {
+                params.push(Param::Bool(*b));
+                kinds.push_str(if *b { "T" } else { "F" });
             }
             FnArg::Record(fields) => {
                 let mut inner = Vec::new();

@@ -28,6 +28,11 @@ pub enum Param {
     Nihil,
     /// A record (`genus`): its fields in declaration order, each a parameter.
     Record(Vec<Param>),
+    /// A `numerus` known when the function is traced (a loop bound, an index): no
+    /// device parameter; the program is specialised to it.
+    Int(i64),
+    /// A `bivalens` known when the function is traced (a `si` condition).
+    Bool(bool),
 }
 
 /// What a slot holds while the body is traced.
@@ -91,7 +96,7 @@ fn device_types(params: &[Param], out: &mut Vec<TensorType>) {
         match p {
             Param::Tensor(t) => out.push(t.clone()),
             Param::Number(e) => out.push(TensorType::new(*e, &[])),
-            Param::Nihil => {}
+            Param::Nihil | Param::Int(_) | Param::Bool(_) => {}
             Param::Record(fields) => device_types(fields, out),
         }
     }
@@ -105,6 +110,8 @@ fn bind(p: &Param, values: &mut impl Iterator<Item = Value>) -> Bound {
         Param::Tensor(_) => Bound::Device(next()),
         Param::Number(_) => Bound::Number(next()),
         Param::Record(fields) => Bound::Record(fields.iter().map(|f| bind(f, values)).collect()),
+        Param::Int(n) => Bound::Int(*n),
+        Param::Bool(b) => Bound::Bool(*b),
     }
 }
 
@@ -119,6 +126,8 @@ fn flatten(
     match b {
         Bound::Device(v) | Bound::Number(v) => out.push(*v),
         Bound::Float(x) => out.push(f.constant(elem, *x)),
+        // A companion's cotangent of an integer or flag operand: no device value.
+        Bound::Nihil => {}
         Bound::Tuple(parts) | Bound::Record(parts) => {
             for p in parts {
                 flatten(f, elem, p, out)?;
@@ -152,30 +161,88 @@ impl Tracer<'_> {
         for (i, a) in args.into_iter().enumerate() {
             slots[i] = Some(a);
         }
-        for stmt in &fun.body.stmts {
+        if let Flow::Return(b) = self.block(&fun.body, &mut slots, depth)? {
+            return Ok(b);
+        }
+        unsupported(format!("`{}`, which ends without `redde`", fun.name))
+    }
+
+    /// Traces the statements of `block` in order; a `redde` ends the trace.
+    fn block(
+        &mut self,
+        block: &ir::Block,
+        slots: &mut [Option<Bound>],
+        depth: usize,
+    ) -> Result<Flow, LowerError> {
+        for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { dst, rhs, .. } => {
-                    let b = self.rhs(rhs, &slots, depth)?;
+                    let b = self.rhs(rhs, slots, depth)?;
                     slots[dst.0 as usize] = Some(b);
                 }
-                Stmt::Return(Some(op)) => return self.operand(op, &slots),
+                Stmt::Return(Some(op)) => return Ok(Flow::Return(self.operand(op, slots)?)),
                 Stmt::Store { place, value, .. } => {
-                    let v = self.operand(value, &slots)?;
-                    let ir::PlaceRoot::Slot(root) = place.root else {
-                        return unsupported("a store into a module constant");
-                    };
-                    let Some(Some(b)) = slots.get_mut(root.0 as usize) else {
-                        return unsupported(format!(
-                            "a store into slot %{} before it is set",
-                            root.0
-                        ));
-                    };
+                    let v = self.operand(value, slots)?;
+                    let b = place_root(place, slots)?;
                     store(b, &place.path, v)?;
+                }
+                Stmt::MethodInPlace {
+                    dst: None,
+                    method: ir::Method::Appende,
+                    place,
+                    args,
+                    ..
+                } if place.path.is_empty() && args.len() == 1 => {
+                    let v = self.operand(&args[0], slots)?;
+                    let b = place_root(place, slots)?;
+                    append(b, v)?;
+                }
+                // `si` on a truth value known now: only the branch taken is traced.
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let taken = match self.operand(cond, slots)? {
+                        Bound::Bool(true) => then,
+                        Bound::Bool(false) => otherwise,
+                        _ => return unsupported("`si` on a value the device computes"),
+                    };
+                    if let Flow::Return(b) = self.block(taken, slots, depth)? {
+                        return Ok(Flow::Return(b));
+                    }
+                }
+                // `itera ab` with bounds known now: unrolled, one trace per pass.
+                Stmt::ForRange {
+                    var,
+                    start,
+                    end,
+                    step,
+                    inclusive,
+                    body,
+                    ..
+                } => {
+                    let int = |b: Bound| match b {
+                        Bound::Int(n) => Ok(n),
+                        _ => unsupported("`itera` whose bounds the device computes"),
+                    };
+                    let (a, e, st) = (
+                        int(self.operand(start, slots)?)?,
+                        int(self.operand(end, slots)?)?,
+                        int(self.operand(step, slots)?)?,
+                    );
+                    let passes = unrolled(a, e, st, *inclusive)?;
+                    for i in passes {
+                        slots[var.0 as usize] = Some(Bound::Int(i));
+                        if let Flow::Return(b) = self.block(body, slots, depth)? {
+                            return Ok(Flow::Return(b));
+                        }
+                    }
                 }
                 other => return unsupported(format!("the statement {}", stmt_name(other))),
             }
         }
-        unsupported(format!("`{}`, which ends without `redde`", fun.name))
+        Ok(Flow::Next)
     }
 
     fn operand(&self, op: &ir::Operand, slots: &[Option<Bound>]) -> Result<Bound, LowerError> {
@@ -253,13 +320,25 @@ impl Tracer<'_> {
                     _ => unsupported("`-` of a tensor (the interpreter refuses it too)"),
                 }
             }
-            Rhs::Index(t, i) => match (self.operand(t, slots)?, self.operand(i, slots)?) {
-                (Bound::Tuple(parts), Bound::Int(n)) => usize::try_from(n)
-                    .ok()
-                    .and_then(|n| parts.get(n).cloned())
-                    .map_or_else(|| unsupported(format!("tuple part {n}")), Ok),
-                _ => unsupported("indexing other than a tuple part"),
-            },
+            Rhs::Index(t, i) => {
+                let (t, i) = (self.operand(t, slots)?, self.operand(i, slots)?);
+                let Bound::Int(n) = i else {
+                    return unsupported("an index the device computes");
+                };
+                let part = usize::try_from(n).ok().and_then(|n| match &t {
+                    Bound::Tuple(parts) | Bound::List(parts) => parts.get(n).cloned(),
+                    Bound::Ints(v) => v.get(n).map(|&x| Bound::Int(x)),
+                    _ => None,
+                });
+                part.map_or_else(|| unsupported(format!("part {n} of {t:?}")), Ok)
+            }
+            Rhs::Method(ir::Method::Longitudo, list, args) if args.is_empty() => {
+                match self.operand(list, slots)? {
+                    Bound::Ints(v) => Ok(Bound::Int(v.len() as i64)),
+                    Bound::List(v) | Bound::Tuple(v) => Ok(Bound::Int(v.len() as i64)),
+                    other => unsupported(format!("`longitudo` of {other:?}")),
+                }
+            }
             other => unsupported(format!("the expression {}", rhs_name(other))),
         }
     }
@@ -291,8 +370,13 @@ impl Tracer<'_> {
     }
 
     fn op(&mut self, op: Op, args: &[Bound]) -> Result<Bound, LowerError> {
-        // The cotangent helpers over values of any structure (records, numbers).
+        // The cotangent helpers over values of any structure (records, numbers), and
+        // a shape, known when the function is traced.
         match (op, args) {
+            (Op::Magnitudines, [Bound::Device(v)]) => {
+                let dims = self.f.ty(*v).dims.iter().map(|&d| d as i64).collect();
+                return Ok(Bound::Ints(dims));
+            }
             (Op::RetroNihil, [x]) if !matches!(x, Bound::Device(_)) => return self.zeros(x),
             (Op::RetroAdde, [x, y])
                 if !(matches!(x, Bound::Device(_)) && matches!(y, Bound::Device(_))) =>
@@ -457,6 +541,7 @@ fn stmt_name(s: &Stmt) -> &'static str {
         Stmt::If { .. } | Stmt::Cond { .. } => "`si`",
         Stmt::Loop { .. } => "`dum` (a loop)",
         Stmt::ForRange { .. } | Stmt::ForEach { .. } => "`itera`",
+        Stmt::MethodInPlace { .. } => "method call in place",
         Stmt::Try { .. } | Stmt::Throw { .. } => "`fac … cape` / `iace`",
         Stmt::Return(None) => "`redde` without a value",
         _ => "other than `fixum`/`varia` and `redde`",
@@ -488,5 +573,76 @@ fn store(b: &mut Bound, path: &[ir::PlaceStep], v: Bound) -> Result<(), LowerErr
             None => unsupported(format!("a store into field {i}")),
         },
         _ => unsupported("a store other than into a record's field"),
+    }
+}
+
+/// How a traced block ended.
+enum Flow {
+    Next,
+    Return(Bound),
+}
+
+/// The most passes of an `itera` the lowering unrolls.
+const MAX_UNROLLED: usize = 4096;
+
+/// The values of an `itera ab a ‥ e per st` (… `e` included when `inclusive`).
+fn unrolled(a: i64, e: i64, st: i64, inclusive: bool) -> Result<Vec<i64>, LowerError> {
+    if st == 0 {
+        return unsupported("`itera` with step 0");
+    }
+    let mut out = Vec::new();
+    let mut i = a;
+    while (st > 0 && (i < e || (inclusive && i == e)))
+        || (st < 0 && (i > e || (inclusive && i == e)))
+    {
+        if out.len() == MAX_UNROLLED {
+            return unsupported(format!("`itera` of more than {MAX_UNROLLED} passes"));
+        }
+        out.push(i);
+        match i.checked_add(st) {
+            Some(n) => i = n,
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+/// The slot a place starts at.
+fn place_root<'s>(
+    place: &ir::Place,
+    slots: &'s mut [Option<Bound>],
+) -> Result<&'s mut Bound, LowerError> {
+    let ir::PlaceRoot::Slot(root) = place.root else {
+        return unsupported("a store into a module constant");
+    };
+    match slots.get_mut(root.0 as usize) {
+        Some(Some(b)) => Ok(b),
+        _ => unsupported(format!("a store into slot %{} before it is set", root.0)),
+    }
+}
+
+/// `list.appende(v)`: a list of traced values (an empty literal list starts as
+/// the empty shape `[]`).
+fn append(list: &mut Bound, v: Bound) -> Result<(), LowerError> {
+    match list {
+        Bound::Ints(items) if items.is_empty() || matches!(v, Bound::Int(_)) => {
+            if let Bound::Int(n) = v {
+                items.push(n);
+            } else {
+                *list = Bound::List(vec![v]);
+            }
+            Ok(())
+        }
+        Bound::Ints(items) => {
+            let mut parts: Vec<Bound> = items.iter().map(|&n| Bound::Int(n)).collect();
+            parts.push(v);
+            *list = Bound::List(parts);
+            Ok(())
+        }
+        Bound::List(items) => {
+            items.push(v);
+            Ok(())
+        }
+        other => unsupported(format!("`appende` to {other:?}")),
     }
 }

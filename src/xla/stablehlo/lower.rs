@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use super::{nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use super::{cotangent, nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -352,30 +352,6 @@ pub(super) fn fill_with(
     }
 }
 
-/// `g` summed down to `dims` (the broadcast VJP, `sum_to_shape`): the leading axes
-/// `g` has beyond `dims` and the axes where `dims` has extent 1 are summed.
-fn sum_to_shape(f: &mut Function, a: &Args, g: Value, dims: &[usize]) -> Lowered {
-    let gd = f.ty(g).dims.clone();
-    let Some(lead) = gd.len().checked_sub(dims.len()) else {
-        return a.err(format!("{gd:?} does not sum down to {dims:?}"));
-    };
-    let mut axes = Vec::new();
-    for (i, &e) in gd.iter().enumerate() {
-        let fits = i >= lead && (dims[i - lead] == e || dims[i - lead] == 1);
-        if i < lead || (fits && dims[i - lead] == 1 && e != 1) {
-            axes.push(i);
-        } else if !fits {
-            return a.err(format!("{gd:?} does not sum down to {dims:?}"));
-        }
-    }
-    let r = if axes.is_empty() {
-        g
-    } else {
-        f.reduce(g, &axes, Reduction::Sum)
-    };
-    Ok(vec![f.reshape(r, dims)])
-}
-
 fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {
     let x = a.tensor(0)?;
     Ok(vec![f.unary(op, x)])
@@ -543,7 +519,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroAdFormam => {
             let (g, like) = (a.tensor(0)?, a.ty(f, 1)?);
             let g = f.convert(g, like.elem);
-            sum_to_shape(f, a, g, &like.dims)
+            cotangent::sum_to_shape(f, a, g, &like.dims)
         }
         Op::Gelu => nn::gelu(f, a, false),
         Op::GeluPerExp => nn::gelu(f, a, true),
@@ -613,6 +589,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroLaminatio => nn::retro_laminatio(f, a, false),
         Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
         Op::AdamwPassus => optim::adamw_passus(f, a),
+        Op::RetroInpone => cotangent::retro_inpone(f, a),
         Op::Strue
         | Op::Argmax
         | Op::CruxEntropia
@@ -629,7 +606,6 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::Numerus
         | Op::RetroDilata
         | Op::RetroMaximum
-        | Op::RetroInpone
         | Op::RetroSoftmaxCausalis
         | Op::RetroCruxEntropia
         | Op::RetroCruxScopi

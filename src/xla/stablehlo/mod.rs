@@ -16,6 +16,7 @@
 //!
 //! [`Op`]: crate::ir::ops::Op
 
+mod cotangent;
 pub mod function;
 pub mod lower;
 mod nn;
