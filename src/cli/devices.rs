@@ -60,13 +60,18 @@ pub fn run(args: &DevicesArgs, ctx: &Context) -> ExitCode {
     }
 }
 
-fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagnostic>> {
+/// The plugin to load (module doc: `--xla-plugin`, `FABER_PJRT_PLUGIN`, the search),
+/// or CLI006.
+pub(super) fn find_plugin(
+    flag: Option<&Path>,
+    sources: &mut SourceMap,
+) -> Result<PathBuf, Box<Diagnostic>> {
     let env_plugin = std::env::var_os(PLUGIN_VAR).filter(|v| !v.is_empty());
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let venv = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty());
     let (path, origin) =
-        match (&args.xla_plugin, env_plugin) {
-            (Some(p), _) => (p.clone(), Origin::Flag),
+        match (flag, env_plugin) {
+            (Some(p), _) => (p.to_path_buf(), Origin::Flag),
             (None, Some(p)) => (PathBuf::from(p), Origin::Env),
             (None, None) => match discover(venv.as_deref().map(Path::new), &cwd) {
                 Some(p) => (p, Origin::Found),
@@ -92,6 +97,11 @@ fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagn
             ),
         ));
     }
+    Ok(path)
+}
+
+fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagnostic>> {
+    let path = find_plugin(args.xla_plugin.as_deref(), sources)?;
     let plugin = Plugin::load(&path).map_err(|e| plugin_error(sources, &path, &e))?;
     let client = plugin
         .client()
@@ -215,7 +225,11 @@ fn code_of(e: &PluginError) -> Code {
 }
 
 /// CLI007–CLI009 for a plugin at `path`.
-fn plugin_error(sources: &mut SourceMap, path: &Path, e: &PluginError) -> Box<Diagnostic> {
+pub(super) fn plugin_error(
+    sources: &mut SourceMap,
+    path: &Path,
+    e: &PluginError,
+) -> Box<Diagnostic> {
     let file = sources.add(path.display().to_string(), String::new());
     let hint = match e {
         PluginError::NotLoadable { .. }

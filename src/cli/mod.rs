@@ -26,6 +26,7 @@ mod outdir;
 mod output;
 mod parse;
 mod run;
+mod run_xla;
 mod test;
 
 use std::io::Write;

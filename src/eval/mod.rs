@@ -68,6 +68,7 @@ mod machine;
 mod methods;
 mod narrow;
 mod numbers;
+pub mod offload;
 mod ops;
 mod place;
 mod range;

@@ -15,7 +15,8 @@ use super::exec::{ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::CompileOptions;
 use super::stablehlo::{
-    lower_function, lower_op, Function, LowerError, Operand, Param, TensorType,
+    lower_function_with_template, lower_op, Function, LowerError, Operand, Param, Template,
+    TensorType,
 };
 use crate::ir::ops::Op;
 use crate::ir::{FuncId, Program};
@@ -198,6 +199,11 @@ pub struct Device<'p> {
     ordinal: usize,
     options: CompileOptions,
     cache: Cache,
+    /// How each compiled function's outputs rebuild its result.
+    templates: HashMap<Key, Template>,
+    /// The keys whose lowering failed, with why: asked again, the answer is the same
+    /// without tracing again.
+    refused: HashMap<Key, LowerError>,
 }
 
 fn element_type(t: &Tensor) -> ElementType {
@@ -231,6 +237,8 @@ impl<'p> Device<'p> {
                 ..CompileOptions::default()
             },
             cache: Cache::default(),
+            templates: HashMap::new(),
+            refused: HashMap::new(),
         })
     }
 
@@ -337,6 +345,21 @@ impl<'p> Device<'p> {
         args: &[FnArg],
     ) -> Result<Vec<Tensor>, XlaError> {
         let elem = dtype_element(k::precision());
+        let (outputs, template) = self.call_function(program, func, args)?;
+        let mut flat = Vec::new();
+        flatten_results(&template, &outputs, elem, &mut flat)?;
+        Ok(flat)
+    }
+
+    /// [`Device::run_function`]'s outputs as the program returns them, with the
+    /// [`Template`] that rebuilds the function's result from them.
+    pub fn call_function(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Result<(Vec<Tensor>, Template), XlaError> {
+        let elem = dtype_element(k::precision());
         let (mut params, mut owned, mut kinds) = (Vec::new(), Vec::new(), String::new());
         flatten_args(args, elem, &mut params, &mut owned, &mut kinds)?;
         let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
@@ -351,7 +374,59 @@ impl<'p> Device<'p> {
                 .map(|t| TensorType::new(element_type(t), t.shape()))
                 .collect(),
         };
-        let exe = self.executable(key, || Ok(lower_function(program, func, &params, elem)?))?;
-        self.execute(&exe, &inputs)
+        if let Some(e) = self.refused.get(&key) {
+            return Err(XlaError::Lower(e.clone()));
+        }
+        let mut made = None;
+        let exe = self.executable(key.clone(), || {
+            let (text, template) = lower_function_with_template(program, func, &params, elem)?;
+            made = Some(template);
+            Ok(text)
+        });
+        let exe = match exe {
+            Err(XlaError::Lower(e)) => {
+                self.refused.insert(key, e.clone());
+                return Err(XlaError::Lower(e));
+            }
+            other => other?,
+        };
+        if let Some(t) = made {
+            self.templates.insert(key.clone(), t);
+        }
+        let template =
+            self.templates.get(&key).cloned().ok_or_else(|| {
+                XlaError::Result("a compiled function without its template".into())
+            })?;
+        Ok((self.execute(&exe, &inputs)?, template))
     }
+}
+
+/// The tensors of a result, in order: outputs as they are, folded numbers as rank-0
+/// tensors of `elem`; integers, flags and `nihil` have none.
+fn flatten_results(
+    t: &Template,
+    outputs: &[Tensor],
+    elem: ElementType,
+    out: &mut Vec<Tensor>,
+) -> Result<(), XlaError> {
+    match t {
+        Template::Tensor(i) | Template::Number(i) => match outputs.get(*i) {
+            Some(x) => out.push(x.clone()),
+            None => return Err(XlaError::Result(format!("output {i} missing"))),
+        },
+        Template::Float(x) => out.push(
+            match elem {
+                ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
+                ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
+            }
+            .map_err(|e| XlaError::Result(e.to_string()))?,
+        ),
+        Template::Int(_) | Template::Bool(_) | Template::Nihil => {}
+        Template::Tuple(parts) | Template::Record(_, parts) => {
+            for p in parts {
+                flatten_results(p, outputs, elem, out)?;
+            }
+        }
+    }
+    Ok(())
 }

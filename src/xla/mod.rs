@@ -25,6 +25,7 @@
 
 pub mod device;
 pub mod exec;
+pub mod offload;
 pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;

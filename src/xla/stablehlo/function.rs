@@ -14,7 +14,7 @@
 use super::lower::{lower_op, LowerError, Operand};
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
-use crate::ir::{self, BinOp, Const, FuncId, Prim, Program, Rhs, Stmt, UnOp};
+use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};
 use crate::xla::exec::ElementType;
 
 /// A parameter of the lowered function.
@@ -70,6 +70,38 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, LowerError> {
     Err(LowerError::Unsupported { what: what.into() })
 }
 
+/// How a lowered function's result is rebuilt from the program's outputs: which
+/// output each tensor or number is, and the values known when it was traced.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Template {
+    /// Output `i`, a tensor.
+    Tensor(usize),
+    /// Output `i`, a rank-0 tensor that is a number (`fractus`).
+    Number(usize),
+    /// A number folded when the function was traced.
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    Nihil,
+    Tuple(Vec<Template>),
+    /// A record of this genus, its fields in order (the genus from the function's
+    /// declared result type).
+    Record(GenusId, Vec<Template>),
+}
+
+impl Template {
+    /// How many program outputs it reads.
+    pub fn outputs(&self) -> usize {
+        match self {
+            Template::Tensor(_) | Template::Number(_) => 1,
+            Template::Tuple(parts) | Template::Record(_, parts) => {
+                parts.iter().map(Template::outputs).sum()
+            }
+            _ => 0,
+        }
+    }
+}
+
 /// The StableHLO module for `func` of `program` called with `params`; `elem` is the
 /// element type of tensors the function makes from nothing (the run's precision).
 pub fn lower_function(
@@ -78,6 +110,16 @@ pub fn lower_function(
     params: &[Param],
     elem: ElementType,
 ) -> Result<String, LowerError> {
+    Ok(lower_function_with_template(program, func, params, elem)?.0)
+}
+
+/// [`lower_function`] with the [`Template`] its outputs rebuild the result by.
+pub fn lower_function_with_template(
+    program: &Program,
+    func: FuncId,
+    params: &[Param],
+    elem: ElementType,
+) -> Result<(String, Template), LowerError> {
     let mut types = Vec::new();
     device_types(params, &mut types);
     let (f, values) = Function::new(&types);
@@ -86,8 +128,8 @@ pub fn lower_function(
     let mut t = Tracer { program, f, elem };
     let result = t.call(func, args, 0)?;
     let mut results = Vec::new();
-    flatten(&mut t.f, elem, &result, &mut results)?;
-    Ok(t.f.finish(&results))
+    let template = flatten(program, &program.func(func).ret, &result, &mut results)?;
+    Ok((t.f.finish(&results), template))
 }
 
 /// The device parameter types of `params`, records' fields in order.
@@ -115,27 +157,61 @@ fn bind(p: &Param, values: &mut impl Iterator<Item = Value>) -> Bound {
     }
 }
 
-/// The device values of a result: a tensor, a number (a rank-0 constant of `elem`
-/// when it was folded), or each part of a tuple.
+/// The device values of a result (a tensor, a number, each part of a tuple or
+/// record) appended to `out`, and the template that rebuilds the result; `ty` is its
+/// declared type (a record's genus comes from it).
 fn flatten(
-    f: &mut Function,
-    elem: ElementType,
+    program: &Program,
+    ty: &ir::Ty,
     b: &Bound,
     out: &mut Vec<Value>,
-) -> Result<(), LowerError> {
-    match b {
-        Bound::Device(v) | Bound::Number(v) => out.push(*v),
-        Bound::Float(x) => out.push(f.constant(elem, *x)),
-        // A companion's cotangent of an integer or flag operand: no device value.
-        Bound::Nihil => {}
-        Bound::Tuple(parts) | Bound::Record(parts) => {
-            for p in parts {
-                flatten(f, elem, p, out)?;
+) -> Result<Template, LowerError> {
+    Ok(match b {
+        Bound::Device(v) => {
+            out.push(*v);
+            Template::Tensor(out.len() - 1)
+        }
+        Bound::Number(v) => {
+            out.push(*v);
+            Template::Number(out.len() - 1)
+        }
+        Bound::Float(x) => Template::Float(*x),
+        Bound::Int(n) => Template::Int(*n),
+        Bound::Bool(x) => Template::Bool(*x),
+        // A companion's cotangent of an integer or flag operand.
+        Bound::Nihil => Template::Nihil,
+        Bound::Tuple(parts) => {
+            let types = match ty {
+                ir::Ty::Tuple(t) if t.len() == parts.len() => t.clone(),
+                _ => vec![ir::Ty::Any; parts.len()],
+            };
+            Template::Tuple(
+                parts
+                    .iter()
+                    .zip(&types)
+                    .map(|(p, t)| flatten(program, t, p, out))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        Bound::Record(parts) => {
+            let ir::Ty::Record(g) = ty else {
+                return unsupported("a record result whose genus is not declared");
+            };
+            let fields = &program.genera[g.0 as usize].fields;
+            if fields.len() != parts.len() {
+                return unsupported("a record result of another genus");
             }
+            Template::Record(
+                *g,
+                parts
+                    .iter()
+                    .zip(fields)
+                    .map(|(p, fd)| flatten(program, &fd.ty, p, out))
+                    .collect::<Result<_, _>>()?,
+            )
         }
         other => return unsupported(format!("a result of {other:?}")),
-    }
-    Ok(())
+    })
 }
 
 impl Tracer<'_> {
@@ -312,6 +388,18 @@ impl Tracer<'_> {
                 let (x, y) = (self.operand(&ops[0], slots)?, self.operand(&ops[1], slots)?);
                 self.binary(*b, x, y)
             }
+            // `--precision f32`'s rounding of a `fractus` to f32 at an `f32` store or
+            // return (src/eval/narrow.rs); other values pass unchanged.
+            Rhs::Prim(Prim::Unary(UnOp::Narrow), ops) if ops.len() == 1 => {
+                Ok(match self.operand(&ops[0], slots)? {
+                    Bound::Float(x) => Bound::Float(x as f32 as f64),
+                    Bound::Number(v) if self.f.ty(v).elem == ElementType::F64 => {
+                        let n = self.f.convert(v, ElementType::F32);
+                        Bound::Number(self.f.convert(n, ElementType::F64))
+                    }
+                    other => other,
+                })
+            }
             Rhs::Prim(Prim::Unary(UnOp::Neg), ops) if ops.len() == 1 => {
                 match self.operand(&ops[0], slots)? {
                     Bound::Int(n) => Ok(Bound::Int(-n)),
@@ -376,6 +464,9 @@ impl Tracer<'_> {
             (Op::Magnitudines, [Bound::Device(v)]) => {
                 let dims = self.f.ty(*v).dims.iter().map(|&d| d as i64).collect();
                 return Ok(Bound::Ints(dims));
+            }
+            (Op::Numerus, [Bound::Device(v)]) => {
+                return Ok(Bound::Int(self.f.ty(*v).numel() as i64));
             }
             (Op::RetroNihil, [x]) if !matches!(x, Bound::Device(_)) => return self.zeros(x),
             (Op::RetroAdde, [x, y])
@@ -491,6 +582,19 @@ impl Tracer<'_> {
             }
         }
         if let (Some(p), Some(q)) = (known(&x), known(&y)) {
+            // Comparisons of numbers known now decide control flow when traced.
+            let cmp = match b {
+                BinOp::Lt => Some(p < q),
+                BinOp::Gt => Some(p > q),
+                BinOp::Le => Some(p <= q),
+                BinOp::Ge => Some(p >= q),
+                BinOp::Eq | BinOp::NumEq => Some(p == q),
+                BinOp::Ne | BinOp::NumNe => Some(p != q),
+                _ => None,
+            };
+            if let Some(c) = cmp {
+                return Ok(Bound::Bool(c));
+            }
             let r = match b {
                 BinOp::Add => p + q,
                 BinOp::Sub => p - q,
@@ -557,6 +661,10 @@ fn rhs_name(r: &Rhs) -> &'static str {
         Rhs::Record(..) | Rhs::Field(..) => "record",
         Rhs::Map(..) => "map",
         Rhs::Template(..) => "text template",
+        Rhs::Prim(..) => "operator",
+        Rhs::Convert(..) => "conversion `↦`",
+        Rhs::Is(..) => "type test `est`",
+        Rhs::Range { .. } => "range",
         _ => "kind",
     }
 }

@@ -497,6 +497,9 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::Crea => {
             let elem = match a.get(0)? {
                 Operand::Elem(e) => *e,
+                // A number seed: the lowering's mark of a declared f64 tensor
+                // (src/eval/tensor_custom.rs, `made_dtype`).
+                Operand::Num(_) => ElementType::F64,
                 _ => a.ty(f, 0)?.elem,
             };
             Ok(vec![filled(f, a, 1, elem, &a.dims(2)?)?])

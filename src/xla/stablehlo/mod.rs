@@ -26,7 +26,7 @@ use std::fmt::{self, Write as _};
 
 use super::exec::ElementType;
 
-pub use function::{lower_function, Param};
+pub use function::{lower_function, lower_function_with_template, Param, Template};
 pub use lower::{lower_op, LowerError, Operand};
 
 /// A ranked tensor type: `tensor<2x3xf32>`, `tensor<f64>` for rank 0.
