@@ -265,3 +265,75 @@ fn adamw_passus_agrees_with_the_native_step() {
         );
     }
 }
+
+/// The fused causal attention ops and their VJPs against the native kernels
+/// (1e-5·|y| + 1e-5: sums of at most 4 products per element, one softmax).
+#[test]
+fn attention_and_its_vjps_agree_with_the_native_kernels() {
+    let Some(mut dev) = device("xla_nn::attention") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(64));
+    for (b, t, d, h) in [(1, 1, 2, 1), (2, 3, 4, 2), (1, 4, 6, 3)] {
+        let (q, kk, v) = (g.any(&[b, t, d]), g.any(&[b, t, d]), g.any(&[b, t, d]));
+        let what = format!("[{b}, {t}, {d}] with {h} heads");
+        let hh = Arg::Int(h as i64);
+        let p = k::attention_weights(&q, &kk, h).unwrap();
+        let args = [Arg::Tensor(&q), Arg::Tensor(&kk), hh.clone()];
+        check_parts(
+            &mut dev,
+            Op::AttentioPondera,
+            &args,
+            std::slice::from_ref(&p),
+            &what,
+        );
+        let y = k::attention_apply(&p, &v).unwrap();
+        let args = [Arg::Tensor(&p), Arg::Tensor(&v)];
+        check_parts(
+            &mut dev,
+            Op::AttentioApplica,
+            &args,
+            std::slice::from_ref(&y),
+            &what,
+        );
+        let args = [
+            Arg::Tensor(&q),
+            Arg::Tensor(&kk),
+            Arg::Tensor(&v),
+            hh.clone(),
+        ];
+        let want = k::attention(&q, &kk, &v, h).unwrap();
+        check_parts(&mut dev, Op::Attentio, &args, &[want], &what);
+        let (y2, p2) = k::attention_with_weights(&q, &kk, &v, h).unwrap();
+        check_parts(&mut dev, Op::AttentioCumPonderibus, &args, &[y2, p2], &what);
+        let gy = g.any(&[b, t, d]);
+        let (dp, dv) = k::attention_apply_backward(&gy, &p, &v).unwrap();
+        let args = [Arg::Tensor(&gy), Arg::Tensor(&p), Arg::Tensor(&v)];
+        check_parts(
+            &mut dev,
+            Op::RetroAttentioApplica,
+            &args,
+            &[dp.clone(), dv],
+            &what,
+        );
+        let (dq, dk) = k::attention_weights_backward(&dp, &p, &q, &kk, h).unwrap();
+        let args = [
+            Arg::Tensor(&dp),
+            Arg::Tensor(&p),
+            Arg::Tensor(&q),
+            Arg::Tensor(&kk),
+            hh.clone(),
+        ];
+        check_parts(&mut dev, Op::RetroAttentioPondera, &args, &[dq, dk], &what);
+        let (dq, dk, dv) = k::attention_backward(&gy, &p, &q, &kk, &v, h).unwrap();
+        let args = [
+            Arg::Tensor(&gy),
+            Arg::Tensor(&p),
+            Arg::Tensor(&q),
+            Arg::Tensor(&kk),
+            Arg::Tensor(&v),
+            hh,
+        ];
+        check_parts(&mut dev, Op::RetroAttentio, &args, &[dq, dk, dv], &what);
+    }
+}

@@ -422,6 +422,8 @@ impl Tracer<'_> {
             }
             Rhs::Method(ir::Method::Longitudo, list, args) if args.is_empty() => {
                 match self.operand(list, slots)? {
+                    // A tensor's `longitudo` is its rank.
+                    Bound::Device(v) => Ok(Bound::Int(self.f.ty(v).rank() as i64)),
                     Bound::Ints(v) => Ok(Bound::Int(v.len() as i64)),
                     Bound::List(v) | Bound::Tuple(v) => Ok(Bound::Int(v.len() as i64)),
                     other => unsupported(format!("`longitudo` of {other:?}")),
@@ -478,10 +480,15 @@ impl Tracer<'_> {
         }
         // A save-split's reader takes the pair; its lowering reads the first part.
         let mut args = args.to_vec();
-        if op == Op::GeluExPari {
-            if let Some(Bound::Tuple(parts)) = args.get(1) {
+        let pair_at = match op {
+            Op::GeluExPari => Some(1),
+            Op::AttentioExPari => Some(4),
+            _ => None,
+        };
+        if let Some(i) = pair_at {
+            if let Some(Bound::Tuple(parts)) = args.get(i) {
                 let first = parts.first().cloned();
-                args[1] = first.map_or_else(|| unsupported("an empty pair"), Ok)?;
+                args[i] = first.map_or_else(|| unsupported("an empty pair"), Ok)?;
             }
         }
         let operands = args

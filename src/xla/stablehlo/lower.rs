@@ -17,7 +17,9 @@
 
 use std::fmt;
 
-use super::{cotangent, nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use super::{
+    attention, cotangent, nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value,
+};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -292,7 +294,7 @@ fn softmax(f: &mut Function, a: &Args, log: bool) -> Lowered {
 }
 
 /// [`softmax`] of the value `x` (rank ≥ 1).
-fn softmax_of(f: &mut Function, x: Value, log: bool) -> Value {
+pub(super) fn softmax_of(f: &mut Function, x: Value, log: bool) -> Value {
     let xt = f.ty(x).clone();
     let last = xt.rank() - 1;
     let keep: Vec<usize> = (0..last).collect();
@@ -593,14 +595,24 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
         Op::AdamwPassus => optim::adamw_passus(f, a),
         Op::RetroInpone => cotangent::retro_inpone(f, a),
+        Op::AttentioPondera => attention::pondera(f, a),
+        Op::AttentioApplica => attention::applica(f, a),
+        Op::Attentio => attention::attentio(f, a, false),
+        Op::AttentioCumPonderibus => attention::attentio(f, a, true),
+        Op::AttentioExPari => {
+            // Operand 4 is the pair's first part, as for `gelu_ex_pari`.
+            let (q, y) = (a.ty(f, 0)?, a.ty(f, 4)?);
+            if q != y {
+                return a.err(format!("the pair's part {y} does not match {q}"));
+            }
+            Ok(vec![a.tensor(4)?])
+        }
+        Op::RetroAttentioPondera => attention::retro_pondera(f, a),
+        Op::RetroAttentioApplica => attention::retro_applica(f, a),
+        Op::RetroAttentio => attention::retro_attentio(f, a),
         Op::Strue
         | Op::Argmax
         | Op::CruxEntropia
-        | Op::AttentioPondera
-        | Op::AttentioApplica
-        | Op::Attentio
-        | Op::AttentioCumPonderibus
-        | Op::AttentioExPari
         | Op::Normalis
         | Op::Uniformis
         | Op::Multinomialis
@@ -617,9 +629,6 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::RetroMatMul
         | Op::RetroMatMulDerivata
         | Op::RetroMatMulAdde
-        | Op::RetroAttentioPondera
-        | Op::RetroAttentioApplica
-        | Op::RetroAttentio
         | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
     }
 }

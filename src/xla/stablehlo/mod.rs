@@ -16,6 +16,7 @@
 //!
 //! [`Op`]: crate::ir::ops::Op
 
+mod attention;
 mod cotangent;
 pub mod function;
 pub mod lower;
