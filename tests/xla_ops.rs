@@ -332,6 +332,64 @@ fn shape_ops_move_the_same_bits() {
     );
 }
 
+/// `retro_matmul` and its epilogues against the native `matmul_backward` for every
+/// rank pair `·` takes (the ranks a companion did not know statically).
+#[test]
+fn retro_matmul_agrees_with_the_native_backward() {
+    let Some(mut dev) = device("xla_ops::retro_matmul") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(12));
+    let (m, kk, n) = (2, 3, 4);
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![kk], vec![kk]),
+        (vec![kk], vec![kk, n]),
+        (vec![m, kk], vec![kk]),
+        (vec![m, kk], vec![kk, n]),
+        (vec![2, m, kk], vec![kk, n]),
+        (vec![2, m, kk], vec![2, kk, n]),
+    ];
+    for (sa, sb) in cases {
+        let (a, b) = (g.any(&sa), g.any(&sb));
+        let y = k::matmul(&a, &b).unwrap();
+        let gy = g.any(y.shape());
+        let what = format!("retro_matmul {sa:?}·{sb:?}");
+        let (da, db) = k::matmul_backward(&a, &b, &gy, None).unwrap();
+        let args = [Arg::Tensor(&a), Arg::Tensor(&b), Arg::Tensor(&gy)];
+        let got = dev.run_op(Op::RetroMatMul, &args).unwrap();
+        assert_eq!(got.len(), 2, "{what}");
+        for (x, w) in got.iter().zip([&da, &db]) {
+            assert_eq!(x.shape(), w.shape(), "{what}");
+            for (p, q) in values(x).iter().zip(values(w)) {
+                assert!(
+                    (p - q).abs() <= 1e-5 * (1.0 + q.abs()),
+                    "{what}: {p} against {q}"
+                );
+            }
+        }
+        // The epilogues: ∂a ⊙ d and r + ∂a.
+        let d = g.any(&sa);
+        let (dad, _) = k::matmul_backward(&a, &b, &gy, Some(k::VjpPost::Scale(&d))).unwrap();
+        let (dar, _) = k::matmul_backward(&a, &b, &gy, Some(k::VjpPost::AddTo(&d))).unwrap();
+        for (op, want) in [(Op::RetroMatMulDerivata, dad), (Op::RetroMatMulAdde, dar)] {
+            let args = [
+                Arg::Tensor(&a),
+                Arg::Tensor(&b),
+                Arg::Tensor(&gy),
+                Arg::Tensor(&d),
+            ];
+            let got = dev.run_op(op, &args).unwrap();
+            for (p, q) in values(&got[0]).iter().zip(values(&want)) {
+                assert!(
+                    (p - q).abs() <= 1e-5 * (1.0 + q.abs()),
+                    "{}: {p} against {q}",
+                    op.name()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn f64_operands_compute_in_f64() {
     let Some(mut dev) = device("xla_ops::f64") else {

@@ -75,6 +75,56 @@ fn example_traces_on_the_device_equal_the_interpreters() {
     }
 }
 
+/// The GPT example's per-step loss (`--trace`) with its gradient companion
+/// (`grad_damnum`, the whole model's backward) on the device.
+#[test]
+fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_run::gpt");
+        return;
+    };
+    let example = "examples/gpt-shakespeare";
+    let args = ["--", "--tiny", "--steps", "4", "--trace"];
+    let go = |backend: &[&str]| {
+        let o = Faber::new()
+            .args(["--verbose", "run", "--precision", "f32"])
+            .args(backend)
+            .arg(example)
+            .args(args)
+            .output();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        o
+    };
+    let cpu = go(&["--backend", "cpu"]);
+    let xla = go(&["--backend", "xla", "--xla-plugin", plugin.to_str().unwrap()]);
+    let losses = |o: &Output| -> Vec<f64> {
+        text(&o.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("passus ")?
+                    .split("damnum ")
+                    .nth(1)?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    };
+    let (a, b) = (losses(&cpu), losses(&xla));
+    assert_eq!(a.len(), 4, "{}", text(&cpu.stdout));
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-4 * x.abs(),
+            "step {i}: cpu {x}, xla {y}"
+        );
+    }
+    let err = text(&xla.stderr);
+    assert!(
+        err.contains("xla: `model::grad_damnum` ran on the device 4 time(s)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn backend_usage_errors_and_a_missing_plugin() {
     let o = run("examples/linear-regression", &["--backend", "tpu"]);

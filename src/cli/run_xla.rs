@@ -52,6 +52,9 @@ pub fn install(flag: Option<&Path>, sources: &mut SourceMap) -> Result<Backend, 
 /// to the interpreter with why.
 pub fn summary(stats: &Stats) -> String {
     let mut out = format!("xla: {} call(s) ran on the device\n", stats.offloaded);
+    for (name, n) in &stats.by_function {
+        out.push_str(&format!("xla: `{name}` ran on the device {n} time(s)\n"));
+    }
     for (name, why) in &stats.declined {
         out.push_str(&format!("xla: `{name}` runs on the CPU: {why}\n"));
     }

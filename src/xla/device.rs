@@ -85,6 +85,8 @@ pub enum FnArg<'a> {
     Int(i64),
     /// A `bivalens` the program is specialised to (a `si` condition).
     Bool(bool),
+    /// A `lista`: its items in order.
+    List(Vec<FnArg<'a>>),
 }
 
 /// A device input of [`Device::run_function`]: a tensor argument, or a number made
@@ -148,6 +150,13 @@ fn flatten_args<'a>(
                 flatten_args(fields, elem, &mut inner, inputs, kinds)?;
                 kinds.push('}');
                 params.push(Param::Record(inner));
+            }
+            FnArg::List(items) => {
+                let mut inner = Vec::new();
+                kinds.push('[');
+                flatten_args(items, elem, &mut inner, inputs, kinds)?;
+                kinds.push(']');
+                params.push(Param::List(inner));
             }
         }
     }
@@ -422,7 +431,7 @@ fn flatten_results(
             .map_err(|e| XlaError::Result(e.to_string()))?,
         ),
         Template::Int(_) | Template::Bool(_) | Template::Nihil => {}
-        Template::Tuple(parts) | Template::Record(_, parts) => {
+        Template::Tuple(parts) | Template::List(parts) | Template::Record(_, parts) => {
             for p in parts {
                 flatten_results(p, outputs, elem, out)?;
             }

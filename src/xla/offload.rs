@@ -32,6 +32,8 @@ pub const MAX_PROGRAMS: u64 = 8;
 pub struct Stats {
     /// Calls the device ran.
     pub offloaded: u64,
+    /// Per function (by name), the calls the device ran, in name order.
+    pub by_function: std::collections::BTreeMap<String, u64>,
     /// Functions left to the interpreter, with why (the first reason seen).
     pub declined: Vec<(String, String)>,
 }
@@ -75,8 +77,10 @@ fn fn_arg(v: &Value) -> Option<FnArg<'_>> {
         Value::Float(x) => FnArg::Number(*x),
         Value::Int(n) => FnArg::Int(*n),
         Value::Bool(b) => FnArg::Bool(*b),
-        Value::Nihil => FnArg::Nihil,
+        // `vacuum` (a companion's residual from `vacuum_residuum()`) is never read.
+        Value::Nihil | Value::Vacuum => FnArg::Nihil,
         Value::Record(r) => FnArg::Record(r.fields.iter().map(fn_arg).collect::<Option<_>>()?),
+        Value::List(items) => FnArg::List(items.iter().map(fn_arg).collect::<Option<_>>()?),
         _ => return None,
     })
 }
@@ -84,7 +88,7 @@ fn fn_arg(v: &Value) -> Option<FnArg<'_>> {
 fn has_tensor(a: &FnArg) -> bool {
     match a {
         FnArg::Tensor(_) => true,
-        FnArg::Record(fields) => fields.iter().any(has_tensor),
+        FnArg::Record(fields) | FnArg::List(fields) => fields.iter().any(has_tensor),
         _ => false,
     }
 }
@@ -111,6 +115,12 @@ fn rebuild(t: &Template, outputs: &mut [Option<Tensor>]) -> Result<Value, String
         Template::Bool(b) => Value::Bool(*b),
         Template::Nihil => Value::Nihil,
         Template::Tuple(parts) => Value::Tuple(Rc::new(
+            parts
+                .iter()
+                .map(|p| rebuild(p, outputs))
+                .collect::<Result<_, _>>()?,
+        )),
+        Template::List(parts) => Value::List(Rc::new(
             parts
                 .iter()
                 .map(|p| rebuild(p, outputs))
@@ -158,7 +168,13 @@ impl Offload for DeviceOffload<'_> {
         let result = match called {
             Ok((outputs, template)) => {
                 let mut outputs: Vec<Option<Tensor>> = outputs.into_iter().map(Some).collect();
-                self.stats.borrow_mut().offloaded += 1;
+                let mut stats = self.stats.borrow_mut();
+                stats.offloaded += 1;
+                *stats
+                    .by_function
+                    .entry(program.func(func).name.clone())
+                    .or_insert(0) += 1;
+                drop(stats);
                 rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m))
             }
             Err(XlaError::Lower(e)) => {

@@ -33,6 +33,8 @@ pub enum Param {
     Int(i64),
     /// A `bivalens` known when the function is traced (a `si` condition).
     Bool(bool),
+    /// A `lista`: its items in order, each a parameter.
+    List(Vec<Param>),
 }
 
 /// What a slot holds while the body is traced.
@@ -48,7 +50,8 @@ enum Bound {
     Bool(bool),
     /// A literal list of integers (a shape, an axis list).
     Ints(Vec<i64>),
-    /// A list of numbers, some the device computes (optimizer coefficients).
+    /// A list: numbers, some the device computes (optimizer coefficients), tensors,
+    /// records (a model's layers).
     List(Vec<Bound>),
     Tuple(Vec<Bound>),
     /// A record's fields in declaration order.
@@ -84,6 +87,7 @@ pub enum Template {
     Bool(bool),
     Nihil,
     Tuple(Vec<Template>),
+    List(Vec<Template>),
     /// A record of this genus, its fields in order (the genus from the function's
     /// declared result type).
     Record(GenusId, Vec<Template>),
@@ -94,7 +98,7 @@ impl Template {
     pub fn outputs(&self) -> usize {
         match self {
             Template::Tensor(_) | Template::Number(_) => 1,
-            Template::Tuple(parts) | Template::Record(_, parts) => {
+            Template::Tuple(parts) | Template::List(parts) | Template::Record(_, parts) => {
                 parts.iter().map(Template::outputs).sum()
             }
             _ => 0,
@@ -139,7 +143,7 @@ fn device_types(params: &[Param], out: &mut Vec<TensorType>) {
             Param::Tensor(t) => out.push(t.clone()),
             Param::Number(e) => out.push(TensorType::new(*e, &[])),
             Param::Nihil | Param::Int(_) | Param::Bool(_) => {}
-            Param::Record(fields) => device_types(fields, out),
+            Param::Record(fields) | Param::List(fields) => device_types(fields, out),
         }
     }
 }
@@ -154,6 +158,7 @@ fn bind(p: &Param, values: &mut impl Iterator<Item = Value>) -> Bound {
         Param::Record(fields) => Bound::Record(fields.iter().map(|f| bind(f, values)).collect()),
         Param::Int(n) => Bound::Int(*n),
         Param::Bool(b) => Bound::Bool(*b),
+        Param::List(items) => Bound::List(items.iter().map(|p| bind(p, values)).collect()),
     }
 }
 
@@ -193,6 +198,19 @@ fn flatten(
                     .collect::<Result<_, _>>()?,
             )
         }
+        Bound::List(parts) => {
+            let elem = match ty {
+                ir::Ty::List(t) => (**t).clone(),
+                _ => ir::Ty::Any,
+            };
+            Template::List(
+                parts
+                    .iter()
+                    .map(|p| flatten(program, &elem, p, out))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        Bound::Ints(v) => Template::List(v.iter().map(|&n| Template::Int(n)).collect()),
         Bound::Record(parts) => {
             let ir::Ty::Record(g) = ty else {
                 return unsupported("a record result whose genus is not declared");
@@ -210,7 +228,6 @@ fn flatten(
                     .collect::<Result<_, _>>()?,
             )
         }
-        other => return unsupported(format!("a result of {other:?}")),
     })
 }
 
@@ -259,8 +276,19 @@ impl Tracer<'_> {
                 Stmt::Return(Some(op)) => return Ok(Flow::Return(self.operand(op, slots)?)),
                 Stmt::Store { place, value, .. } => {
                     let v = self.operand(value, slots)?;
+                    let path = place
+                        .path
+                        .iter()
+                        .map(|step| match step {
+                            ir::PlaceStep::Field(i) => Ok(*i as usize),
+                            ir::PlaceStep::Index(o) => match self.operand(o, slots)? {
+                                Bound::Int(n) if n >= 0 => Ok(n as usize),
+                                _ => unsupported("a store at an index the device computes"),
+                            },
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
                     let b = place_root(place, slots)?;
-                    store(b, &place.path, v)?;
+                    store(b, &path, v)?;
                 }
                 Stmt::MethodInPlace {
                     dst: None,
@@ -358,13 +386,9 @@ impl Tracer<'_> {
                         _ => None,
                     })
                     .collect();
-                let numbers = items
-                    .iter()
-                    .all(|b| matches!(b, Bound::Int(_) | Bound::Float(_) | Bound::Number(_)));
                 match ints {
                     Some(v) => Ok(Bound::Ints(v)),
-                    None if numbers => Ok(Bound::List(items)),
-                    None => unsupported("a list of other than numbers"),
+                    None => Ok(Bound::List(items)),
                 }
             }
             Rhs::Tuple(ops) => Ok(Bound::Tuple(read(ops)?)),
@@ -532,6 +556,13 @@ impl Tracer<'_> {
                     .map(|f| self.zeros(f))
                     .collect::<Result<_, _>>()?,
             ),
+            Bound::List(parts) => Bound::List(
+                parts
+                    .iter()
+                    .map(|f| self.zeros(f))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Bound::Nihil => Bound::Nihil,
             other => return unsupported(format!("`retro_nihil` of {other:?}")),
         })
     }
@@ -540,7 +571,9 @@ impl Tracer<'_> {
     /// by part, numbers as numbers, tensors element-wise.
     fn deep_add(&mut self, x: &Bound, y: &Bound) -> Result<Bound, LowerError> {
         match (x, y) {
-            (Bound::Record(a), Bound::Record(b)) | (Bound::Tuple(a), Bound::Tuple(b))
+            (Bound::Record(a), Bound::Record(b))
+            | (Bound::Tuple(a), Bound::Tuple(b))
+            | (Bound::List(a), Bound::List(b))
                 if a.len() == b.len() =>
             {
                 let parts = a
@@ -550,9 +583,11 @@ impl Tracer<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(match x {
                     Bound::Record(_) => Bound::Record(parts),
+                    Bound::List(_) => Bound::List(parts),
                     _ => Bound::Tuple(parts),
                 })
             }
+            (Bound::Nihil, other) | (other, Bound::Nihil) => Ok(other.clone()),
             (Bound::Device(_), Bound::Device(_)) => self.op(Op::RetroAdde, &[x.clone(), y.clone()]),
             // A number's cotangent may be a rank-0 tensor (`retro_ad_formam` of a
             // number operand) or a number; their sum is a number.
@@ -676,18 +711,19 @@ fn rhs_name(r: &Rhs) -> &'static str {
     }
 }
 
-/// `b` with the part at `path` (fields) replaced by `v`.
-fn store(b: &mut Bound, path: &[ir::PlaceStep], v: Bound) -> Result<(), LowerError> {
-    let Some((step, rest)) = path.split_first() else {
+/// `b` with the part at `path` (a record's fields, a list's items, by position)
+/// replaced by `v`.
+fn store(b: &mut Bound, path: &[usize], v: Bound) -> Result<(), LowerError> {
+    let Some((&i, rest)) = path.split_first() else {
         *b = v;
         return Ok(());
     };
-    match (step, b) {
-        (ir::PlaceStep::Field(i), Bound::Record(fields)) => match fields.get_mut(*i as usize) {
+    match b {
+        Bound::Record(parts) | Bound::List(parts) => match parts.get_mut(i) {
             Some(part) => store(part, rest, v),
-            None => unsupported(format!("a store into field {i}")),
+            None => unsupported(format!("a store into part {i}")),
         },
-        _ => unsupported("a store other than into a record's field"),
+        _ => unsupported("a store into other than a record or a list"),
     }
 }
 

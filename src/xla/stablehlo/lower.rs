@@ -148,7 +148,7 @@ impl Args<'_> {
 }
 
 /// NumPy broadcasting of two shapes (the native `broadcast_shapes`' rule).
-fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+pub(super) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
@@ -205,7 +205,7 @@ fn add_bias(f: &mut Function, a: &Args, x: Value, b: Value) -> Lowered {
 }
 
 /// `x` with its last two axes swapped.
-fn swap_last(f: &mut Function, a: &Args, x: Value) -> Result<Value, LowerError> {
+pub(super) fn swap_last(f: &mut Function, a: &Args, x: Value) -> Result<Value, LowerError> {
     let r = f.ty(x).rank();
     if r < 2 {
         return a.err(format!("needs rank ≥ 2, found rank {r}"));
@@ -217,7 +217,7 @@ fn swap_last(f: &mut Function, a: &Args, x: Value) -> Result<Value, LowerError> 
 
 /// `a · b` with the native `matmul`'s ranks: dot (1, 1), vec-mat (1, 2), mat-vec
 /// (2, 1), and ranks 2–4 with the batch axes broadcast.
-fn matmul(f: &mut Function, a: &Args, x: Value, y: Value) -> Result<Value, LowerError> {
+pub(super) fn matmul(f: &mut Function, a: &Args, x: Value, y: Value) -> Result<Value, LowerError> {
     let (xt, yt) = (f.ty(x).clone(), f.ty(y).clone());
     if xt.elem != yt.elem {
         return a.err("operands of two element types");
@@ -610,6 +610,9 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroAttentioPondera => attention::retro_pondera(f, a),
         Op::RetroAttentioApplica => attention::retro_applica(f, a),
         Op::RetroAttentio => attention::retro_attentio(f, a),
+        Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
+        Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
+        Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
         Op::Strue
         | Op::Argmax
         | Op::CruxEntropia
@@ -626,9 +629,6 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         | Op::RetroCruxScopi
         | Op::RetroPermute
         | Op::RetroPars
-        | Op::RetroMatMul
-        | Op::RetroMatMulDerivata
-        | Op::RetroMatMulAdde
         | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
     }
 }
