@@ -17,6 +17,7 @@
 //! [`Op`]: crate::ir::ops::Op
 
 mod attention;
+mod bound;
 mod cotangent;
 pub mod function;
 pub mod lower;
