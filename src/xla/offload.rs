@@ -1,6 +1,6 @@
 //! `faber run --backend xla`: the evaluator's call hook (src/eval/offload.rs) backed by
 //! a PJRT [`Device`]. At a call whose arguments hold at least one tensor (tensors,
-//! numbers, integers, flags, `nihil` and records of them), the called function is
+//! numbers, integers, flags, `nihil`, records and lists of them), the called function is
 //! lowered whole to StableHLO (src/xla/stablehlo/function.rs), compiled once per
 //! (function, argument kinds, shapes and dtypes) and run on the device; its result is
 //! rebuilt as the interpreter's value. A function that does not lower (a host call,
