@@ -80,6 +80,16 @@ const UNREACHABLE: &[(&str, &str)] = &[
         "needs a compiled plugin whose calls fail; tests/xla_devices.rs builds one with cc \
          and checks the report",
     ),
+    (
+        "CLI010",
+        "needs a compiled plugin whose compiler fails; tests/xla_devices.rs builds one with \
+         cc and checks the report of `faber devices --check`",
+    ),
+    (
+        "CLI011",
+        "needs a compiled plugin whose transfers fail; tests/xla_devices.rs builds one with \
+         cc and checks the report of `faber devices --check`",
+    ),
 ];
 
 /// `text` with every run of whitespace made one space (entries wrap their lines).

@@ -82,9 +82,52 @@ static void error_destroy(void *args) { (void)args; destroyed++; }
 static void error_message(MessageArgs *a) { a->message = MESSAGE; a->message_size = strlen(MESSAGE); }
 static void *initialize(void *args) { (void)args; return &the_error; }
 struct api { size_t struct_size; void *ext; size_t version_size; void *version_ext;
-             int major; int minor; void *fns[40]; };
+             int major; int minor; void *fns[80]; };
 static struct api API = { SIZE, 0, 24, 0, MAJOR, MINOR,
                           { (void *)error_destroy, (void *)error_message, 0, (void *)initialize } };
+const struct api *GetPjrtApi(void) { return &API; }
+"#;
+
+/// A fake PJRT plugin with one device that lists it and then fails at compiling
+/// (`-DFAIL_COMPILE`) or at copying an argument to the device (otherwise). Entries
+/// sit at their `PJRT_Api` slots (`fns[i]` is the field at byte 40 + 8·i) and write
+/// their outputs at the args structs' offsets, both pinned in src/xla/pjrt_api.rs.
+const WORKING_FAKE_PLUGIN: &str = r#"
+#include <stddef.h>
+#include <string.h>
+typedef struct { size_t struct_size; void *ext; const void *error;
+                 const char *message; size_t message_size; } MessageArgs;
+static const char *msg = "";
+static int the_error, client, device, desc, exe, exe2;
+static void error_destroy(void *a) { (void)a; }
+static void error_message(MessageArgs *a) { a->message = msg; a->message_size = strlen(msg); }
+static void *fail(const char *m) { msg = m; return &the_error; }
+static void *ok(char *a) { (void)a; return 0; }
+static void *client_create(char *a) { *(void **)(a + 64) = &client; return 0; }
+static void *text(char *a) { *(const char **)(a + 24) = "fake"; *(size_t *)(a + 32) = 4; return 0; }
+static void *devices(char *a) { static void *list[1] = { &device };
+  *(void ***)(a + 24) = list; *(size_t *)(a + 32) = 1; return 0; }
+static void *get_description(char *a) { *(void **)(a + 24) = &desc; return 0; }
+static void *description_id(char *a) { *(int *)(a + 24) = 0; return 0; }
+static void *compile(char *a) {
+#ifdef FAIL_COMPILE
+  (void)a; return fail("fake plugin: compilation refused");
+#else
+  *(void **)(a + 48) = &exe; return 0;
+#endif
+}
+static void *get_executable(char *a) { *(void **)(a + 24) = &exe2; return 0; }
+static void *num_outputs(char *a) { *(size_t *)(a + 24) = 1; return 0; }
+static void *to_device(char *a) { (void)a; return fail("fake plugin: out of device memory"); }
+struct api { size_t struct_size; void *ext; size_t version_size; void *version_ext;
+             int major; int minor; void *fns[80]; };
+static struct api API = { sizeof(struct api), 0, 24, 0, 0, 81, {
+  [0] = (void *)error_destroy, [1] = (void *)error_message, [3] = (void *)ok,
+  [10] = (void *)client_create, [11] = (void *)ok, [12] = (void *)text, [14] = (void *)text,
+  [15] = (void *)devices, [16] = (void *)devices, [20] = (void *)compile,
+  [22] = (void *)to_device, [23] = (void *)description_id, [26] = (void *)text,
+  [28] = (void *)text, [29] = (void *)get_description, [40] = (void *)ok,
+  [44] = (void *)num_outputs, [50] = (void *)ok, [51] = (void *)get_executable } };
 const struct api *GetPjrtApi(void) { return &API; }
 "#;
 
@@ -212,6 +255,34 @@ fn a_failing_plugin_call_is_cli009_with_the_plugins_message() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_fake_plugin_lists_its_device_and_check_reports_compile_and_run_failures() {
+    let dir = scratch("check");
+    let so = shared_library(&dir, "compiles", WORKING_FAKE_PLUGIN, &[]);
+    let path = so.to_str().unwrap();
+    // Without --check the fake plugin is a working one.
+    let out = devices(&dir, &["--xla-plugin", path]).output();
+    assert!(check_listing(&out).contains("  0  fake  fake\n"));
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", path, "--check"]).output(),
+        "CLI011",
+    );
+    assert!(
+        err.contains("PJRT_Client_BufferFromHostBuffer failed: fake plugin: out of device memory"),
+        "{err}"
+    );
+    let so = shared_library(&dir, "refuses", WORKING_FAKE_PLUGIN, &["-DFAIL_COMPILE"]);
+    let err = expect_error(
+        &devices(&dir, &["--xla-plugin", so.to_str().unwrap(), "--check"]).output(),
+        "CLI010",
+    );
+    assert!(
+        err.contains("PJRT_Client_Compile failed: fake plugin: compilation refused"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The device lines of a `faber devices` listing, checked for shape.
 fn check_listing(out: &Output) -> String {
     let text = stdout(out);
@@ -244,6 +315,17 @@ fn a_real_plugin_lists_its_devices() {
     let out = devices(&dir, &["--xla-plugin", plugin.to_str().unwrap()]).output();
     let text = check_listing(&out);
     println!("faber devices:\n{text}");
+    // --check compiles and runs on every device listed.
+    let out = devices(&dir, &["--xla-plugin", plugin.to_str().unwrap(), "--check"]).output();
+    let checked = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{checked}{}", stderr(&out));
+    let n = text.lines().count() - 4;
+    assert!(checked.starts_with(&text), "{checked}");
+    let lines: Vec<&str> = checked.lines().skip(4 + n).collect();
+    let want: Vec<String> = (0..n)
+        .map(|i| format!("check: device {i}: compiled and ran `addita`: ok"))
+        .collect();
+    assert_eq!(lines, want, "{checked}");
     // The same plugin through the environment variable.
     let out = devices(&dir, &[])
         .env("FABER_PJRT_PLUGIN", &plugin)

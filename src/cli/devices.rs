@@ -10,6 +10,8 @@
 //!
 //! Errors are diagnostics: CLI006 (no plugin found), CLI007 (not a PJRT plugin),
 //! CLI008 (an incompatible PJRT C API version), CLI009 (a PJRT call failed).
+//! `--check` also compiles and runs a small program on every device
+//! (src/cli/devices_check.rs): CLI010 when compiling fails, CLI011 when running does.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,7 +21,7 @@ use clap::Args;
 use super::{print_stdout, Context};
 use faber::diag::{codes, Code, Diagnostic};
 use faber::source::{SourceMap, Span};
-use faber::xla::{Plugin, PluginError};
+use faber::xla::{Plugin, PluginError, XlaError};
 
 /// The command that installs a plugin, named by CLI006.
 pub const SETUP_COMMAND: &str = "scripts/xla-setup.sh";
@@ -33,6 +35,10 @@ pub struct DevicesArgs {
     /// `FABER_PJRT_PLUGIN`, else the active Python environment, else `.venv-xla/`.
     #[arg(long, value_name = "PATH")]
     pub xla_plugin: Option<PathBuf>,
+    /// Also compile and run a small program on every device and compare its result
+    /// with the native kernel's.
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// Where a plugin path came from, for messages.
@@ -54,13 +60,18 @@ pub fn run(args: &DevicesArgs, ctx: &Context) -> ExitCode {
     }
 }
 
-fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagnostic>> {
+/// The plugin to load (module doc: `--xla-plugin`, `FABER_PJRT_PLUGIN`, the search),
+/// or CLI006.
+pub(super) fn find_plugin(
+    flag: Option<&Path>,
+    sources: &mut SourceMap,
+) -> Result<PathBuf, Box<Diagnostic>> {
     let env_plugin = std::env::var_os(PLUGIN_VAR).filter(|v| !v.is_empty());
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let venv = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty());
     let (path, origin) =
-        match (&args.xla_plugin, env_plugin) {
-            (Some(p), _) => (p.clone(), Origin::Flag),
+        match (flag, env_plugin) {
+            (Some(p), _) => (p.to_path_buf(), Origin::Flag),
             (None, Some(p)) => (PathBuf::from(p), Origin::Env),
             (None, None) => match discover(venv.as_deref().map(Path::new), &cwd) {
                 Some(p) => (p, Origin::Found),
@@ -86,6 +97,11 @@ fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagn
             ),
         ));
     }
+    Ok(path)
+}
+
+fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagnostic>> {
+    let path = find_plugin(args.xla_plugin.as_deref(), sources)?;
     let plugin = Plugin::load(&path).map_err(|e| plugin_error(sources, &path, &e))?;
     let client = plugin
         .client()
@@ -105,8 +121,32 @@ fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagn
         Ok(out)
     };
     let text = describe().map_err(|e| plugin_error(sources, &path, &e));
+    let devices = client.devices().map_or(0, |d| d.len());
     drop(client);
-    text
+    let mut text = text?;
+    if args.check {
+        let report = super::devices_check::check(&plugin, devices)
+            .map_err(|e| check_error(sources, &path, &e))?;
+        text.push_str(&report);
+    }
+    Ok(text)
+}
+
+/// CLI010 or CLI011 for a failed `--check`.
+fn check_error(sources: &mut SourceMap, path: &Path, e: &XlaError) -> Box<Diagnostic> {
+    let file = sources.add(path.display().to_string(), String::new());
+    let (code, hint) = if super::devices_check::is_compile_failure(e) {
+        (
+            codes::CLI_XLA_COMPILE,
+            "the plugin could not compile the StableHLO faber writes; the message is its own",
+        )
+    } else {
+        (
+            codes::CLI_XLA_EXECUTE,
+            "the plugin compiled the program but could not run it; the message is its own",
+        )
+    };
+    Box::new(Diagnostic::error(code, e.to_string(), Span::new(file, 0, 0)).with_hint(hint))
 }
 
 /// The plugin search of steps 3 and 4 (module doc).
@@ -185,7 +225,11 @@ fn code_of(e: &PluginError) -> Code {
 }
 
 /// CLI007–CLI009 for a plugin at `path`.
-fn plugin_error(sources: &mut SourceMap, path: &Path, e: &PluginError) -> Box<Diagnostic> {
+pub(super) fn plugin_error(
+    sources: &mut SourceMap,
+    path: &Path,
+    e: &PluginError,
+) -> Box<Diagnostic> {
     let file = sources.add(path.display().to_string(), String::new());
     let hint = match e {
         PluginError::NotLoadable { .. }

@@ -9,6 +9,7 @@
 mod atomic;
 mod check;
 mod devices;
+mod devices_check;
 mod explain;
 mod flags;
 mod format;
@@ -26,6 +27,7 @@ mod outdir;
 mod output;
 mod parse;
 mod run;
+mod run_xla;
 mod test;
 
 use std::io::Write;

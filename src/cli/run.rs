@@ -26,9 +26,14 @@ pub struct RunArgs {
     /// Accepted for compatibility; faber always interprets.
     #[arg(long)]
     pub interpret: bool,
-    /// Only `cpu` is available here.
-    #[arg(long, value_name = "BACKEND")]
+    /// `cpu` (the interpreter, the default) or `xla`: functions whose calls lower to
+    /// StableHLO run on a PJRT device (docs/xla.md).
+    #[arg(long, value_name = "cpu|xla")]
     pub backend: Option<String>,
+    /// The PJRT plugin for `--backend xla` (default: `FABER_PJRT_PLUGIN`, else the
+    /// active Python environment, else `.venv-xla/`).
+    #[arg(long, value_name = "PATH")]
+    pub xla_plugin: Option<PathBuf>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
@@ -173,13 +178,22 @@ impl faber::eval::Io for ProcessIo {
 
 pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     let mut sources = SourceMap::new();
-    if let Some(b) = &args.backend {
-        if b != "cpu" {
+    let xla = match args.backend.as_deref() {
+        None | Some("cpu") => false,
+        Some("xla") => true,
+        Some(b) => {
             super::print_stderr(&format!(
-                "error: backend `{b}` is not available: faber runs on the CPU\n"
+                "error: backend `{b}` is not available: `cpu` or `xla`\n"
             ));
             return ExitCode::from(2);
         }
+    };
+    if xla && args.check_finite {
+        super::print_stderr(
+            "error: `--check-finite` checks the interpreter's operations; use it with \
+             `--backend cpu`\n",
+        );
+        return ExitCode::from(2);
     }
     let input = match load::load(&args.path, &mut sources) {
         Ok(input) => input,
@@ -220,8 +234,20 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         program_dir(&args.path),
         HostFiles::new(&config),
     );
+    let backend = if xla {
+        match super::run_xla::install(args.xla_plugin.as_deref(), &mut sources) {
+            Ok(b) => Some(b),
+            Err(d) => return ctx.report(&sources, &[*d]),
+        }
+    } else {
+        None
+    };
     super::interrupt::install();
     let result = faber::eval::run_entry(&program, &mut io, &config);
+    if let (Some(b), true) = (&backend, ctx.verbose) {
+        super::print_stderr(&super::run_xla::summary(&b.stats.borrow()));
+    }
+    drop(backend);
     io.clear_progress();
     io.flush();
     if faber::eval::interrupt::interrupted() {

@@ -112,6 +112,8 @@ codes! {
     CLI_NOT_A_PLUGIN = "CLI007", "a file that is not a PJRT plugin (not a shared library, or without `GetPjrtApi`)";
     CLI_PLUGIN_VERSION = "CLI008", "a PJRT plugin of a C API major version this faber does not support";
     CLI_PLUGIN_FAILED = "CLI009", "a PJRT plugin call failed (initialisation, client creation, listing devices)";
+    CLI_XLA_COMPILE = "CLI010", "a program could not be compiled for a PJRT device (an op without a StableHLO lowering, or the plugin's compiler refused it)";
+    CLI_XLA_EXECUTE = "CLI011", "running a compiled program on a PJRT device failed (a transfer, the execution, or a result that differs from the native one)";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

@@ -52,6 +52,10 @@ impl<'p, 'io> Machine<'p, 'io> {
         }
         if self.capture.is_some() {
             self.capture_call(fid, base, nargs, span)?;
+        } else if let Some(r) = super::offload::try_call(prog, fid, &self.stack[base..base + nargs])
+        {
+            // `faber run --backend xla`: the call ran on a device (src/eval/offload.rs).
+            return r.map_err(|(code, msg)| self.error(code, msg, span));
         }
         let nslots = (self.codes[fid.0 as usize].nslots as usize).max(nargs);
         let extra = (base + nslots).saturating_sub(self.stack.len());

@@ -70,6 +70,7 @@ mod machine;
 mod methods;
 mod narrow;
 mod numbers;
+pub mod offload;
 mod ops;
 mod place;
 mod range;

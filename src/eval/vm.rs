@@ -469,6 +469,18 @@ impl<'p> Machine<'p, '_> {
                     }
                     if self.capture.is_some() {
                         self.capture_call(FuncId(func), nb, n as usize, span)?;
+                    } else if let Some(r) = super::offload::try_call(
+                        self.prog,
+                        FuncId(func),
+                        &self.stack[nb..nb + n as usize],
+                    ) {
+                        // `faber run --backend xla`: the call ran on a device
+                        // (src/eval/offload.rs); the callee's frame is dropped unused.
+                        self.stack.truncate(nb);
+                        let v = r.map_err(|(code, msg)| self.error(code, msg, span))?;
+                        set!(dst, v);
+                        pc += 1;
+                        continue;
                     }
                     self.calls.push(Frame {
                         func: FuncId(func),

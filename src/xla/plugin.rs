@@ -11,6 +11,7 @@
 use std::ffi::{c_char, CStr};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use super::pjrt_api::{self as c, StructSize};
 
@@ -65,6 +66,42 @@ impl fmt::Display for PluginError {
 
 impl std::error::Error for PluginError {}
 
+/// The part of the work a failed PJRT call belongs to; the command line gives each
+/// its own diagnostic code (src/cli/devices.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Loading, initialising, creating a client, listing devices.
+    Setup,
+    /// Compiling a program (`PJRT_Client_Compile` and asking the result about
+    /// itself).
+    Compile,
+    /// Moving arrays to and from a device and executing (src/xla/exec.rs).
+    Execute,
+}
+
+impl PluginError {
+    /// The stage of the failed call.
+    pub fn stage(&self) -> Stage {
+        let PluginError::Call { call, .. } = self else {
+            return Stage::Setup;
+        };
+        match *call {
+            "PJRT_Client_Compile"
+            | "PJRT_LoadedExecutable_GetExecutable"
+            | "PJRT_Executable_NumOutputs"
+            | "PJRT_Executable_Destroy" => Stage::Compile,
+            c if c.starts_with("PJRT_Buffer_")
+                || c.starts_with("PJRT_Event_")
+                || c == "PJRT_Client_BufferFromHostBuffer"
+                || c == "PJRT_LoadedExecutable_Execute" =>
+            {
+                Stage::Execute
+            }
+            _ => Stage::Setup,
+        }
+    }
+}
+
 /// A loaded, initialised PJRT plugin.
 pub struct Plugin {
     path: PathBuf,
@@ -82,10 +119,18 @@ pub struct DeviceInfo {
     pub description: String,
 }
 
-/// A PJRT client; destroyed (`PJRT_Client_Destroy`) when dropped.
+/// A PJRT client; destroyed (`PJRT_Client_Destroy`) when it and everything made
+/// with it (executables, buffers: src/xla/exec.rs) are dropped.
 pub struct Client<'p> {
     plugin: &'p Plugin,
-    raw: *mut c::Client,
+    pub(super) handle: Rc<ClientHandle>,
+}
+
+/// The raw client with the plugin's table, shared by the [`Client`] and the
+/// executables and buffers made with it, so the client is destroyed after them.
+pub(super) struct ClientHandle {
+    pub(super) api: &'static c::Api,
+    pub(super) raw: *mut c::Client,
 }
 
 impl Plugin {
@@ -174,60 +219,73 @@ impl Plugin {
         }
         Ok(Client {
             plugin: self,
-            raw: args.client,
+            handle: Rc::new(ClientHandle {
+                api: self.api,
+                raw: args.client,
+            }),
         })
     }
 
-    /// Calls the entry point `f` with `args`, turning a returned `PJRT_Error` into
-    /// [`PluginError::Call`]. A missing entry point is an error too.
+    /// [`call`] with this plugin's table.
     fn call<A>(&self, name: &'static str, f: c::Call<A>, args: &mut A) -> Result<(), PluginError> {
-        let Some(f) = f else {
-            return Err(PluginError::Call {
-                call: name,
-                message: "the plugin does not implement it".to_string(),
-            });
-        };
-        // SAFETY: `f` comes from the plugin's `PJRT_Api` at the slot whose header
-        // type takes `A*` (the typed fields of `c::Api`); `args` is a valid,
-        // exclusively borrowed `A` with `struct_size` set by `StructSize::new`.
-        let error = unsafe { f(args) };
-        if error.is_null() {
-            Ok(())
-        } else {
-            Err(PluginError::Call {
-                call: name,
-                message: self.take_error(error),
-            })
-        }
+        call(self.api, name, f, args)
     }
+}
 
-    /// The message of `error`, which is then destroyed.
-    fn take_error(&self, error: *mut c::Error) -> String {
-        let mut m = c::ErrorMessageArgs::new();
-        m.error = error;
-        let message = match self.api.error_message {
-            Some(f) => {
-                // SAFETY: `error` is a live `PJRT_Error` the plugin just returned;
-                // `m` is a valid `PJRT_Error_Message_Args`.
-                unsafe { f(&mut m) };
-                // SAFETY: the plugin sets `message`/`message_size` to a buffer owned
-                // by `error`, which is still alive here.
-                unsafe { text(m.message, m.message_size) }
-            }
-            None => String::new(),
-        };
-        if let Some(f) = self.api.error_destroy {
-            let mut d = c::ErrorDestroyArgs::new();
-            d.error = error;
-            // SAFETY: `error` is live and destroyed exactly once, after its message
-            // was copied out.
-            unsafe { f(&mut d) };
+/// Calls the entry point `f` of `api` with `args`, turning a returned `PJRT_Error`
+/// into [`PluginError::Call`]. A missing entry point is an error too.
+pub(super) fn call<A>(
+    api: &c::Api,
+    name: &'static str,
+    f: c::Call<A>,
+    args: &mut A,
+) -> Result<(), PluginError> {
+    let Some(f) = f else {
+        return Err(PluginError::Call {
+            call: name,
+            message: "the plugin does not implement it".to_string(),
+        });
+    };
+    // SAFETY: `f` comes from the plugin's `PJRT_Api` at the slot whose header
+    // type takes `A*` (the typed fields of `c::Api`); `args` is a valid,
+    // exclusively borrowed `A` with `struct_size` set by `StructSize::new`.
+    let error = unsafe { f(args) };
+    if error.is_null() {
+        Ok(())
+    } else {
+        Err(PluginError::Call {
+            call: name,
+            message: take_error(api, error),
+        })
+    }
+}
+
+/// The message of `error`, which is then destroyed.
+fn take_error(api: &c::Api, error: *mut c::Error) -> String {
+    let mut m = c::ErrorMessageArgs::new();
+    m.error = error;
+    let message = match api.error_message {
+        Some(f) => {
+            // SAFETY: `error` is a live `PJRT_Error` the plugin just returned;
+            // `m` is a valid `PJRT_Error_Message_Args`.
+            unsafe { f(&mut m) };
+            // SAFETY: the plugin sets `message`/`message_size` to a buffer owned
+            // by `error`, which is still alive here.
+            unsafe { text(m.message, m.message_size) }
         }
-        if message.is_empty() {
-            "(the plugin gave no message)".to_string()
-        } else {
-            message
-        }
+        None => String::new(),
+    };
+    if let Some(f) = api.error_destroy {
+        let mut d = c::ErrorDestroyArgs::new();
+        d.error = error;
+        // SAFETY: `error` is live and destroyed exactly once, after its message
+        // was copied out.
+        unsafe { f(&mut d) };
+    }
+    if message.is_empty() {
+        "(the plugin gave no message)".to_string()
+    } else {
+        message
     }
 }
 
@@ -235,7 +293,7 @@ impl Client<'_> {
     /// `PJRT_Client_PlatformName` (`cpu`, `cuda`, …).
     pub fn platform_name(&self) -> Result<String, PluginError> {
         let mut args = c::ClientPlatformNameArgs::new();
-        args.client = self.raw;
+        args.client = self.handle.raw;
         let api = self.plugin.api;
         self.plugin.call(
             "PJRT_Client_PlatformName",
@@ -249,7 +307,7 @@ impl Client<'_> {
     /// `PJRT_Client_PlatformVersion`: the plugin's own version string.
     pub fn platform_version(&self) -> Result<String, PluginError> {
         let mut args = c::ClientPlatformVersionArgs::new();
-        args.client = self.raw;
+        args.client = self.handle.raw;
         let api = self.plugin.api;
         self.plugin.call(
             "PJRT_Client_PlatformVersion",
@@ -264,7 +322,7 @@ impl Client<'_> {
     pub fn devices(&self) -> Result<Vec<DeviceInfo>, PluginError> {
         let api = self.plugin.api;
         let mut args = c::ClientDevicesArgs::new();
-        args.client = self.raw;
+        args.client = self.handle.raw;
         self.plugin
             .call("PJRT_Client_Devices", api.client_devices, &mut args)?;
         let handles: &[*mut c::Device] = if args.num_devices == 0 || args.devices.is_null() {
@@ -277,7 +335,7 @@ impl Client<'_> {
         handles.iter().map(|&d| self.describe(d)).collect()
     }
 
-    fn describe(&self, device: *mut c::Device) -> Result<DeviceInfo, PluginError> {
+    pub(super) fn describe(&self, device: *mut c::Device) -> Result<DeviceInfo, PluginError> {
         let api = self.plugin.api;
         let plugin = self.plugin;
         let mut g = c::DeviceGetDescriptionArgs::new();
@@ -325,14 +383,15 @@ impl Client<'_> {
     }
 }
 
-impl Drop for Client<'_> {
+impl Drop for ClientHandle {
     fn drop(&mut self) {
         let mut args = c::ClientDestroyArgs::new();
         args.client = self.raw;
         // A failure to destroy has nowhere to go; its message is read and dropped.
-        let _ = self.plugin.call(
+        let _ = call(
+            self.api,
             "PJRT_Client_Destroy",
-            self.plugin.api.client_destroy,
+            self.api.client_destroy,
             &mut args,
         );
     }
@@ -342,7 +401,7 @@ impl Drop for Client<'_> {
 ///
 /// # Safety
 /// `ptr` is null or points at `len` readable bytes.
-unsafe fn text(ptr: *const c_char, len: usize) -> String {
+pub(super) unsafe fn text(ptr: *const c_char, len: usize) -> String {
     if ptr.is_null() || len == 0 {
         return String::new();
     }

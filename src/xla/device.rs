@@ -1,0 +1,441 @@
+//! Running tensor ops on one PJRT device: [`Device::run_op`] lowers one Radix IR op
+//! to StableHLO (src/xla/stablehlo/), compiles it once per (program, argument shapes
+//! and element types) — the [`Cache`], like `jax.jit`'s — copies the tensors in,
+//! executes, and copies the results back as faber tensors.
+//!
+//! This is the unit the op tests (tests/xla_ops.rs) check against the native
+//! kernels, and the seam a whole-function lowering will use: its programs are keyed
+//! the same way, by a name for the program and the argument types.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use super::exec::{ElementType, Executable, HostArray};
+use super::plugin::{Client, PluginError};
+use super::proto::CompileOptions;
+use super::stablehlo::{
+    lower_function_with_template, lower_op, Function, LowerError, Operand, Param, Template,
+    TensorType,
+};
+use crate::ir::ops::Op;
+use crate::ir::{FuncId, Program};
+use crate::tensor::{self as k, DType, Tensor};
+
+/// Why running on the device failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum XlaError {
+    /// The op (or an operand) has no lowering.
+    Lower(LowerError),
+    /// A PJRT call failed (compiling: `PJRT_Client_Compile`; else a transfer or the
+    /// execution).
+    Plugin(PluginError),
+    /// A device result faber cannot take back as a tensor.
+    Result(String),
+}
+
+impl fmt::Display for XlaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            XlaError::Lower(e) => e.fmt(f),
+            XlaError::Plugin(e) => e.fmt(f),
+            XlaError::Result(m) => write!(f, "a device result: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for XlaError {}
+
+impl From<LowerError> for XlaError {
+    fn from(e: LowerError) -> Self {
+        XlaError::Lower(e)
+    }
+}
+
+impl From<PluginError> for XlaError {
+    fn from(e: PluginError) -> Self {
+        XlaError::Plugin(e)
+    }
+}
+
+/// An operand of [`Device::run_op`]: a tensor, or a literal the program bakes in.
+#[derive(Clone, Debug)]
+pub enum Arg<'a> {
+    Tensor(&'a Tensor),
+    Num(f64),
+    Int(i64),
+    Flag(bool),
+    Dims(Vec<usize>),
+    /// A list of literal numbers (`adamw_passus`'s coefficients).
+    Nums(Vec<f64>),
+}
+
+/// An argument of [`Device::run_function`].
+#[derive(Clone, Debug)]
+pub enum FnArg<'a> {
+    Tensor(&'a Tensor),
+    /// A `fractus`, passed as a rank-0 tensor of the run's precision.
+    Number(f64),
+    /// `nihil` (a companion's unused `residual`).
+    Nihil,
+    /// A record (`genus`): its fields in declaration order.
+    Record(Vec<FnArg<'a>>),
+    /// A `numerus` the program is specialised to (a loop bound): part of the cache
+    /// key.
+    Int(i64),
+    /// A `bivalens` the program is specialised to (a `si` condition).
+    Bool(bool),
+    /// A `lista`: its items in order.
+    List(Vec<FnArg<'a>>),
+}
+
+/// A device input of [`Device::run_function`]: a tensor argument, or a number made
+/// a rank-0 tensor.
+enum Input<'a> {
+    Borrowed(&'a Tensor),
+    Owned(Tensor),
+}
+
+impl Input<'_> {
+    fn tensor(&self) -> &Tensor {
+        match self {
+            Input::Borrowed(t) => t,
+            Input::Owned(t) => t,
+        }
+    }
+}
+
+/// The parameters and device inputs of `args` (records' fields in order) and a
+/// short spelling of their kinds for the cache key.
+fn flatten_args<'a>(
+    args: &[FnArg<'a>],
+    elem: ElementType,
+    params: &mut Vec<Param>,
+    inputs: &mut Vec<Input<'a>>,
+    kinds: &mut String,
+) -> Result<(), XlaError> {
+    for a in args {
+        match a {
+            FnArg::Tensor(t) => {
+                inputs.push(Input::Borrowed(t));
+                params.push(Param::Tensor(TensorType::new(element_type(t), t.shape())));
+                kinds.push('t');
+            }
+            FnArg::Number(x) => {
+                let t = match elem {
+                    ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
+                    ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
+                };
+                inputs.push(Input::Owned(
+                    t.map_err(|e| XlaError::Result(e.to_string()))?,
+                ));
+                params.push(Param::Number(elem));
+                kinds.push('n');
+            }
+            FnArg::Nihil => {
+                params.push(Param::Nihil);
+                kinds.push('_');
+            }
+            FnArg::Int(n) => {
+                params.push(Param::Int(*n));
+                kinds.push_str(&format!("i{n};"));
+            }
+            FnArg::Bool(b) => {
+                params.push(Param::Bool(*b));
+                kinds.push_str(if *b { "T" } else { "F" });
+            }
+            FnArg::Record(fields) => {
+                let mut inner = Vec::new();
+                kinds.push('{');
+                flatten_args(fields, elem, &mut inner, inputs, kinds)?;
+                kinds.push('}');
+                params.push(Param::Record(inner));
+            }
+            FnArg::List(items) => {
+                let mut inner = Vec::new();
+                kinds.push('[');
+                flatten_args(items, elem, &mut inner, inputs, kinds)?;
+                kinds.push(']');
+                params.push(Param::List(inner));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A compile cache key: the program's name (for one op, the op and its literal
+/// operands) and the argument types.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub program: String,
+    pub args: Vec<TensorType>,
+}
+
+/// Compiled executables by [`Key`], with hit and miss counts.
+#[derive(Default)]
+pub struct Cache {
+    map: HashMap<Key, Rc<Executable>>,
+    hits: u64,
+    misses: u64,
+}
+
+impl Cache {
+    /// Lookups that found a compiled executable.
+    pub fn hits(&self) -> u64 {
+        self.hits
+    }
+
+    /// Lookups that compiled.
+    pub fn misses(&self) -> u64 {
+        self.misses
+    }
+
+    /// Executables held.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// One addressable device of a client, with its compile cache. Its programs are
+/// compiled with a device assignment naming it (the CPU plugin places a program
+/// by the assignment, not by `device_ordinal`), and its tensors copied to it.
+pub struct Device<'p> {
+    client: Client<'p>,
+    ordinal: usize,
+    options: CompileOptions,
+    cache: Cache,
+    /// How each compiled function's outputs rebuild its result.
+    templates: HashMap<Key, Template>,
+    /// The keys whose lowering failed, with why: asked again, the answer is the same
+    /// without tracing again.
+    refused: HashMap<Key, LowerError>,
+}
+
+fn element_type(t: &Tensor) -> ElementType {
+    dtype_element(t.dtype())
+}
+
+fn dtype_element(d: DType) -> ElementType {
+    match d {
+        DType::F32 => ElementType::F32,
+        DType::F64 => ElementType::F64,
+    }
+}
+
+fn host_array(t: &Tensor) -> HostArray {
+    match (t.data_f32(), t.data_f64()) {
+        (Some(v), _) => HostArray::F32(v.to_vec()),
+        (_, Some(v)) => HostArray::F64(v.to_vec()),
+        (None, None) => HostArray::F64(t.values().into_owned()),
+    }
+}
+
+impl<'p> Device<'p> {
+    /// Addressable device `ordinal` of `client`.
+    pub fn new(client: Client<'p>, ordinal: usize) -> Result<Device<'p>, XlaError> {
+        let id = client.addressable_device_id(ordinal)?;
+        Ok(Device {
+            client,
+            ordinal,
+            options: CompileOptions {
+                device_id: Some(id),
+                ..CompileOptions::default()
+            },
+            cache: Cache::default(),
+            templates: HashMap::new(),
+            refused: HashMap::new(),
+        })
+    }
+
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// The executable for `key`, compiled from `text()` on a miss.
+    pub fn executable(
+        &mut self,
+        key: Key,
+        text: impl FnOnce() -> Result<String, XlaError>,
+    ) -> Result<Rc<Executable>, XlaError> {
+        if let Some(e) = self.cache.map.get(&key) {
+            self.cache.hits += 1;
+            return Ok(Rc::clone(e));
+        }
+        let exe = Rc::new(self.client.compile(&text()?, &self.options)?);
+        self.cache.misses += 1;
+        self.cache.map.insert(key, Rc::clone(&exe));
+        Ok(exe)
+    }
+
+    /// Runs `exe` on `args` and copies every output back as a tensor.
+    pub fn execute(&self, exe: &Executable, args: &[&Tensor]) -> Result<Vec<Tensor>, XlaError> {
+        let buffers = args
+            .iter()
+            .map(|t| {
+                self.client
+                    .to_device(&host_array(t), t.shape(), self.ordinal)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<_> = buffers.iter().collect();
+        let outs = exe.execute(&refs)?;
+        outs.iter()
+            .map(|b| {
+                let (data, dims) = b.to_host()?;
+                let t = match data {
+                    HostArray::F32(v) => Tensor::from_f32(v, &dims),
+                    HostArray::F64(v) => Tensor::from_flat(v, &dims),
+                };
+                t.map_err(|e| XlaError::Result(e.to_string()))
+            })
+            .collect()
+    }
+
+    /// `op` applied to `args` on the device: lowered, compiled (or found in the
+    /// cache), run; the results as tensors (a number result is a rank-0 tensor).
+    pub fn run_op(&mut self, op: Op, args: &[Arg]) -> Result<Vec<Tensor>, XlaError> {
+        let tensors: Vec<&Tensor> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tensor(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let types: Vec<TensorType> = tensors
+            .iter()
+            .map(|t| TensorType::new(element_type(t), t.shape()))
+            .collect();
+        let literals: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Tensor(_) => "_".to_string(),
+                Arg::Num(x) => format!("{:?}", x.to_bits()),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        let key = Key {
+            program: format!("{}({})", op.name(), literals.join(", ")),
+            args: types.clone(),
+        };
+        let exe = self.executable(key, || {
+            let (mut f, params) = Function::new(&types);
+            let mut params = params.into_iter();
+            let operands: Vec<Operand> = args
+                .iter()
+                .map(|a| match a {
+                    Arg::Tensor(_) => Operand::Tensor(params.next().expect("one per tensor")),
+                    Arg::Num(x) => Operand::Num(*x),
+                    Arg::Int(n) => Operand::Int(*n),
+                    Arg::Flag(b) => Operand::Flag(*b),
+                    Arg::Dims(d) => Operand::Dims(d.clone()),
+                    Arg::Nums(v) => Operand::List(v.iter().map(|&x| Operand::Num(x)).collect()),
+                })
+                .collect();
+            let results = lower_op(&mut f, op, &operands)?;
+            Ok(f.finish(&results))
+        })?;
+        self.execute(&exe, &tensors)
+    }
+
+    /// `func` of `program` called with `args` on the device: the whole function
+    /// lowered to one program (src/xla/stablehlo/function.rs), compiled once per
+    /// (function, argument kinds, shapes and element types), run; its results as
+    /// tensors (numbers as rank-0 tensors, a tuple's parts in order). Numbers and the
+    /// tensors a function makes from nothing take the run's precision
+    /// (`tensor::precision`). The cache key names the function by id and name, so a
+    /// device serves one program at a time.
+    pub fn run_function(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Result<Vec<Tensor>, XlaError> {
+        let elem = dtype_element(k::precision());
+        let (outputs, template) = self.call_function(program, func, args)?;
+        let mut flat = Vec::new();
+        flatten_results(&template, &outputs, elem, &mut flat)?;
+        Ok(flat)
+    }
+
+    /// [`Device::run_function`]'s outputs as the program returns them, with the
+    /// [`Template`] that rebuilds the function's result from them.
+    pub fn call_function(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Result<(Vec<Tensor>, Template), XlaError> {
+        let elem = dtype_element(k::precision());
+        let (mut params, mut owned, mut kinds) = (Vec::new(), Vec::new(), String::new());
+        flatten_args(args, elem, &mut params, &mut owned, &mut kinds)?;
+        let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
+        let key = Key {
+            program: format!(
+                "fn #{} {} ({kinds}) {elem:?}",
+                func.0,
+                program.func(func).name
+            ),
+            args: inputs
+                .iter()
+                .map(|t| TensorType::new(element_type(t), t.shape()))
+                .collect(),
+        };
+        if let Some(e) = self.refused.get(&key) {
+            return Err(XlaError::Lower(e.clone()));
+        }
+        let mut made = None;
+        let exe = self.executable(key.clone(), || {
+            let (text, template) = lower_function_with_template(program, func, &params, elem)?;
+            made = Some(template);
+            Ok(text)
+        });
+        let exe = match exe {
+            Err(XlaError::Lower(e)) => {
+                self.refused.insert(key, e.clone());
+                return Err(XlaError::Lower(e));
+            }
+            other => other?,
+        };
+        if let Some(t) = made {
+            self.templates.insert(key.clone(), t);
+        }
+        let template =
+            self.templates.get(&key).cloned().ok_or_else(|| {
+                XlaError::Result("a compiled function without its template".into())
+            })?;
+        Ok((self.execute(&exe, &inputs)?, template))
+    }
+}
+
+/// The tensors of a result, in order: outputs as they are, folded numbers as rank-0
+/// tensors of `elem`; integers, flags and `nihil` have none.
+fn flatten_results(
+    t: &Template,
+    outputs: &[Tensor],
+    elem: ElementType,
+    out: &mut Vec<Tensor>,
+) -> Result<(), XlaError> {
+    match t {
+        Template::Tensor(i) | Template::Number(i) => match outputs.get(*i) {
+            Some(x) => out.push(x.clone()),
+            None => return Err(XlaError::Result(format!("output {i} missing"))),
+        },
+        Template::Float(x) => out.push(
+            match elem {
+                ElementType::F32 => Tensor::from_f32(vec![*x as f32], &[]),
+                ElementType::F64 => Tensor::from_flat(vec![*x], &[]),
+            }
+            .map_err(|e| XlaError::Result(e.to_string()))?,
+        ),
+        Template::Int(_) | Template::Bool(_) | Template::Nihil => {}
+        Template::Tuple(parts) | Template::List(parts) | Template::Record(_, parts) => {
+            for p in parts {
+                flatten_results(p, outputs, elem, out)?;
+            }
+        }
+    }
+    Ok(())
+}

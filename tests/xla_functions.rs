@@ -1,0 +1,557 @@
+//! Whole Radix IR functions lowered to one StableHLO program each
+//! (src/xla/stablehlo/function.rs) and run on a real PJRT plugin, against the
+//! interpreter running the same function under `--precision f32`: primal functions
+//! (a call inlined, shape literals, operators on tensors) and the backward companions
+//! the autodiff pass generates for them (`@ radix backward`: folded scalar
+//! arithmetic, `crea` from `nihil`, `retro_ad_formam`, `matmul_nt`/`matmul_tn`,
+//! tuple results). Functions the lowering cannot express yet are errors naming what
+//! is missing. Runs when a plugin is at hand; otherwise prints
+//! `skipped: no PJRT plugin (run scripts/xla-setup.sh)` after checking the lowering
+//! errors, which need no plugin.
+//!
+//! Tolerance per element: 1e-5·(1 + |y|) — each function here sums at most 8 terms of
+//! magnitude ≤ 2 per element, so both f32 results lie within a few ulps of the exact
+//! value (the op tests, tests/xla_ops.rs, state the per-op bounds).
+
+mod common;
+
+use common::{pjrt_plugin, say_no_plugin};
+use faber::eval::{self, BufferIo, RunConfig, Value};
+use faber::ir::{FuncId, Program};
+use faber::resolve::MemoryLoader;
+use faber::source::SourceMap;
+use faber::tensor::{self as k, DType, SplitMix64, Tensor};
+use faber::xla::stablehlo::{lower_function, Param, TensorType};
+use faber::xla::{Device, ElementType, FnArg, Plugin};
+
+const SOURCE: &str = r#"
+functio linearis(tf32[2, 3] x, tf32[3, 2] w, tf32[2] b) → tf32[2, 2] {
+    redde (x · w).addita_bias(b)
+}
+
+@ radix backward "g_mse"
+functio mse(tf32[2, 2] p, tf32[2, 2] t) → f32 {
+    fixum tf32[2, 2] d ← p.subtrahe(t)
+    redde (d ⊙ d).media()
+}
+
+@ radix backward "g_lin"
+functio lin(tf32[2, 3] x, tf32[3, 2] w, tf32[2] b) → f32 {
+    redde linearis(x, w, b).summa()
+}
+
+functio resh(tf32[2, 3] x, f32 s) → tf32[3, 2] {
+    fixum f32 c ← s * 2.0 - 1.0 / 4.0
+    redde x.forma([3, 2]).addita(x.forma([3, 2]).scala(c)) ⊙ x.transpone()
+}
+
+functio ramus(tf32[2, 3] x) → tf32[2, 3] {
+    si x.summa() > 0.0 {
+        redde x
+    }
+    redde x.neg()
+}
+
+functio duplica(tf32[2] x) → tf32[2] {
+    varia tf32[2] y ← x
+    itera ab 0 ‥ 3 fixum i {
+        y ← y.scala(2.0)
+    }
+    redde y
+}
+
+functio attentio(tf32[2, 4] q, tf32[2, 4] k) → tf32[2, 2] {
+    redde (q · k.transpone()).scala(0.5).activatio_softmax()
+}
+
+functio passus(tf32[2, 3] p, tf32[2, 3] g, tf32[2, 3] m, tf32[2, 3] v, f32 inv_bc2, f32 step) → tf32[2, 3] {
+    fixum [q, m2, v2] ← p.adamw_passus(g, m, v, [0.9, 1.0 - 0.9, 0.999, 1.0 - 0.999, inv_bc2, 0.00000001, 1.0 - 0.001 * 0.01, step])
+    redde q.addita(m2).addita(v2)
+}
+
+@ radix backward "g_strata"
+functio per_strata(tf32[3, 2, 2] ws, tf32[2, 2] x, numerus n) → f32 {
+    varia tf32[2, 2] h ← x
+    itera ab 0 ‥ n fixum i {
+        fixum tf32[2, 2] w ← ws.sectio(i, i + 1).forma([2, 2])
+        h ← (h · w).tanh()
+    }
+    redde h.summa()
+}
+
+@ radix backward "g_si"
+functio optio(tf32[2, 2] x, bivalens quadra) → f32 {
+    varia tf32[2, 2] y ← x
+    si quadra {
+        y ← x ⊙ x
+    } secus {
+        y ← x.exp()
+    }
+    redde (y ⊙ x).summa()
+}
+
+functio crescit(tf32[2] x) → tf32[2] {
+    varia tf32[2] y ← x
+    dum y.summa() < 10.0 {
+        y ← y.scala(2.0)
+    }
+    redde y
+}
+
+genus Strata {
+    tf32[2, 2] w
+    tf32[2] b
+}
+
+genus Parametri {
+    Strata prima
+    Strata secunda
+    f32 scala
+}
+
+functio strata(Strata s, tf32[3, 2] x) → tf32[3, 2] {
+    redde (x · s.w).addita_bias(s.b)
+}
+
+@ radix backward "g_arbor"
+functio arbor(Parametri p, tf32[3, 2] x) → f32 {
+    fixum tf32[3, 2] h ← strata(p.prima, x).tanh()
+    fixum tf32[3, 2] o ← strata(p.secunda, h) ⊙ p.scala
+    redde (o ⊙ o).media()
+}
+
+@ radix backward "g_mlp"
+functio mlp(tf32[2, 3] x, tf32[3, 4] w, tf32[4] b, tf32[2] y) → f32 {
+    redde x.lineare(w, b).gelu().crux_entropia_indices(y)
+}
+
+@ radix backward "g_norma"
+functio norma(tf32[2, 4] x, tf32[4] g, tf32[4] b) → f32 {
+    redde x.laminatio(1, 0.00001, g, b).silu().summa()
+}
+
+incipit {
+}
+"#;
+
+fn compile() -> Program {
+    let mut sources = SourceMap::new();
+    let id = sources.add("xla_functions.fab", SOURCE.to_string());
+    let mut loader = MemoryLoader {
+        files: Default::default(),
+    };
+    match faber::compile(&mut sources, id, &mut loader) {
+        Ok(p) => p,
+        Err(d) => panic!("{}", faber::diag::render(&d, &sources, false)),
+    }
+}
+
+fn func(p: &Program, name: &str) -> FuncId {
+    let i = p
+        .functions
+        .iter()
+        .position(|f| f.name.ends_with(&format!("::{name}")))
+        .unwrap_or_else(|| panic!("no function {name}"));
+    FuncId(i as u32)
+}
+
+fn rand32(rng: &mut SplitMix64, shape: &[usize]) -> Tensor {
+    rng.normal_tensor(shape, 0.0, 1.0)
+        .unwrap()
+        .to_dtype(DType::F32)
+        .unwrap()
+}
+
+/// The interpreter's result, flattened: a tensor, a number, or a tuple's parts.
+fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
+    let config = RunConfig {
+        precision: DType::F32,
+        ..RunConfig::default()
+    };
+    let mut io = BufferIo::default();
+    let v = eval::run_function(p, f, args, &mut io, &config)
+        .unwrap_or_else(|e| panic!("{}", e.into_diagnostic().message));
+    fn flat(v: &Value, out: &mut Vec<Vec<f64>>) {
+        match v {
+            Value::Tensor(t) => out.push(t.values().into_owned()),
+            Value::Float(x) => out.push(vec![*x]),
+            Value::Tuple(parts) => parts.iter().for_each(|p| flat(p, out)),
+            Value::Record(r) => r.fields.iter().for_each(|p| flat(p, out)),
+            // The cotangent of an integer or flag operand.
+            Value::Nihil => {}
+            other => panic!("unexpected result {}", other.type_name()),
+        }
+    }
+    let mut out = Vec::new();
+    flat(&v, &mut out);
+    out
+}
+
+fn close(got: &[Tensor], want: &[Vec<f64>], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: result count");
+    for (g, w) in got.iter().zip(want) {
+        let g = g.values();
+        assert_eq!(g.len(), w.len(), "{what}: element count");
+        for (i, (x, y)) in g.iter().zip(w).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-5 * (1.0 + y.abs()),
+                "{what}: element {i}: device {x} against interpreter {y}"
+            );
+        }
+    }
+}
+
+fn device() -> Option<Device<'static>> {
+    let path = pjrt_plugin()?;
+    let plugin: &'static Plugin = Box::leak(Box::new(Plugin::load(&path).unwrap()));
+    Some(Device::new(plugin.client().unwrap(), 0).unwrap())
+}
+
+#[test]
+fn primal_functions_and_their_companions_agree_with_the_interpreter() {
+    let Some(mut dev) = device() else {
+        say_no_plugin("xla_functions::agree");
+        return;
+    };
+    let p = compile();
+    let before = k::set_precision(DType::F32);
+    let mut rng = SplitMix64::new(42);
+    let (x, w, b) = (
+        rand32(&mut rng, &[2, 3]),
+        rand32(&mut rng, &[3, 2]),
+        rand32(&mut rng, &[2]),
+    );
+    let (pp, t) = (rand32(&mut rng, &[2, 2]), rand32(&mut rng, &[2, 2]));
+    let tv = |t: &Tensor| Value::Tensor(std::rc::Rc::new(t.clone()));
+
+    for name in ["linearis", "lin"] {
+        let f = func(&p, name);
+        let got = dev
+            .run_function(
+                &p,
+                f,
+                &[FnArg::Tensor(&x), FnArg::Tensor(&w), FnArg::Tensor(&b)],
+            )
+            .unwrap();
+        close(
+            &got,
+            &interpreted(&p, f, vec![tv(&x), tv(&w), tv(&b)]),
+            name,
+        );
+    }
+    let f = func(&p, "mse");
+    let got = dev
+        .run_function(&p, f, &[FnArg::Tensor(&pp), FnArg::Tensor(&t)])
+        .unwrap();
+    close(&got, &interpreted(&p, f, vec![tv(&pp), tv(&t)]), "mse");
+
+    // The companions: (primal arguments, residual, upstream) → the gradients.
+    let f = func(&p, "g_mse");
+    let got = dev
+        .run_function(
+            &p,
+            f,
+            &[
+                FnArg::Tensor(&pp),
+                FnArg::Tensor(&t),
+                FnArg::Nihil,
+                FnArg::Number(0.75),
+            ],
+        )
+        .unwrap();
+    let want = interpreted(
+        &p,
+        f,
+        vec![tv(&pp), tv(&t), Value::Nihil, Value::Float(0.75)],
+    );
+    assert_eq!(want.len(), 2, "g_mse gives (∂p, ∂t)");
+    close(&got, &want, "g_mse");
+    let f = func(&p, "g_lin");
+    let args = [
+        FnArg::Tensor(&x),
+        FnArg::Tensor(&w),
+        FnArg::Tensor(&b),
+        FnArg::Nihil,
+        FnArg::Number(1.5),
+    ];
+    let got = dev.run_function(&p, f, &args).unwrap();
+    let want = interpreted(
+        &p,
+        f,
+        vec![tv(&x), tv(&w), tv(&b), Value::Nihil, Value::Float(1.5)],
+    );
+    assert_eq!(want.len(), 3, "g_lin gives (∂x, ∂w, ∂b)");
+    close(&got, &want, "g_lin");
+
+    let f = func(&p, "resh");
+    let got = dev
+        .run_function(&p, f, &[FnArg::Tensor(&x), FnArg::Number(0.625)])
+        .unwrap();
+    close(
+        &got,
+        &interpreted(&p, f, vec![tv(&x), Value::Float(0.625)]),
+        "resh",
+    );
+
+    let (q, kk) = (rand32(&mut rng, &[2, 4]), rand32(&mut rng, &[2, 4]));
+    let f = func(&p, "attentio");
+    let got = dev
+        .run_function(&p, f, &[FnArg::Tensor(&q), FnArg::Tensor(&kk)])
+        .unwrap();
+    close(&got, &interpreted(&p, f, vec![tv(&q), tv(&kk)]), "attentio");
+
+    // An MLP layer with GELU and a cross-entropy against class ids, and a
+    // LayerNorm + SiLU, with their companions (GELU's save-split, retro_crux_indices,
+    // retro_laminatio, retro_silu).
+    let (w4, b4) = (rand32(&mut rng, &[3, 4]), rand32(&mut rng, &[4]));
+    let ids = Tensor::from_f32(vec![3.0, 1.0], &[2]).unwrap();
+    let f = func(&p, "mlp");
+    let margs = [
+        FnArg::Tensor(&x),
+        FnArg::Tensor(&w4),
+        FnArg::Tensor(&b4),
+        FnArg::Tensor(&ids),
+    ];
+    let vargs = || vec![tv(&x), tv(&w4), tv(&b4), tv(&ids)];
+    let got = dev.run_function(&p, f, &margs).unwrap();
+    close(&got, &interpreted(&p, f, vargs()), "mlp");
+    let f = func(&p, "g_mlp");
+    let mut gargs = margs.to_vec();
+    gargs.extend([FnArg::Nihil, FnArg::Number(1.0)]);
+    let got = dev.run_function(&p, f, &gargs).unwrap();
+    let mut vs = vargs();
+    vs.extend([Value::Nihil, Value::Float(1.0)]);
+    let want = interpreted(&p, f, vs);
+    assert_eq!(want.len(), 4, "g_mlp gives (∂x, ∂w, ∂b, ∂y)");
+    close(&got, &want, "g_mlp");
+    let (xn, gn, bn) = (
+        rand32(&mut rng, &[2, 4]),
+        rand32(&mut rng, &[4]),
+        rand32(&mut rng, &[4]),
+    );
+    for name in ["norma", "g_norma"] {
+        let f = func(&p, name);
+        let mut args = vec![FnArg::Tensor(&xn), FnArg::Tensor(&gn), FnArg::Tensor(&bn)];
+        let mut vs = vec![tv(&xn), tv(&gn), tv(&bn)];
+        if name == "g_norma" {
+            args.extend([FnArg::Nihil, FnArg::Number(0.5)]);
+            vs.extend([Value::Nihil, Value::Float(0.5)]);
+        }
+        let got = dev.run_function(&p, f, &args).unwrap();
+        close(&got, &interpreted(&p, f, vs), name);
+    }
+
+    // Records of tensors and a number: a two-layer model's parameters, and the
+    // companion's record of their gradients (retro_nihil of a record, stores into
+    // its fields, retro_adde of records).
+    let layer = |rng: &mut SplitMix64| (rand32(rng, &[2, 2]), rand32(rng, &[2]));
+    let ((w1, b1), (w2, b2)) = (layer(&mut rng), layer(&mut rng));
+    let x32 = rand32(&mut rng, &[3, 2]);
+    let genus = |name: &str| {
+        let i = p
+            .genera
+            .iter()
+            .position(|g| g.name.ends_with(name))
+            .unwrap();
+        faber::ir::GenusId(i as u32)
+    };
+    let record = |name: &str, fields: Vec<Value>| {
+        Value::Record(std::rc::Rc::new(faber::eval::Record {
+            genus: genus(name),
+            fields,
+        }))
+    };
+    let params_value = record(
+        "Parametri",
+        vec![
+            record("Strata", vec![tv(&w1), tv(&b1)]),
+            record("Strata", vec![tv(&w2), tv(&b2)]),
+            Value::Float(0.75),
+        ],
+    );
+    let params_arg = FnArg::Record(vec![
+        FnArg::Record(vec![FnArg::Tensor(&w1), FnArg::Tensor(&b1)]),
+        FnArg::Record(vec![FnArg::Tensor(&w2), FnArg::Tensor(&b2)]),
+        FnArg::Number(0.75),
+    ]);
+    let f = func(&p, "arbor");
+    let got = dev
+        .run_function(&p, f, &[params_arg.clone(), FnArg::Tensor(&x32)])
+        .unwrap();
+    close(
+        &got,
+        &interpreted(&p, f, vec![params_value.clone(), tv(&x32)]),
+        "arbor",
+    );
+    let f = func(&p, "g_arbor");
+    let args = [
+        params_arg,
+        FnArg::Tensor(&x32),
+        FnArg::Nihil,
+        FnArg::Number(1.0),
+    ];
+    let got = dev.run_function(&p, f, &args).unwrap();
+    let want = interpreted(
+        &p,
+        f,
+        vec![params_value, tv(&x32), Value::Nihil, Value::Float(1.0)],
+    );
+    assert_eq!(
+        want.len(),
+        6,
+        "g_arbor gives ((∂w1, ∂b1), (∂w2, ∂b2), ∂scala), ∂x"
+    );
+    close(&got, &want, "g_arbor");
+
+    // An AdamW step whose bias corrections are number parameters (one program for
+    // every step) and whose other coefficients are folded literals.
+    let f = func(&p, "passus");
+    let (m23, v23) = (rand32(&mut rng, &[2, 3]), rand32(&mut rng, &[2, 3]));
+    let v23 = Tensor::from_f32(
+        v23.data_f32().unwrap().iter().map(|x| x * x).collect(),
+        &[2, 3],
+    )
+    .unwrap();
+    let g23 = rand32(&mut rng, &[2, 3]);
+    for (inv_bc2, step) in [(31.6, 0.03), (22.4, 0.0158)] {
+        let args = [
+            FnArg::Tensor(&x),
+            FnArg::Tensor(&g23),
+            FnArg::Tensor(&m23),
+            FnArg::Tensor(&v23),
+            FnArg::Number(inv_bc2),
+            FnArg::Number(step),
+        ];
+        let got = dev.run_function(&p, f, &args).unwrap();
+        let vs = vec![
+            tv(&x),
+            tv(&g23),
+            tv(&m23),
+            tv(&v23),
+            Value::Float(inv_bc2),
+            Value::Float(step),
+        ];
+        close(&got, &interpreted(&p, f, vs), "passus");
+    }
+
+    // Loops with bounds known when traced are unrolled (the companion's lists of
+    // per-pass values too); `si` on a known flag takes one branch. The integer and
+    // the flag are part of the program's key.
+    let ws = rand32(&mut rng, &[3, 2, 2]);
+    let x22 = rand32(&mut rng, &[2, 2]);
+    for n in [0, 1, 3] {
+        for name in ["per_strata", "g_strata"] {
+            let f = func(&p, name);
+            let mut args = vec![FnArg::Tensor(&ws), FnArg::Tensor(&x22), FnArg::Int(n)];
+            let mut vs = vec![tv(&ws), tv(&x22), Value::Int(n)];
+            if name == "g_strata" {
+                args.extend([FnArg::Nihil, FnArg::Number(1.25)]);
+                vs.extend([Value::Nihil, Value::Float(1.25)]);
+            }
+            let got = dev.run_function(&p, f, &args).unwrap();
+            close(&got, &interpreted(&p, f, vs), &format!("{name} n = {n}"));
+        }
+    }
+    for quadra in [true, false] {
+        for name in ["optio", "g_si"] {
+            let f = func(&p, name);
+            let mut args = vec![FnArg::Tensor(&x22), FnArg::Bool(quadra)];
+            let mut vs = vec![tv(&x22), Value::Bool(quadra)];
+            if name == "g_si" {
+                args.extend([FnArg::Nihil, FnArg::Number(0.5)]);
+                vs.extend([Value::Nihil, Value::Float(0.5)]);
+            }
+            let got = dev.run_function(&p, f, &args).unwrap();
+            close(&got, &interpreted(&p, f, vs), &format!("{name} {quadra}"));
+        }
+    }
+    let f = func(&p, "duplica");
+    let x2 = rand32(&mut rng, &[2]);
+    let got = dev.run_function(&p, f, &[FnArg::Tensor(&x2)]).unwrap();
+    close(&got, &interpreted(&p, f, vec![tv(&x2)]), "duplica");
+
+    // Each function compiled once; a second call of one is a cache hit.
+    let misses = dev.cache().misses();
+    let f = func(&p, "g_mse");
+    let again = [
+        FnArg::Tensor(&t),
+        FnArg::Tensor(&pp),
+        FnArg::Nihil,
+        FnArg::Number(2.0),
+    ];
+    dev.run_function(&p, f, &again).unwrap();
+    assert_eq!(dev.cache().misses(), misses);
+    // passus ran twice (one hit), g_mse once more.
+    assert_eq!(dev.cache().hits(), 2);
+    k::set_precision(before);
+}
+
+#[test]
+fn what_has_no_lowering_yet_is_named() {
+    let p = compile();
+    let t23 = Param::Tensor(TensorType::new(ElementType::F32, &[2, 3]));
+    // `si` on a number the device computes: control flow on a device value.
+    let e = lower_function(
+        &p,
+        func(&p, "ramus"),
+        std::slice::from_ref(&t23),
+        ElementType::F32,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for the operator `>` on a value the device computes"
+    );
+    let t2 = Param::Tensor(TensorType::new(ElementType::F32, &[2]));
+    let e = lower_function(&p, func(&p, "crescit"), &[t2], ElementType::F32).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for the statement `dum` (a loop)"
+    );
+    // A loop bound or a `si` flag the device would compute.
+    let t222 = Param::Tensor(TensorType::new(ElementType::F32, &[3, 2, 2]));
+    let t22 = Param::Tensor(TensorType::new(ElementType::F32, &[2, 2]));
+    let n = Param::Number(ElementType::F32);
+    let e = lower_function(
+        &p,
+        func(&p, "per_strata"),
+        &[t222, t22.clone(), n.clone()],
+        ElementType::F32,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for `itera` whose bounds the device computes"
+    );
+    let e = lower_function(&p, func(&p, "optio"), &[t22, n], ElementType::F32).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for `si` on a value the device computes"
+    );
+    // A shape other than the one the body was written for is refused by the op.
+    let t33 = Param::Tensor(TensorType::new(ElementType::F32, &[3, 3]));
+    let s = Param::Number(ElementType::F32);
+    let e = lower_function(&p, func(&p, "resh"), &[t33, s.clone()], ElementType::F32).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("9 elements cannot take shape [3, 2]"),
+        "{e}"
+    );
+    // An argument missing.
+    let e = lower_function(
+        &p,
+        func(&p, "resh"),
+        std::slice::from_ref(&t23),
+        ElementType::F32,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("with 1 arguments for 2 parameters"),
+        "{e}"
+    );
+    let text = lower_function(&p, func(&p, "resh"), &[t23, s], ElementType::F32).unwrap();
+    assert!(text.contains("stablehlo.reshape"), "{text}");
+    if pjrt_plugin().is_none() {
+        say_no_plugin("xla_functions::no_lowering (its device part)");
+    }
+}

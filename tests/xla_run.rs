@@ -1,0 +1,147 @@
+//! `faber run --backend xla` (src/cli/run_xla.rs, src/xla/offload.rs): the examples'
+//! loss traces under `--precision f32` equal the interpreter's within 1e-4 relative
+//! (the bound), with the loss and gradient functions running on the device
+//! (`--verbose` counts the calls); the usage errors and the missing plugin are
+//! checked on every machine, the device runs only with a plugin (otherwise
+//! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`).
+
+mod common;
+
+use std::process::Output;
+
+use common::entries::first_error_code;
+use common::{pjrt_plugin, say_no_plugin, Faber};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The numbers a run printed, one per line.
+fn trace(o: &Output) -> Vec<f64> {
+    text(&o.stdout)
+        .lines()
+        .map(|l| {
+            l.trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("not a number: {l}"))
+        })
+        .collect()
+}
+
+fn run(example: &str, extra: &[&str]) -> Output {
+    Faber::new()
+        .args(["--verbose", "run", "--precision", "f32"])
+        .args(extra)
+        .arg(example)
+        .output()
+}
+
+/// Offloaded calls counted by `--verbose`.
+fn offloaded(o: &Output) -> u64 {
+    let err = text(&o.stderr);
+    err.lines()
+        .find_map(|l| {
+            l.strip_prefix("xla: ")?
+                .strip_suffix(" call(s) ran on the device")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no device summary in:\n{err}"))
+}
+
+#[test]
+fn example_traces_on_the_device_equal_the_interpreters() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_run::example_traces");
+        return;
+    };
+    let plugin = plugin.to_str().unwrap();
+    for (example, min_calls) in [("examples/linear-regression", 16), ("examples/mlp", 100)] {
+        let cpu = run(example, &["--backend", "cpu"]);
+        assert_eq!(cpu.status.code(), Some(0), "{}", text(&cpu.stderr));
+        let xla = run(example, &["--backend", "xla", "--xla-plugin", plugin]);
+        assert_eq!(xla.status.code(), Some(0), "{}", text(&xla.stderr));
+        let (a, b) = (trace(&cpu), trace(&xla));
+        assert!(!a.is_empty());
+        assert_eq!(a.len(), b.len(), "{example}");
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-4 * x.abs(),
+                "{example} line {i}: cpu {x}, xla {y}"
+            );
+        }
+        let n = offloaded(&xla);
+        assert!(n >= min_calls, "{example}: {n} calls on the device");
+        println!("{example}: {n} calls on the device; traces agree to 1e-4");
+    }
+}
+
+/// The GPT example's per-step loss (`--trace`) with its gradient companion
+/// (`grad_damnum`, the whole model's backward) on the device.
+#[test]
+fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_run::gpt");
+        return;
+    };
+    let example = "examples/gpt-shakespeare";
+    let args = ["--", "--tiny", "--steps", "4", "--trace"];
+    let go = |backend: &[&str]| {
+        let o = Faber::new()
+            .args(["--verbose", "run", "--precision", "f32"])
+            .args(backend)
+            .arg(example)
+            .args(args)
+            .output();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        o
+    };
+    let cpu = go(&["--backend", "cpu"]);
+    let xla = go(&["--backend", "xla", "--xla-plugin", plugin.to_str().unwrap()]);
+    let losses = |o: &Output| -> Vec<f64> {
+        text(&o.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("passus ")?
+                    .split("damnum ")
+                    .nth(1)?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    };
+    let (a, b) = (losses(&cpu), losses(&xla));
+    assert_eq!(a.len(), 4, "{}", text(&cpu.stdout));
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-4 * x.abs(),
+            "step {i}: cpu {x}, xla {y}"
+        );
+    }
+    let err = text(&xla.stderr);
+    assert!(
+        err.contains("xla: `model::grad_damnum` ran on the device 4 time(s)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn backend_usage_errors_and_a_missing_plugin() {
+    let o = run("examples/linear-regression", &["--backend", "tpu"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("backend `tpu` is not available: `cpu` or `xla`"));
+    let o = run(
+        "examples/linear-regression",
+        &["--backend", "xla", "--check-finite"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("`--check-finite`"));
+    let o = run(
+        "examples/linear-regression",
+        &["--backend", "xla", "--xla-plugin", "/nonexistent/xla.so"],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some("CLI006"), "{err}");
+    assert!(o.stdout.is_empty());
+}
