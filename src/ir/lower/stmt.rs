@@ -154,16 +154,20 @@ impl Lowerer<'_> {
             StmtKind::Redde(v) => {
                 let ret = self.cx().ret.clone();
                 let op = match (v, &ret) {
-                    (Some(e), Some(t)) => {
-                        if *t == Ty::Vacuum {
+                    (Some(e), Some(t)) if *t == Ty::Vacuum => {
+                        // Only a value of type `vacuum` (`redde f() ↦ vacuum`, a call
+                        // of a `vacuum` function) may be returned from such a function.
+                        let (op, got) = self.expr(e, None);
+                        if got != Ty::Vacuum {
                             self.error(
                                 codes::SEM_RETURN,
                                 "this function returns no value (`vacuum`)",
                                 e.span,
                             );
                         }
-                        Some(self.expr_to(e, t))
+                        Some(op)
                     }
+                    (Some(e), Some(t)) => Some(self.expr_to(e, t)),
                     (Some(e), None) => Some(self.expr(e, None).0),
                     // A bare `redde` returns `vacuum`, which is no other type's value
                     // (not even `nihil`'s): every declared result needs its value.
