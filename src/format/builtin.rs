@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::translate::Planner;
+use super::planner::Planner;
 use crate::ir::lower::calls::builtin_reading;
 use crate::ir::{Method, Ty};
 use crate::syntax::ast::Ident;

@@ -18,6 +18,7 @@ mod builtin;
 mod frontmatter;
 mod layout;
 mod names;
+mod planner;
 mod resolved;
 mod spacing;
 mod translate;

@@ -23,10 +23,10 @@ use rustc_hash::FxHashSet;
 use super::builtin;
 use super::layout::Replacements;
 use super::names::{Recv, Words};
+use super::planner::{Plan, Planner};
 use super::resolved::Resolved;
-use crate::diag::{codes, Diagnostic};
 use crate::ir::lower::calls::CallTarget;
-use crate::source::{FileId, Span};
+use crate::source::FileId;
 use crate::syntax::ast::Ident;
 use crate::syntax::lexer::Spanned;
 use crate::syntax::token::{Kw, Tok};
@@ -44,51 +44,6 @@ fn keyword_of(t: &Tok) -> Option<Kw> {
         Tok::ReddeBare => Some(Kw::Redde),
         Tok::DumPost => Some(Kw::Dum),
         _ => None,
-    }
-}
-
-pub(super) struct Plan {
-    pub repl: Replacements,
-    pub errors: Vec<Diagnostic>,
-}
-
-pub(super) struct Planner<'a> {
-    file: FileId,
-    text: &'a str,
-    pub to: Locale,
-    plan: Plan,
-}
-
-impl Planner<'_> {
-    fn replace(&mut self, lo: usize, hi: usize, new: &str) {
-        if &self.text[lo..hi] != new {
-            self.plan.repl.insert(lo, (hi, new.to_string()));
-        }
-    }
-
-    pub(super) fn replace_ident(&mut self, id: &Ident, new: &str) {
-        self.replace(id.span.lo as usize, id.span.hi as usize, new);
-    }
-
-    pub(super) fn refuse(&mut self, lo: usize, hi: usize, msg: String, hint: &str) {
-        let span = Span::new(self.file, lo, hi);
-        let d = Diagnostic::error(codes::CLI_UNTRANSLATABLE, msg, span).with_hint(hint);
-        self.plan.errors.push(d);
-    }
-
-    pub(super) fn no_spelling(&mut self, id: &Ident, what: &str) {
-        let (lo, hi) = (id.span.lo as usize, id.span.hi as usize);
-        let msg = format!(
-            "{what} `{}` has no spelling in locale `{}`",
-            id.name,
-            self.to.code()
-        );
-        self.refuse(
-            lo,
-            hi,
-            msg,
-            "the reader pack of that locale declares none; keep the file in a locale that has one",
-        );
     }
 }
 

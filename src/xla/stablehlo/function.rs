@@ -12,7 +12,8 @@
 //! function then runs in the interpreter as before.
 
 use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
-use super::lower::{lower_op, LowerError, Operand};
+use super::dispatch::lower_op;
+use super::lower::{LowerError, Operand};
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
 use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};

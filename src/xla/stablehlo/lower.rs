@@ -1,8 +1,7 @@
-//! Lowering the Radix IR's tensor ops ([`Op`], src/ir/ops.rs) to StableHLO: one
-//! exhaustive `match` over the op registry, so an op added there must be decided
-//! here; the ops without a lowering yet return [`LowerError::NoLowering`] naming
-//! the op. The primal and helper ops are lowered as their definitions in
-//! docs/ops.md, not as faber's fused CPU kernels: XLA fuses for itself.
+//! What lowering the Radix IR's tensor ops to StableHLO shares (the op-by-op `match`
+//! is src/xla/stablehlo/dispatch.rs; the op families are attention.rs, nn.rs,
+//! cotangent.rs and optim.rs): the operand and error types, argument access, and the
+//! helpers the families build on (broadcasting, `matmul`, softmax, fills).
 //!
 //! Operands come as the IR's operands do, receiver first: tensor values of the
 //! function being built, and the literal numbers, axes, flags and shapes the op
@@ -17,9 +16,7 @@
 
 use std::fmt;
 
-use super::{
-    attention, cotangent, nn, optim, Binary, DotDims, Function, Reduction, TensorType, Unary, Value,
-};
+use super::{Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -72,8 +69,8 @@ pub(super) type Lowered = Result<Vec<Value>, LowerError>;
 
 /// Reads one op's operands, reporting misfits against the op.
 pub(super) struct Args<'a> {
-    op: Op,
-    operands: &'a [Operand],
+    pub(super) op: Op,
+    pub(super) operands: &'a [Operand],
 }
 
 impl Args<'_> {
@@ -166,7 +163,7 @@ pub(super) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 }
 
 /// `x` broadcast NumPy-style (trailing axes aligned) to `dims`.
-fn broadcast_to(f: &mut Function, x: Value, dims: &[usize]) -> Value {
+pub(super) fn broadcast_to(f: &mut Function, x: Value, dims: &[usize]) -> Value {
     let r = f.ty(x).rank();
     let map: Vec<usize> = (dims.len() - r..dims.len()).collect();
     f.broadcast_in_dim(x, &map, dims)
@@ -174,7 +171,7 @@ fn broadcast_to(f: &mut Function, x: Value, dims: &[usize]) -> Value {
 
 /// `a ∘ b` with NumPy broadcasting; a number operand is a constant, and an f32
 /// operand meeting an f64 one is widened (the native promotion).
-fn arith(f: &mut Function, a: &Args, op: Binary) -> Lowered {
+pub(super) fn arith(f: &mut Function, a: &Args, op: Binary) -> Lowered {
     let x = a.tensor(0)?;
     let y = match a.get(1)? {
         Operand::Num(n) => f.constant(f.ty(x).elem, *n),
@@ -195,7 +192,7 @@ fn arith(f: &mut Function, a: &Args, op: Binary) -> Lowered {
 }
 
 /// `x` plus the rank-1 `b` on every last-axis row.
-fn add_bias(f: &mut Function, a: &Args, x: Value, b: Value) -> Lowered {
+pub(super) fn add_bias(f: &mut Function, a: &Args, x: Value, b: Value) -> Lowered {
     let (xt, bt) = (f.ty(x).clone(), f.ty(b).clone());
     if xt.rank() == 0 || bt.dims != [xt.dims[xt.rank() - 1]] || xt.elem != bt.elem {
         return a.err(format!("bias {bt} does not fit the last axis of {xt}"));
@@ -265,7 +262,7 @@ pub(super) fn matmul(f: &mut Function, a: &Args, x: Value, y: Value) -> Result<V
 
 /// The reduction of `x` over `axis`, the axis kept as extent 1 when `keep`;
 /// divided by the axis' extent when `mean`.
-fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: bool) -> Lowered {
+pub(super) fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: bool) -> Lowered {
     let xt = a.ty(f, 0)?;
     let x = a.tensor(0)?;
     let axis = a.index(1, xt.rank(), false)?;
@@ -285,7 +282,7 @@ fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: bool) -> Lower
 
 /// Softmax (or log-softmax) of every last-axis row, from the row maximum:
 /// `e = exp(x − max)`, `e / Σe` (or `x − max − log Σe`).
-fn softmax(f: &mut Function, a: &Args, log: bool) -> Lowered {
+pub(super) fn softmax(f: &mut Function, a: &Args, log: bool) -> Lowered {
     let xt = a.ty(f, 0)?;
     if xt.rank() == 0 {
         return a.err("needs rank ≥ 1");
@@ -313,7 +310,7 @@ pub(super) fn softmax_of(f: &mut Function, x: Value, log: bool) -> Value {
 }
 
 /// Elements `[s, e)` of `axis`.
-fn narrow(f: &mut Function, x: Value, axis: usize, s: usize, e: usize) -> Value {
+pub(super) fn narrow(f: &mut Function, x: Value, axis: usize, s: usize, e: usize) -> Value {
     let dims = f.ty(x).dims.clone();
     let mut start = vec![0; dims.len()];
     let mut limit = dims;
@@ -354,358 +351,7 @@ pub(super) fn fill_with(
     }
 }
 
-fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {
+pub(super) fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {
     let x = a.tensor(0)?;
     Ok(vec![f.unary(op, x)])
-}
-
-/// Emits `op` applied to `operands` into `f`; returns its results (one value for a
-/// tensor or number result).
-pub fn lower_op(f: &mut Function, op: Op, operands: &[Operand]) -> Lowered {
-    if operands.len() != op.arity() {
-        return Err(LowerError::Shape {
-            op: op.name(),
-            reason: format!(
-                "takes {} operand{}, {} given",
-                op.arity(),
-                if op.arity() == 1 { "" } else { "s" },
-                operands.len()
-            ),
-        });
-    }
-    lower_checked(f, op, &Args { op, operands })
-}
-
-fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
-    match op {
-        Op::Addita => arith(f, a, Binary::Add),
-        Op::Subtrahe => arith(f, a, Binary::Subtract),
-        Op::Multiplica => arith(f, a, Binary::Multiply),
-        Op::Divide => arith(f, a, Binary::Divide),
-        Op::AdditaBias => add_bias(f, a, a.tensor(0)?, a.tensor(1)?),
-        Op::Neg => unary(f, a, Unary::Negate),
-        Op::Exp => unary(f, a, Unary::Exponential),
-        Op::Log => unary(f, a, Unary::Log),
-        Op::Sqrt => unary(f, a, Unary::Sqrt),
-        Op::Tanh => unary(f, a, Unary::Tanh),
-        Op::Relu => {
-            let xt = a.ty(f, 0)?;
-            let zero = f.splat(xt.elem, 0.0, &xt.dims);
-            Ok(vec![f.binary(Binary::Maximum, a.tensor(0)?, zero)])
-        }
-        Op::Positiva => Ok(vec![f.positive_mask(a.tensor(0)?)]),
-        Op::Reciproca => {
-            let xt = a.ty(f, 0)?;
-            let one = f.splat(xt.elem, 1.0, &xt.dims);
-            Ok(vec![f.binary(Binary::Divide, one, a.tensor(0)?)])
-        }
-        Op::Scala => {
-            let xt = a.ty(f, 0)?;
-            let s = filled(f, a, 1, xt.elem, &xt.dims)?;
-            Ok(vec![f.binary(Binary::Multiply, a.tensor(0)?, s)])
-        }
-        Op::MatMul => Ok(vec![matmul(f, a, a.tensor(0)?, a.tensor(1)?)?]),
-        Op::MatMulNT => {
-            let bt = swap_last(f, a, a.tensor(1)?)?;
-            Ok(vec![matmul(f, a, a.tensor(0)?, bt)?])
-        }
-        Op::MatMulTN => {
-            let at = swap_last(f, a, a.tensor(0)?)?;
-            Ok(vec![matmul(f, a, at, a.tensor(1)?)?])
-        }
-        Op::Lineare => {
-            let p = matmul(f, a, a.tensor(0)?, a.tensor(1)?)?;
-            add_bias(f, a, p, a.tensor(2)?)
-        }
-        Op::Summa | Op::Media => {
-            let xt = a.ty(f, 0)?;
-            let axes: Vec<usize> = (0..xt.rank()).collect();
-            let mut r = f.reduce(a.tensor(0)?, &axes, Reduction::Sum);
-            if op == Op::Media {
-                if xt.numel() == 0 {
-                    return a.err("the mean of no elements");
-                }
-                let n = f.constant(xt.elem, xt.numel() as f64);
-                r = f.binary(Binary::Divide, r, n);
-            }
-            Ok(vec![r])
-        }
-        Op::SummaAxis => reduce_axis(f, a, Reduction::Sum, false),
-        Op::MediaAxis => reduce_axis(f, a, Reduction::Sum, true),
-        Op::MaximumAxis => reduce_axis(f, a, Reduction::Max, false),
-        Op::Softmax => softmax(f, a, false),
-        Op::LogSoftmax => softmax(f, a, true),
-        Op::Forma => {
-            let (xt, dims) = (a.ty(f, 0)?, a.dims(1)?);
-            let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-            if n != Some(xt.numel()) {
-                return a.err(format!(
-                    "{} elements cannot take shape {dims:?}",
-                    xt.numel()
-                ));
-            }
-            Ok(vec![f.reshape(a.tensor(0)?, &dims)])
-        }
-        Op::Transpone => {
-            let xt = a.ty(f, 0)?;
-            if xt.rank() != 2 {
-                return a.err(format!("needs rank 2, found rank {}", xt.rank()));
-            }
-            Ok(vec![f.transpose(a.tensor(0)?, &[1, 0])])
-        }
-        Op::TransponeUltimas => Ok(vec![swap_last(f, a, a.tensor(0)?)?]),
-        Op::Permute => {
-            let (xt, perm) = (a.ty(f, 0)?, a.dims(1)?);
-            let mut seen = vec![false; xt.rank()];
-            let is_perm = perm.len() == xt.rank()
-                && perm
-                    .iter()
-                    .all(|&p| p < seen.len() && !std::mem::replace(&mut seen[p], true));
-            if !is_perm {
-                return a.err(format!(
-                    "{perm:?} is not a permutation of rank {}",
-                    xt.rank()
-                ));
-            }
-            Ok(vec![f.transpose(a.tensor(0)?, &perm)])
-        }
-        Op::Sectio => {
-            let xt = a.ty(f, 0)?;
-            if xt.rank() == 0 {
-                return a.err("needs rank ≥ 1");
-            }
-            let e = a.index(2, xt.dims[0], true)?;
-            let s = a.index(1, e, true)?;
-            Ok(vec![narrow(f, a.tensor(0)?, 0, s, e)])
-        }
-        Op::Angusta => {
-            let xt = a.ty(f, 0)?;
-            let axis = a.index(1, xt.rank(), false)?;
-            let e = a.index(3, xt.dims[axis], true)?;
-            let s = a.index(2, e, true)?;
-            Ok(vec![narrow(f, a.tensor(0)?, axis, s, e)])
-        }
-        Op::Concatena => {
-            let (xt, yt) = (a.ty(f, 0)?, a.ty(f, 1)?);
-            let axis = a.index(2, xt.rank(), false)?;
-            let fits = xt.elem == yt.elem
-                && xt.rank() == yt.rank()
-                && (0..xt.rank()).all(|i| i == axis || xt.dims[i] == yt.dims[i]);
-            if !fits {
-                return a.err(format!("{xt} and {yt} do not join along axis {axis}"));
-            }
-            Ok(vec![f.concatenate(a.tensor(0)?, a.tensor(1)?, axis)])
-        }
-        Op::Crea => {
-            let elem = match a.get(0)? {
-                Operand::Elem(e) => *e,
-                // A number seed: the lowering's mark of a declared f64 tensor
-                // (src/eval/tensor_custom.rs, `made_dtype`).
-                Operand::Num(_) => ElementType::F64,
-                _ => a.ty(f, 0)?.elem,
-            };
-            Ok(vec![filled(f, a, 1, elem, &a.dims(2)?)?])
-        }
-        Op::RetroImple => {
-            let xt = a.ty(f, 0)?;
-            Ok(vec![filled(f, a, 1, xt.elem, &xt.dims)?])
-        }
-        Op::RetroNihil => {
-            let xt = a.ty(f, 0)?;
-            Ok(vec![f.splat(xt.elem, 0.0, &xt.dims)])
-        }
-        Op::RetroAdde => {
-            let (xt, yt) = (a.ty(f, 0)?, a.ty(f, 1)?);
-            if xt != yt {
-                return a.err(format!("{xt} and {yt} differ"));
-            }
-            Ok(vec![f.binary(Binary::Add, a.tensor(0)?, a.tensor(1)?)])
-        }
-        Op::RetroAdFormam => {
-            let (g, like) = (a.tensor(0)?, a.ty(f, 1)?);
-            let g = f.convert(g, like.elem);
-            cotangent::sum_to_shape(f, a, g, &like.dims)
-        }
-        Op::Gelu => nn::gelu(f, a, false),
-        Op::GeluPerExp => nn::gelu(f, a, true),
-        Op::TanhPerExp => nn::tanh_per_exp(f, a),
-        Op::RetroGelu => nn::retro_gelu(f, a, false),
-        Op::RetroGeluPerExp => nn::retro_gelu(f, a, true),
-        Op::Silu => nn::silu(f, a),
-        Op::RetroSilu => nn::retro_silu(f, a),
-        Op::RetroSoftmax => nn::retro_softmax(f, a),
-        Op::RetroLogSoftmax => {
-            let xt = a.ty(f, 1)?;
-            if xt.rank() == 0 {
-                return a.err("needs rank ≥ 1");
-            }
-            let p = softmax_of(f, a.tensor(1)?, false);
-            nn::retro_log_softmax(f, a, p)
-        }
-        Op::LarvaCausalis => nn::larva_causalis(f, a),
-        Op::SoftmaxCausalis => {
-            let xt = a.ty(f, 0)?;
-            if xt.rank() < 2 {
-                return a.err(format!("needs rank ≥ 2, found rank {}", xt.rank()));
-            }
-            let s = f.splat(xt.elem, a.num(1)?, &xt.dims);
-            let v = f.splat(xt.elem, a.num(2)?, &xt.dims);
-            let scaled = f.binary(Binary::Multiply, a.tensor(0)?, s);
-            let masked = nn::causal_mask(f, scaled, v);
-            Ok(vec![softmax_of(f, masked, false)])
-        }
-        Op::Laminatio => nn::laminatio(f, a),
-        Op::RmsNorm => nn::rms_norm(f, a),
-        Op::Collige => nn::collige(f, a),
-        Op::RetroCollige => nn::retro_collige(f, a),
-        Op::CruxEntropiaIndices => {
-            let zt = a.ty(f, 0)?;
-            if zt.rank() == 0 {
-                return a.err("the logits need rank ≥ 1");
-            }
-            let ls = softmax_of(f, a.tensor(0)?, true);
-            nn::crux_entropia_indices(f, a, ls)
-        }
-        Op::RetroCruxIndices => {
-            let zt = a.ty(f, 1)?;
-            if zt.rank() == 0 {
-                return a.err("the logits need rank ≥ 1");
-            }
-            let p = softmax_of(f, a.tensor(1)?, false);
-            nn::retro_crux_indices(f, a, p)
-        }
-        Op::GeluCumDerivata => nn::gelu_cum_derivata(f, a),
-        Op::GeluExPari => {
-            // Operand 1 is the pair's first part: the function tracer passes it for
-            // the pair (src/xla/stablehlo/function.rs), the bits of `x.gelu()`.
-            let (x, p) = (a.ty(f, 0)?, a.ty(f, 1)?);
-            if x != p {
-                return a.err(format!("the pair's part {p} does not match {x}"));
-            }
-            Ok(vec![a.tensor(1)?])
-        }
-        Op::RetroGeluDerivata => {
-            let (g, d) = (a.ty(f, 0)?, a.ty(f, 1)?);
-            if g != d {
-                return a.err(format!("{g} and {d} differ"));
-            }
-            Ok(vec![f.binary(Binary::Multiply, a.tensor(0)?, a.tensor(1)?)])
-        }
-        Op::RetroLaminatio => nn::retro_laminatio(f, a, false),
-        Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
-        Op::AdamwPassus => optim::adamw_passus(f, a),
-        Op::RetroInpone => cotangent::retro_inpone(f, a),
-        Op::AttentioPondera => attention::pondera(f, a),
-        Op::AttentioApplica => attention::applica(f, a),
-        Op::Attentio => attention::attentio(f, a, false),
-        Op::AttentioCumPonderibus => attention::attentio(f, a, true),
-        Op::AttentioExPari => {
-            // Operand 4 is the pair's first part, as for `gelu_ex_pari`.
-            let (q, y) = (a.ty(f, 0)?, a.ty(f, 4)?);
-            if q != y {
-                return a.err(format!("the pair's part {y} does not match {q}"));
-            }
-            Ok(vec![a.tensor(4)?])
-        }
-        Op::RetroAttentioPondera => attention::retro_pondera(f, a),
-        Op::RetroAttentioApplica => attention::retro_applica(f, a),
-        Op::RetroAttentio => attention::retro_attentio(f, a),
-        Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
-        Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
-        Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
-        Op::Strue
-        | Op::Argmax
-        | Op::CruxEntropia
-        | Op::Normalis
-        | Op::Uniformis
-        | Op::Multinomialis
-        | Op::Magnitudines
-        | Op::Planata
-        | Op::Numerus
-        | Op::RetroDilata
-        | Op::RetroMaximum
-        | Op::RetroSoftmaxCausalis
-        | Op::RetroCruxEntropia
-        | Op::RetroCruxScopi
-        | Op::RetroPermute
-        | Op::RetroPars
-        | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn f32s(dims: &[usize]) -> TensorType {
-        TensorType::new(ElementType::F32, dims)
-    }
-
-    /// The result types of `op` on tensor parameters of `params` and `extra`
-    /// literal operands after them.
-    fn lowered(
-        op: Op,
-        params: &[TensorType],
-        extra: &[Operand],
-    ) -> Result<Vec<TensorType>, LowerError> {
-        let (mut f, p) = Function::new(params);
-        let mut operands: Vec<Operand> = p.into_iter().map(Operand::Tensor).collect();
-        operands.extend_from_slice(extra);
-        let r = lower_op(&mut f, op, &operands)?;
-        Ok(r.iter().map(|&v| f.ty(v).clone()).collect())
-    }
-
-    #[test]
-    fn result_types_follow_the_native_shape_rules() {
-        let mm = |a: &[usize], b: &[usize]| lowered(Op::MatMul, &[f32s(a), f32s(b)], &[]);
-        assert_eq!(mm(&[3], &[3]).unwrap(), [f32s(&[])]);
-        assert_eq!(mm(&[3], &[3, 4]).unwrap(), [f32s(&[4])]);
-        assert_eq!(mm(&[2, 3], &[3]).unwrap(), [f32s(&[2])]);
-        assert_eq!(
-            mm(&[2, 1, 5, 3], &[4, 3, 6]).unwrap(),
-            [f32s(&[2, 4, 5, 6])]
-        );
-        let add = lowered(Op::Addita, &[f32s(&[4, 1, 3]), f32s(&[2, 1])], &[]);
-        assert_eq!(add.unwrap(), [f32s(&[4, 2, 3])]);
-        let keep = [Operand::Int(1), Operand::Flag(true)];
-        let s = lowered(Op::SummaAxis, &[f32s(&[2, 5, 3])], &keep);
-        assert_eq!(s.unwrap(), [f32s(&[2, 1, 3])]);
-        let p = lowered(
-            Op::Permute,
-            &[f32s(&[2, 5, 3])],
-            &[Operand::Dims(vec![2, 0, 1])],
-        );
-        assert_eq!(p.unwrap(), [f32s(&[3, 2, 5])]);
-        let mixed = lowered(
-            Op::Multiplica,
-            &[f32s(&[2]), TensorType::new(ElementType::F64, &[2])],
-            &[],
-        );
-        assert_eq!(mixed.unwrap(), [TensorType::new(ElementType::F64, &[2])]);
-    }
-
-    #[test]
-    fn misfits_name_the_op_and_ops_without_a_lowering_say_so() {
-        let e = lowered(Op::Argmax, &[f32s(&[2])], &[]).unwrap_err();
-        assert_eq!(e.to_string(), "no StableHLO lowering for op `argmax`");
-        let e = lowered(Op::MatMul, &[f32s(&[2, 3]), f32s(&[4, 5])], &[]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "`matmul`: the inner dimensions differ (3 against 4)"
-        );
-        let e = lowered(Op::Addita, &[f32s(&[2, 3]), f32s(&[4, 3])], &[]).unwrap_err();
-        assert!(e.to_string().contains("do not broadcast"), "{e}");
-        let e = lowered(Op::Permute, &[f32s(&[2, 3])], &[Operand::Dims(vec![0, 0])]);
-        assert!(e.unwrap_err().to_string().contains("not a permutation"));
-        let e = lowered(Op::Forma, &[f32s(&[2, 3])], &[Operand::Dims(vec![4])]);
-        assert!(e
-            .unwrap_err()
-            .to_string()
-            .contains("6 elements cannot take shape [4]"));
-        let bounds = [Operand::Int(2), Operand::Int(1)];
-        let e = lowered(Op::Sectio, &[f32s(&[3, 2])], &bounds).unwrap_err();
-        assert!(e.to_string().contains("out of range"), "{e}");
-        let e = lowered(Op::Exp, &[f32s(&[2]), f32s(&[2])], &[]).unwrap_err();
-        assert!(e.to_string().contains("takes 1 operand, 2 given"), "{e}");
-    }
 }

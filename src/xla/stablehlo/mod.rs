@@ -19,6 +19,7 @@
 mod attention;
 mod bound;
 mod cotangent;
+mod dispatch;
 pub mod function;
 pub mod lower;
 mod nn;
@@ -28,8 +29,9 @@ use std::fmt::{self, Write as _};
 
 use super::exec::ElementType;
 
+pub use dispatch::lower_op;
 pub use function::{lower_function, lower_function_with_template, Param, Template};
-pub use lower::{lower_op, LowerError, Operand};
+pub use lower::{LowerError, Operand};
 
 /// A ranked tensor type: `tensor<2x3xf32>`, `tensor<f64>` for rank 0.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
