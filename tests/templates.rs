@@ -10,19 +10,11 @@ use std::path::{Path, PathBuf};
 use common::{faber, text};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("template-tests")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    common::scratch_dir("template-tests", name)
 }
 
 fn write(path: &Path, body: &str) {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).expect("create dir");
-    }
-    std::fs::write(path, body).expect("write file");
+    common::write_file(path, body)
 }
 
 /// `faber VERB PATH`: (exit code, stdout, stderr).

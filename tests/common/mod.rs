@@ -269,3 +269,22 @@ pub fn faber(args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// An empty folder `suite/name` under the tests' temporary directory (emptied first):
+/// each test that writes files uses its own.
+pub fn scratch_dir(suite: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(suite)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Writes `body` to `path`, creating its folders.
+pub fn write_file(path: &Path, body: &str) {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).expect("create dir");
+    }
+    std::fs::write(path, body).expect("write file");
+}
