@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use super::parse::{parse, Bounds};
+use super::parse::{parse, Bounds, ParseError};
 use super::{write, Json};
 use crate::diag::codes;
 use crate::eval::value::Value;
@@ -83,7 +83,18 @@ pub(super) fn text_arg(v: &Value) -> FResult<&str> {
 /// `json_solve(text)`: the value of a JSON text; bad text is RUN025 (a bound reached
 /// is RUN012), both with the line and column in the JSON text.
 pub(crate) fn solve(arg: &Value) -> FResult<Value> {
-    match parse(text_arg(arg)?, Bounds::current()) {
+    solved("JSON", parse(text_arg(arg)?, Bounds::current()))
+}
+
+/// `json_tempta(text)`: the value of a JSON text, or `nihil` when it does not parse.
+pub(crate) fn tempta(arg: &Value) -> FResult<Value> {
+    tried("JSON", parse(text_arg(arg)?, Bounds::current()))
+}
+
+/// A parsed `kind` text (JSON, TOML) as a `valor`; a failure is RUN025 (RUN012 for a
+/// bound reached) with the line and column in the text.
+pub(crate) fn solved(kind: &str, r: Result<Json, ParseError>) -> FResult<Value> {
+    match r {
         Ok(j) => Ok(Value::Json(Rc::new(j))),
         Err(e) => fault(
             if e.limit {
@@ -91,20 +102,17 @@ pub(crate) fn solve(arg: &Value) -> FResult<Value> {
             } else {
                 codes::RUN_JSON
             },
-            format!("JSON text at {}:{}: {}", e.line, e.col, e.msg),
+            format!("{kind} text at {}:{}: {}", e.line, e.col, e.msg),
         ),
     }
 }
 
-/// `json_tempta(text)`: the value of a JSON text, or `nihil` when it does not parse.
-pub(crate) fn tempta(arg: &Value) -> FResult<Value> {
-    match parse(text_arg(arg)?, Bounds::current()) {
-        Ok(j) => Ok(Value::Json(Rc::new(j))),
-        Err(e) if e.limit => fault(
-            codes::RUN_LIMIT,
-            format!("JSON text at {}:{}: {}", e.line, e.col, e.msg),
-        ),
-        Err(_) => Ok(Value::Nihil),
+/// As [`solved`], but text that does not parse is `nihil` (a bound reached is still
+/// RUN012).
+pub(crate) fn tried(kind: &str, r: Result<Json, ParseError>) -> FResult<Value> {
+    match r {
+        Err(e) if !e.limit => Ok(Value::Nihil),
+        r => solved(kind, r),
     }
 }
 

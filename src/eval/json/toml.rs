@@ -14,40 +14,22 @@ use std::rc::Rc;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::methods::text_arg;
+use super::methods::{solved, text_arg, tried};
 use super::parse::{Bounds, ParseError};
 use super::{Json, Members, MAX_DEPTH};
-use crate::diag::codes;
 use crate::eval::value::Value;
-use crate::eval::{fault, FResult};
+use crate::eval::FResult;
 
 /// `toml_solve(text)`: the value of a TOML document; bad text is RUN025 (a bound
 /// reached is RUN012), both with the line and column in the TOML text.
 pub(crate) fn solve(arg: &Value) -> FResult<Value> {
-    match parse(text_arg(arg)?, Bounds::current()) {
-        Ok(j) => Ok(Value::Json(Rc::new(j))),
-        Err(e) => fault(
-            if e.limit {
-                codes::RUN_LIMIT
-            } else {
-                codes::RUN_JSON
-            },
-            format!("TOML text at {}:{}: {}", e.line, e.col, e.msg),
-        ),
-    }
+    solved("TOML", parse(text_arg(arg)?, Bounds::current()))
 }
 
 /// `toml_tempta(text)`: the value of a TOML document, or `nihil` when it does not
 /// parse (a bound reached is still RUN012).
 pub(crate) fn tempta(arg: &Value) -> FResult<Value> {
-    match parse(text_arg(arg)?, Bounds::current()) {
-        Ok(j) => Ok(Value::Json(Rc::new(j))),
-        Err(e) if e.limit => fault(
-            codes::RUN_LIMIT,
-            format!("TOML text at {}:{}: {}", e.line, e.col, e.msg),
-        ),
-        Err(_) => Ok(Value::Nihil),
-    }
+    tried("TOML", parse(text_arg(arg)?, Bounds::current()))
 }
 
 /// Parses a whole TOML document: its root table as an object.
