@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::fsguard::{self, ContainError, ReadError, SOURCE_LIMIT};
 use faber::diag::{codes, Diagnostic};
 use faber::source::{FileId, SourceMap, Span};
+use faber::syntax::vocab::Locale;
 
 use super::manifest::{self, Manifest};
 
@@ -211,7 +212,53 @@ fn read_manifest(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    manifest.locale = reader_pack(&manifest, sources)?;
     Ok((manifest, file))
+}
+
+/// The package's locale, as its own reader pack (`reader/<code>.toml` beside
+/// `faber.toml`) makes it when it has one (src/syntax/pack.rs); a pack file that does
+/// not read is CLI002 with its message. A pack is registered once per file and
+/// process.
+fn reader_pack(manifest: &Manifest, sources: &mut SourceMap) -> Result<Locale, Vec<Diagnostic>> {
+    use std::sync::Mutex;
+    static SEEN: Mutex<Vec<(PathBuf, Locale)>> = Mutex::new(Vec::new());
+    let base = manifest.locale;
+    let path = manifest
+        .dir
+        .join("reader")
+        .join(format!("{}.toml", base.code()));
+    if !path.is_file() {
+        return Ok(base);
+    }
+    let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    if let Some((_, l)) = SEEN
+        .lock()
+        .ok()
+        .and_then(|s| s.iter().find(|(p, _)| *p == key).cloned())
+    {
+        return Ok(l);
+    }
+    let file = read_source(&path, sources).map_err(|d| vec![d])?;
+    let whole = Span::new(file, 0, 0);
+    let spec = faber::syntax::pack::parse(sources.text(file)).map_err(|m| {
+        vec![Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!("reader pack: {m}"),
+            whole,
+        )]
+    })?;
+    let locale = faber::syntax::pack::register(base, &spec).map_err(|m| {
+        vec![Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!("reader pack: {m}"),
+            whole,
+        )]
+    })?;
+    if let Ok(mut s) = SEEN.lock() {
+        s.push((key, locale));
+    }
+    Ok(locale)
 }
 
 /// The manifest of the nearest `faber.toml` above `file`, if any (`faber test`, which

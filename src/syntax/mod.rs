@@ -7,6 +7,7 @@ mod dump;
 pub(crate) mod hints;
 pub mod lexer;
 pub mod locale;
+pub mod pack;
 mod parser;
 pub mod token;
 pub mod vocab;

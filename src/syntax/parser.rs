@@ -28,7 +28,11 @@ pub fn parse_in(
     file: FileId,
     default: Locale,
 ) -> Result<Module, Vec<Diagnostic>> {
-    let default = Locale::from_file_name(sources.name(file)).unwrap_or(default);
+    let default = match Locale::from_file_name(sources.name(file)) {
+        // A package's reader pack stays for a file named in its own locale.
+        Some(l) if l != default.base() => l,
+        _ => default,
+    };
     let text = sources.text(file);
     let lexed = lex_in(file, text, default);
     let mut diags = lexed.diagnostics;

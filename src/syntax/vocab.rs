@@ -46,7 +46,16 @@ impl Locale {
 
     /// The locale's code as the frontmatter writes it (`la`, `en`, `zh-Hans`, …).
     pub fn code(self) -> &'static str {
-        vocabulary().codes[self.0 as usize]
+        match super::pack::get(self) {
+            Some(p) => p.base.code(),
+            None => vocabulary().codes[self.0 as usize],
+        }
+    }
+
+    /// The table's locale a package's reader pack is based on (the locale itself for a
+    /// column of the table).
+    pub fn base(self) -> Locale {
+        super::pack::get(self).map_or(self, |p| p.base)
     }
 
     /// Every locale of the table, in column order.
@@ -93,6 +102,13 @@ impl Row {
     }
 
     pub fn spelling(&self, locale: Locale) -> Option<&'static str> {
+        if let Some(p) = super::pack::get(locale) {
+            return p
+                .spellings
+                .get(&(self.section, self.canonical))
+                .copied()
+                .or_else(|| self.spelling(p.base));
+        }
         self.spellings.get(locale.0 as usize).copied().flatten()
     }
 }
@@ -138,6 +154,15 @@ impl Eq for Row {}
 impl Vocabulary {
     /// The keyword `word` is in `locale`, when it is one faber reserves.
     pub fn keyword(&self, locale: Locale, word: &str) -> Option<Kw> {
+        if let Some(p) = super::pack::get(locale) {
+            // The pack's spellings, then its locale's, then each fallback's.
+            if let Some(k) = p.keywords.get(fold(word).as_ref()) {
+                return Some(*k);
+            }
+            return std::iter::once(p.base)
+                .chain(p.fallback.iter().copied())
+                .find_map(|l| self.keyword(l, word));
+        }
         let map = &self.keywords[locale.0 as usize];
         if word.is_ascii() {
             return map.get(word).copied();
@@ -167,9 +192,24 @@ impl Vocabulary {
 
     /// The row a spelling names in one section of a locale.
     pub fn lookup(&self, section: Section, locale: Locale, word: &str) -> Option<&Row> {
+        if let Some(p) = super::pack::get(locale) {
+            if let Some(&i) = p.index[section as usize].get(fold(word).as_ref()) {
+                return Some(&self.rows[i]);
+            }
+            return std::iter::once(p.base)
+                .chain(p.fallback.iter().copied())
+                .find_map(|l| self.lookup(section, l, word));
+        }
         self.index[locale.0 as usize][section as usize]
             .get(fold(word).as_ref())
             .map(|&i| &self.rows[i])
+    }
+
+    /// The index of the row whose canonical name is `canonical` in one section.
+    pub fn row_index(&self, section: Section, canonical: &str) -> Option<usize> {
+        self.rows
+            .iter()
+            .position(|r| r.section == section && r.canonical == canonical)
     }
 
     /// The row whose canonical (Latin) name is `canonical` in one section.

@@ -51,6 +51,8 @@ impl Lexer<'_> {
             Ok(table) => {
                 if let Some(locale) = table.get("locale") {
                     match locale.as_str().and_then(Locale::from_code) {
+                        // The package's reader pack stays for its own locale.
+                        Some(l) if l == self.locale.base() => {}
                         Some(l) => self.locale = l,
                         None => {
                             let shown = locale.to_string();
