@@ -8,6 +8,7 @@ pub(crate) mod hints;
 pub mod lexer;
 pub mod locale;
 pub mod pack;
+mod pack_store;
 mod parser;
 pub mod token;
 pub mod vocab;

@@ -7,10 +7,9 @@
 //! locale's, then each fallback locale's, in order. Registered once per process and
 //! kept for its lifetime (a program reads one package's pack).
 
-use std::sync::{OnceLock, RwLock};
-
 use rustc_hash::FxHashMap;
 
+use super::pack_store::{self, Pack};
 use super::token::Kw;
 use super::vocab::{fold, vocabulary, Locale, Section};
 
@@ -21,30 +20,6 @@ pub struct PackSpec {
     /// (canonical, spelling), keywords then types.
     pub keywords: Vec<(String, String)>,
     pub types: Vec<(String, String)>,
-}
-
-/// A registered pack.
-pub(super) struct Pack {
-    pub base: Locale,
-    pub fallback: Vec<Locale>,
-    /// Folded spelling → row, one map per section (only the pack's own spellings).
-    pub index: [FxHashMap<String, usize>; 3],
-    pub keywords: FxHashMap<String, Kw>,
-    /// (section, canonical) → the pack's spelling.
-    pub spellings: FxHashMap<(Section, &'static str), &'static str>,
-}
-
-fn packs() -> &'static RwLock<Vec<&'static Pack>> {
-    static P: OnceLock<RwLock<Vec<&'static Pack>>> = OnceLock::new();
-    P.get_or_init(|| RwLock::new(Vec::new()))
-}
-
-/// The pack a locale value stands for, when it is one (a value past the table's
-/// columns).
-pub(super) fn get(locale: Locale) -> Option<&'static Pack> {
-    let columns = vocabulary().codes.len();
-    let i = (locale.0 as usize).checked_sub(columns)?;
-    packs().read().ok()?.get(i).copied()
 }
 
 /// Reads a pack file's text. Errors are messages for the caller's diagnostic.
@@ -122,20 +97,12 @@ pub fn register(base: Locale, spec: &PackSpec) -> Result<Locale, String> {
         let key = fold(spelling).into_owned();
         pack.index[section as usize].insert(key.clone(), i);
         pack.spellings
-            .insert((section, v.rows[i].canonical), spelling);
+            .insert((section as usize, v.rows[i].canonical), spelling);
         if section == Section::Keyword && v.rows[i].implemented() {
             if let Some(k) = Kw::from_word(v.rows[i].canonical) {
                 pack.keywords.insert(key, k);
             }
         }
     }
-    let mut all = packs()
-        .write()
-        .map_err(|_| "the reader packs are unavailable")?;
-    let index = v.codes.len() + all.len();
-    let Ok(id) = u8::try_from(index) else {
-        return Err("too many reader packs".into());
-    };
-    all.push(Box::leak(Box::new(pack)));
-    Ok(Locale(id))
+    pack_store::add(v.codes.len(), pack)
 }

@@ -46,7 +46,7 @@ impl Locale {
 
     /// The locale's code as the frontmatter writes it (`la`, `en`, `zh-Hans`, …).
     pub fn code(self) -> &'static str {
-        match super::pack::get(self) {
+        match super::pack_store::get(self) {
             Some(p) => p.base.code(),
             None => vocabulary().codes[self.0 as usize],
         }
@@ -55,7 +55,7 @@ impl Locale {
     /// The table's locale a package's reader pack is based on (the locale itself for a
     /// column of the table).
     pub fn base(self) -> Locale {
-        super::pack::get(self).map_or(self, |p| p.base)
+        super::pack_store::get(self).map_or(self, |p| p.base)
     }
 
     /// Every locale of the table, in column order.
@@ -102,10 +102,10 @@ impl Row {
     }
 
     pub fn spelling(&self, locale: Locale) -> Option<&'static str> {
-        if let Some(p) = super::pack::get(locale) {
+        if let Some(p) = super::pack_store::get(locale) {
             return p
                 .spellings
-                .get(&(self.section, self.canonical))
+                .get(&(self.section as usize, self.canonical))
                 .copied()
                 .or_else(|| self.spelling(p.base));
         }
@@ -154,7 +154,7 @@ impl Eq for Row {}
 impl Vocabulary {
     /// The keyword `word` is in `locale`, when it is one faber reserves.
     pub fn keyword(&self, locale: Locale, word: &str) -> Option<Kw> {
-        if let Some(p) = super::pack::get(locale) {
+        if let Some(p) = super::pack_store::get(locale) {
             // The pack's spellings, then its locale's, then each fallback's.
             if let Some(k) = p.keywords.get(fold(word).as_ref()) {
                 return Some(*k);
@@ -192,7 +192,7 @@ impl Vocabulary {
 
     /// The row a spelling names in one section of a locale.
     pub fn lookup(&self, section: Section, locale: Locale, word: &str) -> Option<&Row> {
-        if let Some(p) = super::pack::get(locale) {
+        if let Some(p) = super::pack_store::get(locale) {
             if let Some(&i) = p.index[section as usize].get(fold(word).as_ref()) {
                 return Some(&self.rows[i]);
             }
