@@ -2,6 +2,7 @@
 //! registers them; src/syntax/vocab.rs answers for a pack's locale from here). A
 //! leaf: it knows locale values and keywords, not the table.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use rustc_hash::FxHashMap;
@@ -21,38 +22,31 @@ pub(super) struct Pack {
     pub spellings: FxHashMap<(usize, &'static str), &'static str>,
 }
 
-struct Store {
-    /// The table's column count: pack locales are the values after it.
-    first: usize,
-    packs: Vec<&'static Pack>,
-}
+/// The first locale value that is a pack (the table's column count once a pack is
+/// registered): every value below it is a column, answered without the lock, so the
+/// lexer's keyword look-up costs one atomic load when no pack exists.
+static FIRST: AtomicUsize = AtomicUsize::new(usize::MAX);
 
-fn store() -> &'static RwLock<Store> {
-    static S: OnceLock<RwLock<Store>> = OnceLock::new();
-    S.get_or_init(|| {
-        RwLock::new(Store {
-            first: usize::MAX,
-            packs: Vec::new(),
-        })
-    })
+fn packs() -> &'static RwLock<Vec<&'static Pack>> {
+    static P: OnceLock<RwLock<Vec<&'static Pack>>> = OnceLock::new();
+    P.get_or_init(|| RwLock::new(Vec::new()))
 }
 
 /// The pack a locale value stands for, when it is one.
 pub(super) fn get(locale: Locale) -> Option<&'static Pack> {
-    let s = store().read().ok()?;
-    let i = (locale.0 as usize).checked_sub(s.first)?;
-    s.packs.get(i).copied()
+    let i = (locale.0 as usize).checked_sub(FIRST.load(Ordering::Acquire))?;
+    packs().read().ok()?.get(i).copied()
 }
 
 /// Adds `pack` after the table's `columns`; its locale value.
 pub(super) fn add(columns: usize, pack: Pack) -> Result<Locale, String> {
-    let mut s = store()
+    let mut all = packs()
         .write()
         .map_err(|_| "the reader packs are unavailable")?;
-    s.first = columns;
-    let Ok(id) = u8::try_from(columns + s.packs.len()) else {
+    let Ok(id) = u8::try_from(columns + all.len()) else {
         return Err("too many reader packs".into());
     };
-    s.packs.push(Box::leak(Box::new(pack)));
+    all.push(Box::leak(Box::new(pack)));
+    FIRST.store(columns, Ordering::Release);
     Ok(Locale(id))
 }
