@@ -141,94 +141,93 @@ fn padded(data: &[u8], block: usize, len_bytes: usize) -> Vec<u8> {
     m
 }
 
+/// The SHA-2 computation (§ 6.2, § 6.4) for one word type: `$bytes`-byte words,
+/// `$rounds` rounds with constants `$k`, the rotations and shifts of σ0, σ1, Σ0, Σ1
+/// (§ 4.1.2, § 4.1.3), from `$iv`, its result cut to `$words` words. One body for
+/// SHA-256 (32-bit words) and the SHA-512 family (64-bit words).
+macro_rules! sha2 {
+    ($data:expr, $iv:expr, $words:expr, $word:ty, $bytes:expr, $rounds:expr, $k:expr,
+     s0 = ($a0:expr, $b0:expr, $c0:expr), s1 = ($a1:expr, $b1:expr, $c1:expr),
+     big_s0 = ($d0:expr, $e0:expr, $f0:expr), big_s1 = ($d1:expr, $e1:expr, $f1:expr)) => {{
+        let mut h: [$word; 8] = $iv;
+        for block in padded($data, 16 * $bytes, 2 * $bytes).chunks(16 * $bytes) {
+            let mut w = [0 as $word; $rounds];
+            for (t, word) in block.chunks($bytes).enumerate() {
+                let mut b = [0u8; $bytes];
+                b.copy_from_slice(word);
+                w[t] = <$word>::from_be_bytes(b);
+            }
+            for t in 16..$rounds {
+                let x = w[t - 15];
+                let s0 = x.rotate_right($a0) ^ x.rotate_right($b0) ^ (x >> $c0);
+                let y = w[t - 2];
+                let s1 = y.rotate_right($a1) ^ y.rotate_right($b1) ^ (y >> $c1);
+                w[t] = s1
+                    .wrapping_add(w[t - 7])
+                    .wrapping_add(s0)
+                    .wrapping_add(w[t - 16]);
+            }
+            let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+            for t in 0..$rounds {
+                let big_s1 = e.rotate_right($d1) ^ e.rotate_right($e1) ^ e.rotate_right($f1);
+                let ch = (e & f) ^ (!e & g);
+                let t1 = hh
+                    .wrapping_add(big_s1)
+                    .wrapping_add(ch)
+                    .wrapping_add($k[t])
+                    .wrapping_add(w[t]);
+                let big_s0 = a.rotate_right($d0) ^ a.rotate_right($e0) ^ a.rotate_right($f0);
+                let maj = (a & b) ^ (a & c) ^ (b & c);
+                let t2 = big_s0.wrapping_add(maj);
+                hh = g;
+                g = f;
+                f = e;
+                e = d.wrapping_add(t1);
+                d = c;
+                c = b;
+                b = a;
+                a = t1.wrapping_add(t2);
+            }
+            for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+                *x = x.wrapping_add(y);
+            }
+        }
+        h[..$words].iter().flat_map(|x| x.to_be_bytes()).collect()
+    }};
+}
+
 /// SHA-256 (§ 6.2).
 pub fn sha256(data: &[u8]) -> Vec<u8> {
-    let mut h = H256;
-    for block in padded(data, 64, 8).chunks(64) {
-        let mut w = [0u32; 64];
-        for (t, word) in block.chunks(4).enumerate() {
-            w[t] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
-        }
-        for t in 16..64 {
-            let s0 = w[t - 15].rotate_right(7) ^ w[t - 15].rotate_right(18) ^ (w[t - 15] >> 3);
-            let s1 = w[t - 2].rotate_right(17) ^ w[t - 2].rotate_right(19) ^ (w[t - 2] >> 10);
-            w[t] = s1
-                .wrapping_add(w[t - 7])
-                .wrapping_add(s0)
-                .wrapping_add(w[t - 16]);
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
-        for t in 0..64 {
-            let big_s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(big_s1)
-                .wrapping_add(ch)
-                .wrapping_add(K256[t])
-                .wrapping_add(w[t]);
-            let big_s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = big_s0.wrapping_add(maj);
-            hh = g;
-            g = f;
-            f = e;
-            e = d.wrapping_add(t1);
-            d = c;
-            c = b;
-            b = a;
-            a = t1.wrapping_add(t2);
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    h.iter().flat_map(|x| x.to_be_bytes()).collect()
+    sha2!(
+        data,
+        H256,
+        8,
+        u32,
+        4,
+        64,
+        K256,
+        s0 = (7, 18, 3),
+        s1 = (17, 19, 10),
+        big_s0 = (2, 13, 22),
+        big_s1 = (6, 11, 25)
+    )
 }
 
 /// The SHA-512 computation (§ 6.4) from `iv`, its result cut to `words` 64-bit words.
 fn sha512_family(data: &[u8], iv: [u64; 8], words: usize) -> Vec<u8> {
-    let mut h = iv;
-    for block in padded(data, 128, 16).chunks(128) {
-        let mut w = [0u64; 80];
-        for (t, word) in block.chunks(8).enumerate() {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(word);
-            w[t] = u64::from_be_bytes(b);
-        }
-        for t in 16..80 {
-            let s0 = w[t - 15].rotate_right(1) ^ w[t - 15].rotate_right(8) ^ (w[t - 15] >> 7);
-            let s1 = w[t - 2].rotate_right(19) ^ w[t - 2].rotate_right(61) ^ (w[t - 2] >> 6);
-            w[t] = s1
-                .wrapping_add(w[t - 7])
-                .wrapping_add(s0)
-                .wrapping_add(w[t - 16]);
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
-        for t in 0..80 {
-            let big_s1 = e.rotate_right(14) ^ e.rotate_right(18) ^ e.rotate_right(41);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(big_s1)
-                .wrapping_add(ch)
-                .wrapping_add(K512[t])
-                .wrapping_add(w[t]);
-            let big_s0 = a.rotate_right(28) ^ a.rotate_right(34) ^ a.rotate_right(39);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = big_s0.wrapping_add(maj);
-            hh = g;
-            g = f;
-            f = e;
-            e = d.wrapping_add(t1);
-            d = c;
-            c = b;
-            b = a;
-            a = t1.wrapping_add(t2);
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    h[..words].iter().flat_map(|x| x.to_be_bytes()).collect()
+    sha2!(
+        data,
+        iv,
+        words,
+        u64,
+        8,
+        80,
+        K512,
+        s0 = (1, 8, 7),
+        s1 = (19, 61, 6),
+        big_s0 = (28, 34, 39),
+        big_s1 = (14, 18, 41)
+    )
 }
 
 /// SHA-512 (§ 6.4).
