@@ -58,5 +58,21 @@ pub fn summary(stats: &Stats) -> String {
     for (name, why) in &stats.declined {
         out.push_str(&format!("xla: `{name}` runs on the CPU: {why}\n"));
     }
+    for (name, n) in &stats.ops {
+        out.push_str(&format!(
+            "xla: op `{name}` ran on the device {n} time(s) (an operand was there)\n"
+        ));
+    }
+    for (name, why) in &stats.ops_declined {
+        out.push_str(&format!("xla: op `{name}` runs on the CPU: {why}\n"));
+    }
+    out.push_str(&format!(
+        "xla: {} program(s) compiled, {} compile-cache hit(s), {} execution(s)\n",
+        stats.compiles, stats.cache_hits, stats.executions
+    ));
+    out.push_str(&format!(
+        "xla: {} byte(s) copied to the device, {} byte(s) back to the host\n",
+        stats.bytes_in, stats.bytes_out
+    ));
     out
 }
