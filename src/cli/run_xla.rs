@@ -11,6 +11,7 @@ use faber::diag::{codes, Diagnostic};
 use faber::eval::offload::{self, Installed};
 use faber::source::{SourceMap, Span};
 use faber::xla::offload::{DeviceOffload, Stats};
+use faber::xla::resident::Traffic;
 use faber::xla::{Device, Plugin};
 
 use super::devices::{find_plugin, plugin_error};
@@ -66,13 +67,14 @@ pub fn summary(stats: &Stats) -> String {
     for (name, why) in &stats.ops_declined {
         out.push_str(&format!("xla: op `{name}` runs on the CPU: {why}\n"));
     }
+    let moved = Traffic::since(stats.start);
     out.push_str(&format!(
         "xla: {} program(s) compiled, {} compile-cache hit(s), {} execution(s)\n",
-        stats.compiles, stats.cache_hits, stats.executions
+        stats.compiles, stats.cache_hits, moved.executions
     ));
     out.push_str(&format!(
         "xla: {} byte(s) copied to the device, {} byte(s) back to the host\n",
-        stats.bytes_in, stats.bytes_out
+        moved.bytes_in, moved.bytes_out
     ));
     out
 }

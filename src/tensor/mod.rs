@@ -86,7 +86,7 @@ pub use matmul::*;
 pub use norm::*;
 pub use optim::*;
 pub use reduce::*;
-pub use remote::{fetched_bytes, DeviceData, DeviceLost, HostData};
+pub use remote::{count_fetched, fetched_bytes, DeviceData, DeviceLost, HostData};
 pub use rng::*;
 pub use shape::*;
 pub use softmax::*;

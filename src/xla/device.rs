@@ -14,7 +14,7 @@ use std::rc::Rc;
 use super::exec::{Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::CompileOptions;
-use super::resident::{buffer_of, resident_tensor, Probe};
+use super::resident::{buffer_of, note_execution, note_in, resident_tensor, Probe};
 use super::stablehlo::{
     lower_function_with_template, lower_op, Function, LowerError, Operand, Param, Template,
     TensorType,
@@ -267,16 +267,6 @@ impl<'p> Device<'p> {
         &self.cache
     }
 
-    /// Bytes copied into this device's buffers so far.
-    pub fn bytes_in(&self) -> u64 {
-        self.probe.traffic.bytes_in.get()
-    }
-
-    /// Programs this device has run so far (finiteness probes included).
-    pub fn executions(&self) -> u64 {
-        self.probe.traffic.executions.get()
-    }
-
     /// The executable for `key`, compiled from `text()` on a miss.
     pub fn executable(
         &mut self,
@@ -305,8 +295,7 @@ impl<'p> Device<'p> {
                     let b = self
                         .client
                         .to_device(&host_array(t), t.shape(), self.ordinal)?;
-                    let moved = &self.probe.traffic.bytes_in;
-                    moved.set(moved.get() + t.nbytes() as u64);
+                    note_in(t.nbytes());
                     Ok(Some(b))
                 }
             })
@@ -321,8 +310,7 @@ impl<'p> Device<'p> {
             .collect::<Option<_>>()
             .ok_or_else(|| XlaError::Result("an argument left the device".into()))?;
         let outs = exe.execute(&refs)?;
-        let ran = &self.probe.traffic.executions;
-        ran.set(ran.get() + 1);
+        note_execution();
         outs.into_iter()
             .map(|b| {
                 let dims = b.dims()?;

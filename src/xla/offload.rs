@@ -18,6 +18,7 @@ use std::rc::Rc;
 use super::device::{Arg, Device, FnArg, XlaError};
 use super::exec::ElementType;
 use super::plugin::Stage;
+use super::resident::Traffic;
 use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
@@ -45,11 +46,9 @@ pub struct Stats {
     /// Programs compiled, and compile-cache lookups that found one.
     pub compiles: u64,
     pub cache_hits: u64,
-    /// Programs executed on the device (finiteness probes included).
-    pub executions: u64,
-    /// Bytes copied to the device, and from it to the host.
-    pub bytes_in: u64,
-    pub bytes_out: u64,
+    /// The thread's device traffic when the hook was made: [`Traffic::since`] gives
+    /// what the run moved.
+    pub start: Traffic,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -63,8 +62,6 @@ pub struct DeviceOffload<'p> {
     /// compiled per op for literal numbers.
     ops_declined: HashSet<Op>,
     op_programs: HashMap<Op, u64>,
-    /// `tensor::fetched_bytes()` when the hook was made.
-    fetched_before: u64,
     stats: Rc<std::cell::RefCell<Stats>>,
 }
 
@@ -72,13 +69,13 @@ impl<'p> DeviceOffload<'p> {
     /// The hook over `device`; `stats` is updated as calls run (the caller keeps a
     /// clone to read it after the run).
     pub fn new(device: Device<'p>, stats: Rc<std::cell::RefCell<Stats>>) -> DeviceOffload<'p> {
+        stats.borrow_mut().start = Traffic::now();
         DeviceOffload {
             device,
             declined: HashSet::new(),
             programs: HashMap::new(),
             ops_declined: HashSet::new(),
             op_programs: HashMap::new(),
-            fetched_before: crate::tensor::fetched_bytes(),
             stats,
         }
     }
@@ -88,9 +85,6 @@ impl<'p> DeviceOffload<'p> {
         let mut s = self.stats.borrow_mut();
         s.compiles = self.device.cache().misses();
         s.cache_hits = self.device.cache().hits();
-        s.executions = self.device.executions();
-        s.bytes_in = self.device.bytes_in();
-        s.bytes_out = crate::tensor::fetched_bytes() - self.fetched_before;
     }
 
     fn decline_op(&mut self, op: Op, why: String) {

@@ -1,7 +1,7 @@
 //! Device-resident tensors: a device program's result stays in device memory as a
 //! [`Resident`] buffer inside the interpreter's tensor value (src/tensor/remote.rs),
 //! so the next program on the same device takes it as it is; the host gets a copy
-//! only when host code reads the elements. What a step moves is counted in
+//! only when host code reads the elements. What moves is counted per thread in
 //! [`Traffic`] (`--verbose`, and the tests that check that a training step moves
 //! only its batch in and its loss out).
 //!
@@ -21,23 +21,59 @@ use super::proto::CompileOptions;
 use super::stablehlo::{Binary, Compare, Function, Reduction, TensorType};
 use crate::tensor::{DType, DeviceData, HostData, Tensor};
 
-/// Bytes moved between host and device, and programs run, on one device.
-#[derive(Default)]
+thread_local! {
+    static BYTES_IN: Cell<u64> = const { Cell::new(0) };
+    static EXECUTIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// What this thread has moved and run on devices so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
     /// Bytes copied from the host into device buffers.
-    pub bytes_in: Cell<u64>,
+    pub bytes_in: u64,
+    /// Bytes copied from device buffers to the host (src/tensor/remote.rs).
+    pub bytes_out: u64,
     /// Programs executed (finiteness probes included).
-    pub executions: Cell<u64>,
+    pub executions: u64,
+}
+
+impl Traffic {
+    /// The counts now.
+    pub fn now() -> Traffic {
+        Traffic {
+            bytes_in: BYTES_IN.with(Cell::get),
+            bytes_out: crate::tensor::fetched_bytes(),
+            executions: EXECUTIONS.with(Cell::get),
+        }
+    }
+
+    /// What happened since `start`.
+    pub fn since(start: Traffic) -> Traffic {
+        let now = Traffic::now();
+        Traffic {
+            bytes_in: now.bytes_in - start.bytes_in,
+            bytes_out: now.bytes_out - start.bytes_out,
+            executions: now.executions - start.executions,
+        }
+    }
+}
+
+/// Counts `n` bytes copied to a device.
+pub(super) fn note_in(n: usize) {
+    BYTES_IN.with(|c| c.set(c.get() + n as u64));
+}
+
+/// Counts one program executed.
+pub(super) fn note_execution() {
+    EXECUTIONS.with(|c| c.set(c.get() + 1));
 }
 
 /// What one device shares with its resident buffers: the client to compile with,
-/// the compile options placing programs there, the finiteness programs by type, and
-/// the traffic counts.
+/// the compile options placing programs there, and the finiteness programs by type.
 pub struct Probe {
     handle: Rc<ClientHandle>,
     options: CompileOptions,
     finite: RefCell<HashMap<TensorType, Rc<Executable>>>,
-    pub traffic: Traffic,
 }
 
 impl Probe {
@@ -46,7 +82,6 @@ impl Probe {
             handle,
             options,
             finite: RefCell::new(HashMap::new()),
-            traffic: Traffic::default(),
         }
     }
 
@@ -75,10 +110,12 @@ impl Probe {
             }
         };
         let out = exe.execute(&[buffer]).ok()?;
-        self.traffic
-            .executions
-            .set(self.traffic.executions.get() + 1);
+        note_execution();
         let (data, _) = out.first()?.to_host().ok()?;
+        crate::tensor::count_fetched(match ty.elem {
+            ElementType::F32 => 4,
+            ElementType::F64 => 8,
+        });
         match data {
             HostArray::F32(v) => v.first().map(|&x| f64::from(x)),
             HostArray::F64(v) => v.first().copied(),
