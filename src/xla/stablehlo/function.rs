@@ -14,6 +14,7 @@
 use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
 use super::dispatch::lower_op;
 use super::lower::{LowerError, Operand};
+use super::trees;
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
 use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};
@@ -323,6 +324,35 @@ impl Tracer<'_> {
                         }
                     }
                 }
+                // `itera ex` over a list known now (its length, not its values): one
+                // trace per item, as `itera ab`.
+                Stmt::ForEach {
+                    var,
+                    kind,
+                    source,
+                    body,
+                    ..
+                } => {
+                    let items = match (self.operand(source, slots)?, kind) {
+                        (Bound::List(v) | Bound::Tuple(v), ir::EachKind::Values) => v,
+                        (Bound::Ints(v), ir::EachKind::Values) => {
+                            v.into_iter().map(Bound::Int).collect()
+                        }
+                        (Bound::List(v) | Bound::Tuple(v), ir::EachKind::Keys) => {
+                            (0..v.len() as i64).map(Bound::Int).collect()
+                        }
+                        (Bound::Ints(v), ir::EachKind::Keys) => {
+                            (0..v.len() as i64).map(Bound::Int).collect()
+                        }
+                        (other, _) => return unsupported(format!("`itera` over {other:?}")),
+                    };
+                    for item in items {
+                        slots[var.0 as usize] = Some(item);
+                        if let Flow::Return(b) = self.block(body, slots, depth)? {
+                            return Ok(Flow::Return(b));
+                        }
+                    }
+                }
                 other => return unsupported(format!("the statement {}", stmt_name(other))),
             }
         }
@@ -433,6 +463,16 @@ impl Tracer<'_> {
                     other => unsupported(format!("`longitudo` of {other:?}")),
                 }
             }
+            // A number's square root, folded when known now.
+            Rhs::Method(ir::Method::Radix, x, args) if args.is_empty() => {
+                match self.operand(x, slots)? {
+                    Bound::Int(n) => Ok(Bound::Float((n as f64).sqrt())),
+                    Bound::Float(x) => Ok(Bound::Float(x.sqrt())),
+                    Bound::Number(v) => Ok(Bound::Number(self.f.unary(Unary::Sqrt, v))),
+                    other => unsupported(format!("`radix` of {other:?}")),
+                }
+            }
+            Rhs::Host(h, ops) => trees::host(&self.f, *h, &read(ops)?),
             other => unsupported(format!("the expression {}", rhs_name(other))),
         }
     }

@@ -24,6 +24,7 @@ pub mod function;
 pub mod lower;
 mod nn;
 mod optim;
+mod trees;
 
 use std::fmt::{self, Write as _};
 
