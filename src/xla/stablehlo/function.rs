@@ -14,7 +14,7 @@
 use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
 use super::dispatch::lower_op;
 use super::lower::{LowerError, Operand};
-use super::trees;
+use super::{numbers, trees};
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
 use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};
@@ -271,8 +271,9 @@ impl Tracer<'_> {
                     let b = place_root(place, slots)?;
                     store(b, &path, v)?;
                 }
+                // `appende`; its result (`vacuum`, kept by `… ergo r.appende(x)`) is
+                // left unset: a read of it does not lower.
                 Stmt::MethodInPlace {
-                    dst: None,
                     method: ir::Method::Appende,
                     place,
                     args,
@@ -463,15 +464,17 @@ impl Tracer<'_> {
                     other => unsupported(format!("`longitudo` of {other:?}")),
                 }
             }
-            // A number's square root, folded when known now.
-            Rhs::Method(ir::Method::Radix, x, args) if args.is_empty() => {
-                match self.operand(x, slots)? {
-                    Bound::Int(n) => Ok(Bound::Float((n as f64).sqrt())),
-                    Bound::Float(x) => Ok(Bound::Float(x.sqrt())),
-                    Bound::Number(v) => Ok(Bound::Number(self.f.unary(Unary::Sqrt, v))),
-                    other => unsupported(format!("`radix` of {other:?}")),
-                }
+            // `radix`, `potentia` of a number: folded when known now.
+            Rhs::Method(m @ (ir::Method::Radix | ir::Method::Potentia), x, ops) => {
+                let (x, args) = (self.operand(x, slots)?, read(ops)?);
+                numbers::method(&mut self.f, *m, x, &args)
             }
+            // `↦ fractus` of a number known now (`t ↦ fractus`, a step count).
+            Rhs::Convert(x, ir::Ty::Float) => match self.operand(x, slots)? {
+                Bound::Int(n) => Ok(Bound::Float(n as f64)),
+                b @ (Bound::Float(_) | Bound::Number(_)) => Ok(b),
+                other => unsupported(format!("`↦ fractus` of {other:?}")),
+            },
             Rhs::Host(h, ops) => trees::host(&self.f, *h, &read(ops)?),
             other => unsupported(format!("the expression {}", rhs_name(other))),
         }

@@ -23,6 +23,7 @@ mod dispatch;
 pub mod function;
 pub mod lower;
 mod nn;
+mod numbers;
 mod optim;
 mod trees;
 
@@ -107,6 +108,8 @@ pub enum Binary {
     Multiply,
     Divide,
     Maximum,
+    /// `a` to the power `b`.
+    Power,
 }
 
 /// A comparison direction of [`Function::select_if`].
@@ -233,6 +236,7 @@ impl Function {
             Binary::Multiply => "stablehlo.multiply",
             Binary::Divide => "stablehlo.divide",
             Binary::Maximum => "stablehlo.maximum",
+            Binary::Power => "stablehlo.power",
         };
         let ty = self.ty(a).clone();
         self.emit(name, &[a, b], "", ty)
