@@ -6,10 +6,13 @@
 //!
 //! Values known when the function is traced stay on the host: literal numbers,
 //! truth values and shape lists, and the scalar arithmetic on them (`/ 1.0, 4` in a
-//! generated companion) is folded. A call of a known function is inlined. What the
-//! device program cannot express yet — control flow (`si`, `itera`, `dum`), records,
-//! host functions, closures — is a [`LowerError::Unsupported`] naming it; the
-//! function then runs in the interpreter as before.
+//! generated companion) is folded. A call of a known function is inlined; `itera ab`
+//! with known bounds and `itera ex` over a list of known length are unrolled, `si` on
+//! a known flag traces its branch; the parameter-tree host functions `hospes.folia`
+//! and `hospes.ex_foliis` walk the traced tree (trees.rs). What the device program
+//! cannot express yet — control flow on device values (`si`, `dum`), other host
+//! functions, closures — is a [`LowerError::Unsupported`] naming it; the function
+//! then runs in the interpreter as before.
 
 use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
 use super::dispatch::lower_op;
