@@ -14,7 +14,9 @@
 //! functions, closures — is a [`LowerError::Unsupported`] naming it; the function
 //! then runs in the interpreter as before.
 
-use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
+use super::bound::{
+    append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow, MAX_UNROLLED,
+};
 use super::dispatch::lower_op;
 use super::lower::{LowerError, Operand};
 use super::{numbers, trees};
@@ -277,6 +279,7 @@ impl Tracer<'_> {
                 // `appende`; its result (`vacuum`, kept by `… ergo r.appende(x)`) is
                 // left unset: a read of it does not lower.
                 Stmt::MethodInPlace {
+                    dst,
                     method: ir::Method::Appende,
                     place,
                     args,
@@ -285,6 +288,9 @@ impl Tracer<'_> {
                     let v = self.operand(&args[0], slots)?;
                     let b = place_root(place, slots)?;
                     append(b, v)?;
+                    if let Some(slot) = dst.and_then(|d| slots.get_mut(d.0 as usize)) {
+                        *slot = None;
+                    }
                 }
                 // `si` on a truth value known now: only the branch taken is traced.
                 Stmt::If {
@@ -350,8 +356,14 @@ impl Tracer<'_> {
                         }
                         (other, _) => return unsupported(format!("`itera` over {other:?}")),
                     };
+                    if items.len() > MAX_UNROLLED {
+                        return unsupported(format!("`itera` of more than {MAX_UNROLLED} passes"));
+                    }
                     for item in items {
-                        slots[var.0 as usize] = Some(item);
+                        match slots.get_mut(var.0 as usize) {
+                            Some(slot) => *slot = Some(item),
+                            None => return unsupported(format!("the slot %{}", var.0)),
+                        }
                         if let Flow::Return(b) = self.block(body, slots, depth)? {
                             return Ok(Flow::Return(b));
                         }
