@@ -585,11 +585,12 @@ fn what_has_no_lowering_yet_is_named() {
     }
 }
 
-/// gradus' optimizer over a record-of-records parameter tree: `norma_gradientum`
-/// and `adam_initium` as gradus writes them; SGD and AdamW's leaf loop as gradus
-/// writes them but without their first line, the finiteness check
-/// (`hospes.primum_non_finitum`, a `si` on what the device computes), which keeps
-/// `sgd` and `adamw` themselves in the interpreter; `tonde_normam`'s scaling loop.
+/// gradus' optimizer over a record-of-records parameter tree: `norma_gradientum`,
+/// `adam_initium` and `momentum_initium` as gradus writes them; the leaf loops of
+/// SGD, SGD with momentum and AdamW as gradus writes them but without their first
+/// line, the finiteness check (`hospes.primum_non_finitum`, a `si` on what the
+/// device computes), which keeps `sgd`, `momentum` and `adamw` themselves in the
+/// interpreter; `tonde_normam`'s scaling loop.
 const OPTIMIZE: &str = r#"importa ex "gradus:optimize" privata optimize
 
 genus Stratum {
@@ -621,6 +622,23 @@ functio sgd_folia(Rete p, Rete g, f32 lr) → Rete {
     varia lista<tf32> r ← []
     itera ab 0 ‥ fp.longitudo() fixum i ergo r.appende(fp[i].subtrahe(fg[i] ⊙ lr))
     redde hospes.ex_foliis(p, r)
+}
+
+functio momentum_folia(Rete p, Rete g, optimize.StatusMomenti s, f32 lr, f32 mu) → iuncta<Rete, optimize.StatusMomenti> {
+    fixum lista<tf32> fp ← hospes.folia(p)
+    fixum lista<tf32> fg ← hospes.folia(g)
+    varia lista<tf32> r ← []
+    varia lista<tf32> v ← []
+    itera ab 0 ‥ fp.longitudo() fixum i {
+        fixum tf32 vi ← s.velocitas[i].scala(mu).addita(fg[i])
+        v.appende(vi)
+        r.appende(fp[i].subtrahe(vi.scala(lr)))
+    }
+    redde iuncta<Rete, optimize.StatusMomenti>[hospes.ex_foliis(p, r), optimize.StatusMomenti { velocitas = v }]
+}
+
+functio velocitates(Rete p) → optimize.StatusMomenti {
+    redde optimize.momentum_initium(p)
 }
 
 functio tonde(Rete g, f32 coef) → Rete {
@@ -729,6 +747,21 @@ fn gradus_optimizer_over_a_parameter_tree_agrees_with_the_interpreter() {
         vec![params.clone(), grads.clone(), Value::Float(0.125)],
     );
     both("tonde", vec![grads.clone(), Value::Float(0.25)]);
+    // SGD with momentum, two steps: the second from the first's velocities.
+    let mut vel = both("velocitates", vec![params.clone()]);
+    for _ in 0..2 {
+        let args = vec![
+            params.clone(),
+            grads.clone(),
+            vel,
+            Value::Float(0.05),
+            Value::Float(0.9),
+        ];
+        let Value::Tuple(out) = both("momentum_folia", args) else {
+            panic!("momentum_folia gives a pair");
+        };
+        vel = out[1].clone();
+    }
     let mut state = both("initium", vec![params.clone()]);
     let mut params = params;
     for step in 1..=2 {
