@@ -87,8 +87,8 @@ fn a_non_finite_leaf_is_found_on_the_device() {
         assert!((got - want).abs() <= 1e-6 * want, "{got} vs {want}");
     }
     // In: each call copies its record — 6 + 3 f32 — as the host holds it (p, and
-    // p.a with the host's column sums). Back: the first check asks leaves a and b
-    // (b is not finite: it stops), the second a and b, one f32 each; then `nota`
+    // p.a with the host's column sums). Back: each check counts the non-finite
+    // elements of leaves a and b in one program, one f32 per leaf; then `nota`
     // reads r.b's 3 elements.
     assert_eq!(traffic(&o), (2 * (6 + 3) * 4, (2 + 2) * 4 + 3 * 4));
 }

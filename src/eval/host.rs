@@ -322,10 +322,21 @@ pub(super) fn rebuild(
 fn first_non_finite_leaf(prog: &Program, tree: &Value) -> FResult<Value> {
     let mut ts = Vec::new();
     leaves(tree, &mut ts, 0)?;
-    let bad = ts.iter().position(|t| match t {
-        Value::Tensor(t) => !super::finite::tensor_finite(t),
-        _ => false,
-    });
+    let tensors: Vec<&crate::tensor::Tensor> = ts
+        .iter()
+        .filter_map(|t| match t {
+            Value::Tensor(t) => Some(&**t),
+            _ => None,
+        })
+        .collect();
+    // `faber run --backend xla`: leaves on the device are counted there, in one
+    // program (src/eval/offload.rs); otherwise each is read.
+    let bad = match super::offload::try_first_non_finite(&tensors) {
+        Some(found) => found,
+        None => tensors
+            .iter()
+            .position(|t| !super::finite::tensor_finite(t)),
+    };
     let Some(k) = bad else {
         return Ok(Value::text(String::new()));
     };

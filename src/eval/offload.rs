@@ -15,6 +15,7 @@ use super::Value;
 use crate::diag::Code;
 use crate::ir::ops::Op;
 use crate::ir::{FuncId, Program};
+use crate::tensor::Tensor;
 
 /// An executor for some calls.
 pub trait Offload {
@@ -32,6 +33,12 @@ pub trait Offload {
     /// (src/tensor/remote.rs), as [`Offload::call`] answers; `None` leaves it to the
     /// host kernel (which copies the operand to the host).
     fn op(&mut self, _op: Op, _args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
+        None
+    }
+
+    /// The index of the first of `leaves` holding a NaN or an infinity (`Some(None)`
+    /// when none does), answered where the leaves are; `None` to read them on the host.
+    fn first_non_finite(&mut self, _leaves: &[&Tensor]) -> Option<Option<usize>> {
         None
     }
 }
@@ -98,5 +105,17 @@ fn on_device(op: Op, args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
     HOOK.with(|h| {
         let mut h = h.try_borrow_mut().ok()?;
         h.as_mut()?.op(op, args)
+    })
+}
+
+/// The hook's answer to "which of these leaves is the first that is not finite?"
+/// (`hospes.primum_non_finitum`), or `None` (no hook, a leaf on the host, or busy).
+pub(crate) fn try_first_non_finite(leaves: &[&Tensor]) -> Option<Option<usize>> {
+    if !ACTIVE.with(|a| a.get()) || !leaves.iter().any(|t| t.on_device_only()) {
+        return None;
+    }
+    HOOK.with(|h| {
+        let mut h = h.try_borrow_mut().ok()?;
+        h.as_mut()?.first_non_finite(leaves)
     })
 }

@@ -267,6 +267,13 @@ impl<'p> Device<'p> {
         &self.cache
     }
 
+    /// The index of the first of `leaves` that is not finite (`Some(None)`: all
+    /// are), counted in one program when every leaf is only on this device; `None`
+    /// when one is not (src/xla/resident.rs).
+    pub fn first_non_finite(&self, leaves: &[&Tensor]) -> Option<Option<usize>> {
+        super::resident::first_non_finite(leaves, &self.probe)
+    }
+
     /// The executable for `key`, compiled from `text()` on a miss.
     pub fn executable(
         &mut self,

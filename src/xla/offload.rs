@@ -320,6 +320,10 @@ impl Offload for DeviceOffload<'_> {
         Some(result)
     }
 
+    fn first_non_finite(&mut self, leaves: &[&Tensor]) -> Option<Option<usize>> {
+        self.device.first_non_finite(leaves)
+    }
+
     fn op(&mut self, op: Op, args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
         if self.ops_declined.contains(&op) {
             return None;

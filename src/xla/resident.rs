@@ -73,7 +73,7 @@ pub(super) fn note_execution() {
 pub struct Probe {
     handle: Rc<ClientHandle>,
     options: CompileOptions,
-    finite: RefCell<HashMap<TensorType, Rc<Executable>>>,
+    finite: RefCell<HashMap<Vec<TensorType>, Rc<Executable>>>,
 }
 
 impl Probe {
@@ -85,42 +85,63 @@ impl Probe {
         }
     }
 
-    /// The number of non-finite elements of `buffer` (of type `ty`), counted on the
-    /// device: `d = x − x` is 0 exactly where `x` is finite (∞ − ∞ and NaN give NaN),
-    /// and `d == d` is false exactly for NaN.
-    fn count_non_finite(&self, buffer: &Buffer, ty: &TensorType) -> Option<f64> {
+    /// The number of non-finite elements of each buffer (of the types `types`),
+    /// counted on the device by one program: `d = x − x` is 0 exactly where `x` is
+    /// finite (∞ − ∞ and NaN give NaN), and `d == d` is false exactly for NaN. The
+    /// counts come back as one f32 vector.
+    pub(super) fn count_non_finite(
+        &self,
+        buffers: &[&Buffer],
+        types: &[TensorType],
+    ) -> Option<Vec<f64>> {
+        if buffers.is_empty() || buffers.len() != types.len() {
+            return None;
+        }
         let exe = {
             let mut cache = self.finite.borrow_mut();
-            match cache.get(ty) {
+            match cache.get(types) {
                 Some(e) => Rc::clone(e),
                 None => {
-                    let (mut f, p) = Function::new(std::slice::from_ref(ty));
-                    let x = p[0];
-                    let d = f.binary(Binary::Subtract, x, x);
-                    let zero = f.splat(ty.elem, 0.0, &ty.dims);
-                    let one = f.splat(ty.elem, 1.0, &ty.dims);
-                    let bad = f.select_if(d, Compare::Eq, d, zero, one);
-                    let axes: Vec<usize> = (0..ty.rank()).collect();
-                    let n = f.reduce(bad, &axes, Reduction::Sum);
-                    let exe =
-                        Rc::new(compile_on(&self.handle, &f.finish(&[n]), &self.options).ok()?);
-                    cache.insert(ty.clone(), Rc::clone(&exe));
+                    let text = counts_program(types);
+                    let exe = Rc::new(compile_on(&self.handle, &text, &self.options).ok()?);
+                    cache.insert(types.to_vec(), Rc::clone(&exe));
                     exe
                 }
             }
         };
-        let out = exe.execute(&[buffer]).ok()?;
+        let out = exe.execute(buffers).ok()?;
         note_execution();
         let (data, _) = out.first()?.to_host().ok()?;
-        crate::tensor::count_fetched(match ty.elem {
-            ElementType::F32 => 4,
-            ElementType::F64 => 8,
-        });
+        crate::tensor::count_fetched(4 * types.len());
         match data {
-            HostArray::F32(v) => v.first().map(|&x| f64::from(x)),
-            HostArray::F64(v) => v.first().copied(),
+            HostArray::F32(v) if v.len() == types.len() => {
+                Some(v.iter().map(|&x| f64::from(x)).collect())
+            }
+            _ => None,
         }
     }
+}
+
+/// The program of [`Probe::count_non_finite`].
+fn counts_program(types: &[TensorType]) -> String {
+    let (mut f, params) = Function::new(types);
+    let mut acc: Option<super::stablehlo::Value> = None;
+    for (&x, ty) in params.iter().zip(types) {
+        let d = f.binary(Binary::Subtract, x, x);
+        let zero = f.splat(ty.elem, 0.0, &ty.dims);
+        let one = f.splat(ty.elem, 1.0, &ty.dims);
+        let bad = f.select_if(d, Compare::Eq, d, zero, one);
+        let axes: Vec<usize> = (0..ty.rank()).collect();
+        let n = f.reduce(bad, &axes, Reduction::Sum);
+        let n = f.convert(n, ElementType::F32);
+        let n = f.reshape(n, &[1]);
+        acc = Some(match acc {
+            None => n,
+            Some(a) => f.concatenate(a, n, 0),
+        });
+    }
+    let results: Vec<_> = acc.into_iter().collect();
+    f.finish(&results)
 }
 
 /// A tensor's elements in device memory.
@@ -147,9 +168,10 @@ impl DeviceData for Resident {
     }
 
     fn all_finite(&self) -> Option<bool> {
-        self.probe
-            .count_non_finite(&self.buffer, &self.ty)
-            .map(|n| n == 0.0)
+        let n = self
+            .probe
+            .count_non_finite(&[&self.buffer], std::slice::from_ref(&self.ty))?;
+        Some(n.first()? == &0.0)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -175,6 +197,24 @@ pub(super) fn resident_tensor(
         probe: Rc::clone(probe),
     };
     Tensor::resident(dims, dtype, Rc::new(r))
+}
+
+/// The index of the first of `leaves` holding a NaN or an infinity (`Some(None)`
+/// when every one is finite), counted on the device in one program when every leaf
+/// is a buffer there and not yet copied; `None` otherwise (the caller reads them).
+pub(super) fn first_non_finite(leaves: &[&Tensor], probe: &Rc<Probe>) -> Option<Option<usize>> {
+    let mut buffers = Vec::with_capacity(leaves.len());
+    let mut types = Vec::with_capacity(leaves.len());
+    for t in leaves {
+        if !t.on_device_only() {
+            return None;
+        }
+        let r = t.device_data()?.as_any().downcast_ref::<Resident>()?;
+        buffers.push(r.buffer_on(probe)?);
+        types.push(r.ty.clone());
+    }
+    let counts = probe.count_non_finite(&buffers, &types)?;
+    Some(counts.iter().position(|&n| n != 0.0))
 }
 
 /// The buffer holding `t` on the device of `probe`, if it is there.
