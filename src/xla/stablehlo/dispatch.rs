@@ -8,8 +8,9 @@
 use super::lower::*;
 #[cfg(test)]
 use super::TensorType;
-use super::{attention, cotangent, nn, optim, Binary, Function, Reduction, Unary};
+use super::{attention, cotangent, nn, optim, reduce, Binary, Function, Reduction, Unary};
 use crate::ir::ops::Op;
+#[cfg(test)]
 use crate::xla::exec::ElementType;
 
 /// Emits `op` applied to `operands` into `f`; returns its results (one value for a
@@ -86,6 +87,9 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::SummaAxis => reduce_axis(f, a, Reduction::Sum, false),
         Op::MediaAxis => reduce_axis(f, a, Reduction::Sum, true),
         Op::MaximumAxis => reduce_axis(f, a, Reduction::Max, false),
+        Op::Argmax => reduce::argmax(f, a),
+        Op::RetroDilata => reduce::retro_dilata(f, a),
+        Op::RetroMaximum => reduce::retro_maximum(f, a),
         Op::Softmax => softmax(f, a, false),
         Op::LogSoftmax => softmax(f, a, true),
         Op::Forma => {
@@ -108,18 +112,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::TransponeUltimas => Ok(vec![swap_last(f, a, a.tensor(0)?)?]),
         Op::Permute => {
-            let (xt, perm) = (a.ty(f, 0)?, a.dims(1)?);
-            let mut seen = vec![false; xt.rank()];
-            let is_perm = perm.len() == xt.rank()
-                && perm
-                    .iter()
-                    .all(|&p| p < seen.len() && !std::mem::replace(&mut seen[p], true));
-            if !is_perm {
-                return a.err(format!(
-                    "{perm:?} is not a permutation of rank {}",
-                    xt.rank()
-                ));
-            }
+            let perm = a.permutation(1, a.ty(f, 0)?.rank())?;
             Ok(vec![f.transpose(a.tensor(0)?, &perm)])
         }
         Op::Sectio => {
@@ -150,15 +143,10 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
             Ok(vec![f.concatenate(a.tensor(0)?, a.tensor(1)?, axis)])
         }
         Op::Crea => {
-            let elem = match a.get(0)? {
-                Operand::Elem(e) => *e,
-                // A number seed: the lowering's mark of a declared f64 tensor
-                // (src/eval/tensor_custom.rs, `made_dtype`).
-                Operand::Num(_) => ElementType::F64,
-                _ => a.ty(f, 0)?.elem,
-            };
+            let elem = a.seed_elem(f)?;
             Ok(vec![filled(f, a, 1, elem, &a.dims(2)?)?])
         }
+        Op::Strue => strue(f, a),
         Op::RetroImple => {
             let xt = a.ty(f, 0)?;
             Ok(vec![filled(f, a, 1, xt.elem, &xt.dims)?])
@@ -209,6 +197,11 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::Laminatio => nn::laminatio(f, a),
         Op::RmsNorm => nn::rms_norm(f, a),
+        Op::RetroRmsNorm => nn::retro_rms_norm(f, a),
+        Op::RetroSoftmaxCausalis => nn::retro_softmax_causalis(f, a),
+        Op::CruxEntropia => nn::crux_entropia(f, a),
+        Op::RetroCruxEntropia => nn::retro_crux_entropia(f, a),
+        Op::RetroCruxScopi => nn::retro_crux_scopi(f, a),
         Op::Collige => nn::collige(f, a),
         Op::RetroCollige => nn::retro_collige(f, a),
         Op::CruxEntropiaIndices => {
@@ -248,6 +241,8 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
         Op::AdamwPassus => optim::adamw_passus(f, a),
         Op::RetroInpone => cotangent::retro_inpone(f, a),
+        Op::RetroPermute => cotangent::retro_permute(f, a),
+        Op::RetroPars => cotangent::retro_pars(f, a),
         Op::AttentioPondera => attention::pondera(f, a),
         Op::AttentioApplica => attention::applica(f, a),
         Op::Attentio => attention::attentio(f, a, false),
@@ -266,23 +261,16 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
         Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
         Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
-        Op::Strue
-        | Op::Argmax
-        | Op::CruxEntropia
-        | Op::Normalis
+        // The seeded random tensors: faber's SplitMix64 bits, drawn on the CPU (see
+        // docs/xla.md). `magnitudines` and `numerus_elementorum` give host values (the
+        // function tracer reads them off the static shape); `planata`, a list of
+        // numbers read back from a tensor.
+        Op::Normalis
         | Op::Uniformis
         | Op::Multinomialis
         | Op::Magnitudines
         | Op::Planata
-        | Op::Numerus
-        | Op::RetroDilata
-        | Op::RetroMaximum
-        | Op::RetroSoftmaxCausalis
-        | Op::RetroCruxEntropia
-        | Op::RetroCruxScopi
-        | Op::RetroPermute
-        | Op::RetroPars
-        | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
+        | Op::Numerus => Err(LowerError::NoLowering { op: op.name() }),
     }
 }
 
@@ -339,8 +327,8 @@ mod tests {
 
     #[test]
     fn misfits_name_the_op_and_ops_without_a_lowering_say_so() {
-        let e = lowered(Op::Argmax, &[f32s(&[2])], &[]).unwrap_err();
-        assert_eq!(e.to_string(), "no StableHLO lowering for op `argmax`");
+        let e = lowered(Op::Planata, &[f32s(&[2])], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "no StableHLO lowering for op `planata`");
         let e = lowered(Op::MatMul, &[f32s(&[2, 3]), f32s(&[4, 5])], &[]).unwrap_err();
         assert_eq!(
             e.to_string(),
