@@ -71,6 +71,11 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
         let args = [Arg::Tensor(&x), Arg::Num(0.5), Arg::Num(-1e9)];
         let op = Op::SoftmaxCausalis;
         check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        let yc = want;
+        let want = k::softmax_causal_backward(&gr, &yc, 0.5).unwrap();
+        let args = [Arg::Tensor(&gr), Arg::Tensor(&yc), Arg::Num(0.5)];
+        let op = Op::RetroSoftmaxCausalis;
+        check(&mut dev, op, &args, &want, &tol(&want), &what(op));
         let d = shape[shape.len() - 1];
         let (gamma, beta) = (g.any(&[d]), g.any(&[d]));
         let axis = Arg::Int(shape.len() as i64 - 1);
@@ -143,7 +148,37 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
             &tol(&want),
             &what(Op::RmsNorm),
         );
+        let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-6),
+            Arg::Tensor(&gamma),
+        ];
+        check_parts(
+            &mut dev,
+            Op::RetroRmsNorm,
+            &args,
+            &[dx, dg],
+            "retro_rms_norm",
+        );
     }
+    // Rank 1: ∂γ is g ⊙ x̂ itself (no rows to sum).
+    let (x, gr, gamma) = (g.any(&[5]), g.any(&[5]), g.any(&[5]));
+    let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
+    let args = [
+        Arg::Tensor(&gr),
+        Arg::Tensor(&x),
+        Arg::Num(1e-6),
+        Arg::Tensor(&gamma),
+    ];
+    check_parts(
+        &mut dev,
+        Op::RetroRmsNorm,
+        &args,
+        &[dx, dg],
+        "retro_rms_norm [5]",
+    );
 }
 
 /// Class ids `[0, classes)` as an f32 tensor of `shape` (how programs hold them).
@@ -212,6 +247,31 @@ fn embeddings_and_cross_entropy_agree_with_the_native_kernels() {
             &tol,
             "retro_crux_indices",
         );
+
+        // Probability targets (softmax rows) for `crux_entropia` and its VJPs; the
+        // native f32 kernels compute in f64 and round once.
+        let t = k::softmax(&g.any(z.shape())).unwrap();
+        let want = scalar(k::cross_entropy_value(&z, &t).unwrap());
+        let tol = approx(&want, 1e-5, 1e-5);
+        let args = [Arg::Tensor(&z), Arg::Tensor(&t)];
+        check(
+            &mut dev,
+            Op::CruxEntropia,
+            &args,
+            &want,
+            &tol,
+            "crux_entropia",
+        );
+        let want = k::cross_entropy_backward(0.75, &z, &t).unwrap();
+        let tol = approx(&want, 1e-5, 1e-6);
+        let args = [Arg::Num(0.75), Arg::Tensor(&z), Arg::Tensor(&t)];
+        let what = "retro_crux_entropia";
+        check(&mut dev, Op::RetroCruxEntropia, &args, &want, &tol, what);
+        let want = k::cross_entropy_targets_backward(0.75, &z).unwrap();
+        let tol = approx(&want, 1e-5, 1e-6);
+        let args = [Arg::Num(0.75), Arg::Tensor(&z)];
+        let what = "retro_crux_scopi";
+        check(&mut dev, Op::RetroCruxScopi, &args, &want, &tol, what);
     }
 }
 

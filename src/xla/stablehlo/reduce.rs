@@ -10,9 +10,9 @@ use super::lower::{Args, Lowered, Operand};
 use super::{Compare, ElementType, Function, LowerError, Reduction, TensorType, Value};
 
 /// The position along `axis` of the first maximum of each run of `x` (the axis
-/// removed), in x's element type; where a run holds a NaN, the first NaN (the
-/// maximum of such a run is NaN, which equals nothing). A run of `n` elements
-/// gives a position in `[0, n)`.
+/// removed), in x's element type; where a run holds a NaN, the first NaN. A run of
+/// `n` elements gives a position in `[0, n)`. (The NaN is looked for on its own:
+/// the CPU plugin's `maximum` reduction skips NaN rather than propagating it.)
 fn first_max(f: &mut Function, x: Value, axis: usize) -> Value {
     let xt = f.ty(x).clone();
     let rest: Vec<usize> = (0..xt.rank()).filter(|&i| i != axis).collect();
@@ -21,9 +21,12 @@ fn first_max(f: &mut Function, x: Value, axis: usize) -> Value {
     let at = f.iota(xt.elem, &xt.dims, axis);
     let past = f.splat(xt.elem, xt.dims[axis] as f64, &xt.dims);
     let at_max = f.select_if(x, Compare::Eq, m, at, past);
+    let first_max = f.reduce(at_max, &[axis], Reduction::Min);
     // NaN is the one value unequal to itself.
-    let key = f.select_if(x, Compare::Ne, x, at, at_max);
-    f.reduce(key, &[axis], Reduction::Min)
+    let at_nan = f.select_if(x, Compare::Ne, x, at, past);
+    let first_nan = f.reduce(at_nan, &[axis], Reduction::Min);
+    let none = f.splat(xt.elem, xt.dims[axis] as f64, &f.ty(first_nan).dims.clone());
+    f.select_if(none, Compare::Gt, first_nan, first_nan, first_max)
 }
 
 /// `x.argmax()`: the index of the first maximum of every last-axis row (the first
