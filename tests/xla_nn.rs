@@ -71,11 +71,14 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
         let args = [Arg::Tensor(&x), Arg::Num(0.5), Arg::Num(-1e9)];
         let op = Op::SoftmaxCausalis;
         check(&mut dev, op, &args, &want, &tol(&want), &what(op));
-        let yc = want;
-        let want = k::softmax_causal_backward(&gr, &yc, 0.5).unwrap();
-        let args = [Arg::Tensor(&gr), Arg::Tensor(&yc), Arg::Num(0.5)];
+        // The weights of `softmax_causalis`, and any y: the entries above the
+        // diagonal are 0·s whatever y holds there.
         let op = Op::RetroSoftmaxCausalis;
-        check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        for y in [want, g.any(&shape)] {
+            let want = k::softmax_causal_backward(&gr, &y, 0.5).unwrap();
+            let args = [Arg::Tensor(&gr), Arg::Tensor(&y), Arg::Num(0.5)];
+            check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        }
         let d = shape[shape.len() - 1];
         let (gamma, beta) = (g.any(&[d]), g.any(&[d]));
         let axis = Arg::Int(shape.len() as i64 - 1);
@@ -163,22 +166,21 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
             "retro_rms_norm",
         );
     }
-    // Rank 1: ∂γ is g ⊙ x̂ itself (no rows to sum).
-    let (x, gr, gamma) = (g.any(&[5]), g.any(&[5]), g.any(&[5]));
-    let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
-    let args = [
-        Arg::Tensor(&gr),
-        Arg::Tensor(&x),
-        Arg::Num(1e-6),
-        Arg::Tensor(&gamma),
-    ];
-    check_parts(
-        &mut dev,
-        Op::RetroRmsNorm,
-        &args,
-        &[dx, dg],
-        "retro_rms_norm [5]",
-    );
+    // Rows of 5 and 4 (the random shapes above may all have rows of 1); rank 1:
+    // ∂γ is g ⊙ x̂ itself (no rows to sum).
+    for shape in [vec![5], vec![3, 4], vec![2, 1, 5]] {
+        let (x, gr) = (g.any(&shape), g.any(&shape));
+        let gamma = g.any(&shape[shape.len() - 1..]);
+        let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-6),
+            Arg::Tensor(&gamma),
+        ];
+        let what = format!("retro_rms_norm {shape:?}");
+        check_parts(&mut dev, Op::RetroRmsNorm, &args, &[dx, dg], &what);
+    }
 }
 
 /// Class ids `[0, classes)` as an f32 tensor of `shape` (how programs hold them).

@@ -326,6 +326,102 @@ mod tests {
     }
 
     #[test]
+    fn the_added_lowerings_have_the_native_result_types() {
+        let x = f32s(&[2, 3, 4]);
+        let am = lowered(Op::Argmax, &[x.clone()], &[]).unwrap();
+        assert_eq!(am, [f32s(&[2, 3])]);
+        let d = lowered(
+            Op::RetroDilata,
+            &[f32s(&[2, 1, 4]), x.clone()],
+            &[Operand::Int(1), Operand::Flag(true)],
+        );
+        assert_eq!(d.unwrap(), [x.clone()]);
+        let wide = TensorType::new(ElementType::F64, &[8]);
+        let m = lowered(
+            Op::RetroMaximum,
+            &[wide, x.clone()],
+            &[Operand::Int(1), Operand::Flag(false)],
+        );
+        assert_eq!(m.unwrap(), [TensorType::new(ElementType::F64, &[2, 3, 4])]);
+        let perm = [Operand::Dims(vec![2, 0, 1])];
+        let p = lowered(Op::RetroPermute, &[f32s(&[4, 2, 3])], &perm);
+        assert_eq!(p.unwrap(), [x.clone()]);
+        let part = lowered(
+            Op::RetroPars,
+            &[f32s(&[2, 5, 4]), x.clone(), f32s(&[2, 2, 4])],
+            &[Operand::Int(1), Operand::Int(1)],
+        );
+        assert_eq!(part.unwrap(), [f32s(&[2, 2, 4])]);
+        let rms = lowered(
+            Op::RetroRmsNorm,
+            &[x.clone(), x.clone()],
+            &[Operand::Num(1e-6), Operand::Num(1.0)],
+        );
+        assert!(rms
+            .unwrap_err()
+            .to_string()
+            .contains("operand 3 must be a tensor"));
+        let (mut f, p) = Function::new(&[x.clone(), x.clone(), f32s(&[4])]);
+        let operands = [
+            Operand::Tensor(p[0]),
+            Operand::Tensor(p[1]),
+            Operand::Num(1e-6),
+            Operand::Tensor(p[2]),
+        ];
+        let r = lower_op(&mut f, Op::RetroRmsNorm, &operands).unwrap();
+        let types: Vec<_> = r.iter().map(|&v| f.ty(v).clone()).collect();
+        assert_eq!(types, [x.clone(), f32s(&[4])]);
+        let ce = lowered(Op::CruxEntropia, &[x.clone(), x.clone()], &[]);
+        assert_eq!(ce.unwrap(), [f32s(&[])]);
+        let e = lowered(Op::CruxEntropia, &[x.clone(), f32s(&[2, 3])], &[]).unwrap_err();
+        assert!(e.to_string().contains("do not match"), "{e}");
+        let e = lowered(
+            Op::RetroPars,
+            &[x.clone(), x.clone(), x],
+            &[Operand::Int(1), Operand::Int(1)],
+        );
+        assert!(e.unwrap_err().to_string().contains("no elements [3, 6)"));
+    }
+
+    /// `strue` of literals, a number the device computes and a tensor, in order:
+    /// two runs of literals become two constants, joined with the device values.
+    #[test]
+    fn strue_joins_literal_runs_and_device_values() {
+        let (mut f, p) = Function::new(&[f32s(&[]), f32s(&[2])]);
+        let flat = Operand::List(vec![
+            Operand::Num(1.0),
+            Operand::Int(2),
+            Operand::Tensor(p[0]),
+            Operand::List(vec![Operand::Num(0.5), Operand::Tensor(p[1])]),
+        ]);
+        let seed = Operand::Elem(ElementType::F32);
+        let operands = [seed.clone(), flat, Operand::Dims(vec![2, 3])];
+        let r = lower_op(&mut f, Op::Strue, &operands).unwrap();
+        assert_eq!(f.ty(r[0]), &f32s(&[2, 3]));
+        let text = f.finish(&r);
+        assert!(
+            text.contains("dense<[0x3F800000, 0x40000000]> : tensor<2xf32>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("dense<[0x3F000000]> : tensor<1xf32>"),
+            "{text}"
+        );
+        assert_eq!(text.matches("stablehlo.concatenate").count(), 3, "{text}");
+        let bad = [
+            seed,
+            Operand::List(vec![Operand::Flag(true)]),
+            Operand::Dims(vec![1]),
+        ];
+        let (mut f, _) = Function::new(&[]);
+        let e = lower_op(&mut f, Op::Strue, &bad).unwrap_err();
+        assert!(
+            e.to_string().starts_with("`strue`: a tensor holds numbers"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn misfits_name_the_op_and_ops_without_a_lowering_say_so() {
         let e = lowered(Op::Planata, &[f32s(&[2])], &[]).unwrap_err();
         assert_eq!(e.to_string(), "no StableHLO lowering for op `planata`");
