@@ -257,6 +257,17 @@ fn reductions_and_softmax_agree_with_the_native_kernels() {
             "log_softmax",
         );
     }
+    // NaN propagates through `maximum_axis` as natively (the plugin's reduction
+    // alone skips it); ±∞ stay themselves.
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let x = Tensor::from_f32(vec![1.0, nan, 3.0, -inf, 2.0, inf], &[2, 3]).unwrap();
+    for axis in 0..2 {
+        let want = k::max_axis(&x, axis, false).unwrap();
+        let args = [Arg::Tensor(&x), Arg::Int(axis as i64), Arg::Flag(false)];
+        let what = format!("maximum_axis with NaN, axis {axis}");
+        check(&mut dev, Op::MaximumAxis, &args, &want, EXACT, &what);
+    }
 }
 
 /// `shape` filled with the values 0, 1, …, n − 1 in a random order, mapped into

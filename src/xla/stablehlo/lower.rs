@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use super::{Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use super::{Binary, Compare, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -294,6 +294,9 @@ pub(super) fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: boo
     let axis = a.index(1, xt.rank(), false)?;
     let keep = a.flag(2)?;
     let mut r = f.reduce(x, &[axis], kind);
+    if kind == Reduction::Max {
+        r = with_nans(f, x, r, axis);
+    }
     if mean {
         let n = f.splat(xt.elem, xt.dims[axis] as f64, &f.ty(r).dims.clone());
         r = f.binary(Binary::Divide, r, n);
@@ -304,6 +307,17 @@ pub(super) fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: boo
         r = f.reshape(r, &dims);
     }
     Ok(vec![r])
+}
+
+/// `r`, the `maximum` reduction of `x` over `axis`, made NaN where the run holds a
+/// NaN, as the native `max_axis` propagates it (the CPU plugin's reduction skips
+/// NaN): the sum of the run's NaNs (+0 for every other element) is NaN exactly there.
+fn with_nans(f: &mut Function, x: Value, r: Value, axis: usize) -> Value {
+    let xt = f.ty(x).clone();
+    let zero = f.splat(xt.elem, 0.0, &xt.dims);
+    let nans = f.select_if(x, Compare::Ne, x, x, zero);
+    let s = f.reduce(nans, &[axis], Reduction::Sum);
+    f.select_if(s, Compare::Ne, s, s, r)
 }
 
 /// Softmax (or log-softmax) of every last-axis row, from the row maximum:
