@@ -1,7 +1,8 @@
 //! What lowering the Radix IR's tensor ops to StableHLO shares (the op-by-op `match`
 //! is src/xla/stablehlo/dispatch.rs; the op families are attention.rs, nn.rs,
-//! cotangent.rs and optim.rs): the operand and error types, argument access, and the
-//! helpers the families build on (broadcasting, `matmul`, softmax, fills).
+//! cotangent.rs, reduce.rs and optim.rs): the operand and error types, argument
+//! access, and the helpers the families build on (broadcasting, `matmul`, softmax,
+//! fills, `strue`'s constants).
 //!
 //! Operands come as the IR's operands do, receiver first: tensor values of the
 //! function being built, and the literal numbers, axes, flags and shapes the op
