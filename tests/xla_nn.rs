@@ -1,7 +1,8 @@
 //! The neural-network ops with a StableHLO lowering (src/xla/stablehlo/nn.rs) — the
-//! activations and their VJPs, the causal mask and softmax, LayerNorm (with its
-//! VJP) and RMSNorm, GELU's save-split pair, the embedding gather and the
-//! cross-entropy against class ids with their VJPs — compiled and run on a real PJRT
+//! activations and their VJPs, the causal mask and softmax (with its VJP), LayerNorm
+//! and RMSNorm (with their VJPs), GELU's save-split pair, the embedding gather and the
+//! cross-entropy against class ids and against probability targets with their
+//! VJPs — compiled and run on a real PJRT
 //! plugin against faber's native f32 kernels on random shapes (fixed seeds), with
 //! the tolerances of tests/xla_ops.rs's module doc. Without a plugin it prints
 //! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`.

@@ -5,9 +5,12 @@
 //! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`.
 //!
 //! Tolerances, per element, `u` = 2⁻²⁴ (f32's unit roundoff):
-//! * data movement (`forma`, `transpone`, `permute`, slices, `concatena`) and the
-//!   exact maps (`neg`, `relu`, `positiva`): the same bits;
-//! * one rounded operation (`+ − × ÷`, `reciproca`, `scala`, `addita_bias`): 2u·|y|;
+//! * data movement (`forma`, `transpone`, `permute`, slices, `concatena`, `strue`,
+//!   `retro_permute`, `retro_pars`, `retro_maximum`, a sum's `retro_dilata`) and the
+//!   exact maps (`neg`, `relu`, `positiva`): the same bits; `argmax` the same indices
+//!   (rows without ties, then ties and NaN by hand);
+//! * one rounded operation (`+ − × ÷`, `reciproca`, `scala`, `addita_bias`, a mean's
+//!   `retro_dilata`): 2u·|y|;
 //! * `exp`, `log`, `sqrt`, `tanh` (XLA's f32 approximations against faber's correctly
 //!   rounded ones): 1e-6·|y| + 1e-7 — a few ulps;
 //! * sums and products of k terms: 2·(k + 1)·u·Σ|terms| — the standard bound γₖ for
