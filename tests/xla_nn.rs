@@ -1,7 +1,8 @@
 //! The neural-network ops with a StableHLO lowering (src/xla/stablehlo/nn.rs) — the
-//! activations and their VJPs, the causal mask and softmax, LayerNorm (with its
-//! VJP) and RMSNorm, GELU's save-split pair, the embedding gather and the
-//! cross-entropy against class ids with their VJPs — compiled and run on a real PJRT
+//! activations and their VJPs, the causal mask and softmax (with its VJP), LayerNorm
+//! and RMSNorm (with their VJPs), GELU's save-split pair, the embedding gather and the
+//! cross-entropy against class ids and against probability targets with their
+//! VJPs — compiled and run on a real PJRT
 //! plugin against faber's native f32 kernels on random shapes (fixed seeds), with
 //! the tolerances of tests/xla_ops.rs's module doc. Without a plugin it prints
 //! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`.
@@ -71,6 +72,14 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
         let args = [Arg::Tensor(&x), Arg::Num(0.5), Arg::Num(-1e9)];
         let op = Op::SoftmaxCausalis;
         check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        // The weights of `softmax_causalis`, and any y: the entries above the
+        // diagonal are 0·s whatever y holds there.
+        let op = Op::RetroSoftmaxCausalis;
+        for y in [want, g.any(&shape)] {
+            let want = k::softmax_causal_backward(&gr, &y, 0.5).unwrap();
+            let args = [Arg::Tensor(&gr), Arg::Tensor(&y), Arg::Num(0.5)];
+            check(&mut dev, op, &args, &want, &tol(&want), &what(op));
+        }
         let d = shape[shape.len() - 1];
         let (gamma, beta) = (g.any(&[d]), g.any(&[d]));
         let axis = Arg::Int(shape.len() as i64 - 1);
@@ -143,6 +152,35 @@ fn activations_masks_and_norms_agree_with_the_native_kernels() {
             &tol(&want),
             &what(Op::RmsNorm),
         );
+        let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-6),
+            Arg::Tensor(&gamma),
+        ];
+        check_parts(
+            &mut dev,
+            Op::RetroRmsNorm,
+            &args,
+            &[dx, dg],
+            "retro_rms_norm",
+        );
+    }
+    // Rows of 5 and 4 (the random shapes above may all have rows of 1); rank 1:
+    // ∂γ is g ⊙ x̂ itself (no rows to sum).
+    for shape in [vec![5], vec![3, 4], vec![2, 1, 5]] {
+        let (x, gr) = (g.any(&shape), g.any(&shape));
+        let gamma = g.any(&shape[shape.len() - 1..]);
+        let (dx, dg) = k::rms_norm_backward(&gr, &x, 1e-6, &gamma).unwrap();
+        let args = [
+            Arg::Tensor(&gr),
+            Arg::Tensor(&x),
+            Arg::Num(1e-6),
+            Arg::Tensor(&gamma),
+        ];
+        let what = format!("retro_rms_norm {shape:?}");
+        check_parts(&mut dev, Op::RetroRmsNorm, &args, &[dx, dg], &what);
     }
 }
 
@@ -212,6 +250,31 @@ fn embeddings_and_cross_entropy_agree_with_the_native_kernels() {
             &tol,
             "retro_crux_indices",
         );
+
+        // Probability targets (softmax rows) for `crux_entropia` and its VJPs; the
+        // native f32 kernels compute in f64 and round once.
+        let t = k::softmax(&g.any(z.shape())).unwrap();
+        let want = scalar(k::cross_entropy_value(&z, &t).unwrap());
+        let tol = approx(&want, 1e-5, 1e-5);
+        let args = [Arg::Tensor(&z), Arg::Tensor(&t)];
+        check(
+            &mut dev,
+            Op::CruxEntropia,
+            &args,
+            &want,
+            &tol,
+            "crux_entropia",
+        );
+        let want = k::cross_entropy_backward(0.75, &z, &t).unwrap();
+        let tol = approx(&want, 1e-5, 1e-6);
+        let args = [Arg::Num(0.75), Arg::Tensor(&z), Arg::Tensor(&t)];
+        let what = "retro_crux_entropia";
+        check(&mut dev, Op::RetroCruxEntropia, &args, &want, &tol, what);
+        let want = k::cross_entropy_targets_backward(0.75, &z).unwrap();
+        let tol = approx(&want, 1e-5, 1e-6);
+        let args = [Arg::Num(0.75), Arg::Tensor(&z)];
+        let what = "retro_crux_scopi";
+        check(&mut dev, Op::RetroCruxScopi, &args, &want, &tol, what);
     }
 }
 

@@ -5,9 +5,12 @@
 //! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`.
 //!
 //! Tolerances, per element, `u` = 2⁻²⁴ (f32's unit roundoff):
-//! * data movement (`forma`, `transpone`, `permute`, slices, `concatena`) and the
-//!   exact maps (`neg`, `relu`, `positiva`): the same bits;
-//! * one rounded operation (`+ − × ÷`, `reciproca`, `scala`, `addita_bias`): 2u·|y|;
+//! * data movement (`forma`, `transpone`, `permute`, slices, `concatena`, `strue`,
+//!   `retro_permute`, `retro_pars`, `retro_maximum`, a sum's `retro_dilata`) and the
+//!   exact maps (`neg`, `relu`, `positiva`): the same bits; `argmax` the same indices
+//!   (rows without ties, then ties and NaN by hand);
+//! * one rounded operation (`+ − × ÷`, `reciproca`, `scala`, `addita_bias`, a mean's
+//!   `retro_dilata`): 2u·|y|;
 //! * `exp`, `log`, `sqrt`, `tanh` (XLA's f32 approximations against faber's correctly
 //!   rounded ones): 1e-6·|y| + 1e-7 — a few ulps;
 //! * sums and products of k terms: 2·(k + 1)·u·Σ|terms| — the standard bound γₖ for
@@ -257,6 +260,123 @@ fn reductions_and_softmax_agree_with_the_native_kernels() {
             "log_softmax",
         );
     }
+    // NaN propagates through `maximum_axis` as natively (the plugin's reduction
+    // alone skips it); ±∞ stay themselves.
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let x = Tensor::from_f32(vec![1.0, nan, 3.0, -inf, 2.0, inf], &[2, 3]).unwrap();
+    for axis in 0..2 {
+        let want = k::max_axis(&x, axis, false).unwrap();
+        let args = [Arg::Tensor(&x), Arg::Int(axis as i64), Arg::Flag(false)];
+        let what = format!("maximum_axis with NaN, axis {axis}");
+        check(&mut dev, Op::MaximumAxis, &args, &want, EXACT, &what);
+    }
+}
+
+/// `shape` filled with the values 0, 1, …, n − 1 in a random order, mapped into
+/// [-1, 1): rows without ties, so "the first maximum" is the only one.
+fn distinct(g: &mut Gen, shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, g.below(i as u64 + 1));
+    }
+    let v = v
+        .iter()
+        .map(|&i| ((i as f64 + 0.5) / n as f64 * 2.0 - 1.0) as f32)
+        .collect();
+    Tensor::from_f32(v, shape).unwrap()
+}
+
+/// `argmax` and the reductions' cotangents against the native kernels, on tensors
+/// without ties (`distinct`): `argmax` the same indices, `retro_maximum` the same
+/// bits (g moved, zeros elsewhere), `retro_dilata` the same bits for a sum (g
+/// copied) and 2u·|y| for a mean (one rounded division against the native
+/// `(g·(1/n))` rounded once from f64). Then ties and a NaN: the first maximum, the
+/// first NaN, as natively.
+#[test]
+fn argmax_and_the_reduction_cotangents_agree_with_the_native_kernels() {
+    let Some(mut dev) = device("xla_ops::argmax") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(41));
+    for trial in 0..4 {
+        let shape = g.shape(1 + trial % 3);
+        let x = distinct(&mut g, &shape);
+        let want = k::argmax(&x).unwrap();
+        let what = format!("argmax {shape:?}");
+        check(
+            &mut dev,
+            Op::Argmax,
+            &[Arg::Tensor(&x)],
+            &want,
+            EXACT,
+            &what,
+        );
+        for axis in 0..shape.len() {
+            let mut reduced = shape.clone();
+            reduced.remove(axis);
+            let gr = g.any(&reduced);
+            let what = format!("{shape:?} axis {axis}");
+            for mean in [false, true] {
+                let want = k::sum_axis_backward(&gr, &x, axis, mean).unwrap();
+                let tol = if mean { rounded(&want) } else { EXACT.to_vec() };
+                let args = [
+                    Arg::Tensor(&gr),
+                    Arg::Tensor(&x),
+                    Arg::Int(axis as i64),
+                    Arg::Flag(mean),
+                ];
+                let what = format!("retro_dilata {what} mean {mean}");
+                check(&mut dev, Op::RetroDilata, &args, &want, &tol, &what);
+            }
+            // The cotangent of a `keep` reduction: the axis kept as extent 1.
+            let mut kept = shape.clone();
+            kept[axis] = 1;
+            for (gg, keep) in [(gr.clone(), false), (k::reshape(&gr, &kept).unwrap(), true)] {
+                let want = k::max_axis_backward(&gg, &x, axis).unwrap();
+                let args = [
+                    Arg::Tensor(&gg),
+                    Arg::Tensor(&x),
+                    Arg::Int(axis as i64),
+                    Arg::Flag(keep),
+                ];
+                let what = format!("retro_maximum {what} keep {keep}");
+                check(&mut dev, Op::RetroMaximum, &args, &want, EXACT, &what);
+            }
+        }
+    }
+    let ties = Tensor::from_f32(vec![1.0, 3.0, 3.0, 2.0, 2.0, 0.0], &[2, 3]).unwrap();
+    let want = k::argmax(&ties).unwrap();
+    check(
+        &mut dev,
+        Op::Argmax,
+        &[Arg::Tensor(&ties)],
+        &want,
+        EXACT,
+        "ties",
+    );
+    let gr = g.any(&[2]);
+    let want = k::max_axis_backward(&gr, &ties, 1).unwrap();
+    let args = [
+        Arg::Tensor(&gr),
+        Arg::Tensor(&ties),
+        Arg::Int(1),
+        Arg::Flag(false),
+    ];
+    check(&mut dev, Op::RetroMaximum, &args, &want, EXACT, "ties");
+    let nan = f32::NAN;
+    let x = Tensor::from_f32(vec![1.0, nan, 3.0, nan, 2.0, 0.5, 4.0, 5.0, nan], &[3, 3]).unwrap();
+    let want = k::argmax(&x).unwrap();
+    assert_eq!(values(&want), [1.0, 0.0, 2.0]);
+    check(
+        &mut dev,
+        Op::Argmax,
+        &[Arg::Tensor(&x)],
+        &want,
+        EXACT,
+        "NaN",
+    );
 }
 
 #[test]
@@ -330,6 +450,63 @@ fn shape_ops_move_the_same_bits() {
         EXACT,
         "transpone",
     );
+}
+
+/// The shape ops' cotangents — `retro_permute` (the inverse permutation) and
+/// `retro_pars` (one operand's part of a `concatena`) — and `strue` (f64 numbers
+/// rounded once to f32, as `Tensor::from_flat_of`): the same bits.
+#[test]
+fn shape_cotangents_and_strue_move_the_same_bits() {
+    let Some(mut dev) = device("xla_ops::shape_cotangents") else {
+        return;
+    };
+    let mut g = Gen(SplitMix64::new(57));
+    for trial in 0..4 {
+        let shape = g.shape(2 + trial % 3);
+        let r = shape.len();
+        let mut perm: Vec<usize> = (0..r).collect();
+        perm.rotate_left(1 + trial % (r - 1));
+        if trial % 2 == 1 {
+            perm.swap(0, r - 1);
+        }
+        let permuted: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+        let gr = g.any(&permuted);
+        let want = k::permute(&gr, &k::inverse_permutation(&perm).unwrap()).unwrap();
+        assert_eq!(want.shape(), shape.as_slice());
+        let args = [Arg::Tensor(&gr), Arg::Dims(perm.clone())];
+        let what = format!("retro_permute {perm:?}");
+        check(&mut dev, Op::RetroPermute, &args, &want, EXACT, &what);
+
+        let axis = trial % r;
+        let mut ys = shape.clone();
+        ys[axis] = 1 + g.below(3);
+        let (x, y) = (g.any(&shape), g.any(&ys));
+        let joined = k::concat(&[&x, &y], axis).unwrap();
+        let gj = g.any(joined.shape());
+        for which in 0..2 {
+            let want = k::concat_part(&gj, &x, &y, axis, which == 0).unwrap();
+            let args = [
+                Arg::Tensor(&gj),
+                Arg::Tensor(&x),
+                Arg::Tensor(&y),
+                Arg::Int(axis as i64),
+                Arg::Int(which),
+            ];
+            let what = format!("retro_pars {shape:?} {ys:?} axis {axis} part {which}");
+            check(&mut dev, Op::RetroPars, &args, &want, EXACT, &what);
+        }
+
+        let n: usize = shape.iter().product();
+        let flat: Vec<f64> = (0..n).map(|_| 2.0 * g.0.uniform() - 1.0).collect();
+        let want = Tensor::from_flat_of(k::DType::F32, flat.clone(), &shape).unwrap();
+        let seed = g.any(&[1]);
+        let args = [
+            Arg::Tensor(&seed),
+            Arg::Nums(flat),
+            Arg::Dims(shape.clone()),
+        ];
+        check(&mut dev, Op::Strue, &args, &want, EXACT, "strue");
+    }
 }
 
 /// `retro_matmul` and its epilogues against the native `matmul_backward` for every
@@ -447,8 +624,39 @@ fn misfits_and_ops_without_a_lowering_are_errors_not_programs() {
     };
     let mut g = Gen(SplitMix64::new(3));
     let (a, b) = (g.any(&[2, 3]), g.any(&[4, 3]));
-    let e = dev.run_op(Op::Argmax, &[Arg::Tensor(&a)]).unwrap_err();
-    assert_eq!(e.to_string(), "no StableHLO lowering for op `argmax`");
+    let e = dev.run_op(Op::Planata, &[Arg::Tensor(&a)]).unwrap_err();
+    assert_eq!(e.to_string(), "no StableHLO lowering for op `planata`");
+    let e = dev
+        .run_op(
+            Op::Uniformis,
+            &[Arg::Num(0.0), Arg::Int(7), Arg::Dims(vec![2])],
+        )
+        .unwrap_err();
+    assert_eq!(e.to_string(), "no StableHLO lowering for op `uniformis`");
+    let one = g.any(&[]);
+    let e = dev.run_op(Op::Argmax, &[Arg::Tensor(&one)]).unwrap_err();
+    assert!(e.to_string().contains("`argmax`: a rank-0 tensor"), "{e}");
+    let args = [
+        Arg::Tensor(&a),
+        Arg::Nums(vec![1.0; 5]),
+        Arg::Dims(vec![2, 3]),
+    ];
+    let e = dev.run_op(Op::Strue, &args).unwrap_err();
+    assert!(
+        e.to_string().contains("5 numbers cannot take shape [2, 3]"),
+        "{e}"
+    );
+    let args = [Arg::Tensor(&a), Arg::Dims(vec![0, 2])];
+    let e = dev.run_op(Op::RetroPermute, &args).unwrap_err();
+    assert!(e.to_string().contains("not a permutation"), "{e}");
+    let args = [
+        Arg::Tensor(&a),
+        Arg::Tensor(&b),
+        Arg::Int(1),
+        Arg::Flag(false),
+    ];
+    let e = dev.run_op(Op::RetroDilata, &args).unwrap_err();
+    assert!(e.to_string().contains("one element per run"), "{e}");
     let e = dev
         .run_op(Op::MatMul, &[Arg::Tensor(&a), Arg::Tensor(&b)])
         .unwrap_err();

@@ -81,7 +81,7 @@ pub fn check(dev: &mut Device, op: Op, args: &[Arg], want: &Tensor, tol: &[f64],
     for (i, (g, w)) in values(got).iter().zip(values(want)).enumerate() {
         let t = if tol.len() == 1 { tol[0] } else { tol[i] };
         assert!(
-            (g - w).abs() <= t || (g.is_nan() && w.is_nan()),
+            *g == w || (g - w).abs() <= t || (g.is_nan() && w.is_nan()),
             "{what}: element {i}: device {g} against native {w} (tolerance {t:e})"
         );
     }

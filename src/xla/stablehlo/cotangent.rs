@@ -1,10 +1,11 @@
 //! The lowerings of the cotangent helpers that move values between shapes:
 //! `retro_ad_formam` (a broadcast's VJP: summed down to an operand's shape),
-//! `retro_inpone` (a slice's VJP: placed into zeros), and `retro_matmul` with its
-//! epilogues (`·`'s VJP for ranks the companion did not know statically; the tracer
-//! knows them).
+//! `retro_inpone` (a slice's VJP: placed into zeros), `retro_permute` (`permute`'s:
+//! the inverse permutation), `retro_pars` (`concatena`'s: one operand's part), and
+//! `retro_matmul` with its epilogues (`·`'s VJP for ranks the companion did not know
+//! statically; the tracer knows them).
 
-use super::lower::{broadcast_shapes, matmul, swap_last, Args, Lowered};
+use super::lower::{broadcast_shapes, matmul, narrow, swap_last, Args, Lowered, Operand};
 use super::{Binary, Function, Reduction, Value};
 
 /// `g` summed down to `dims` (the broadcast VJP, `sum_to_shape`): the leading axes
@@ -59,6 +60,39 @@ pub(super) fn retro_inpone(f: &mut Function, a: &Args) -> Lowered {
         };
     }
     Ok(vec![r])
+}
+
+/// `g.retro_permute(axes)`: g permuted back by the inverse of `axes` (output axis
+/// `axes[i]` takes input axis i).
+pub(super) fn retro_permute(f: &mut Function, a: &Args) -> Lowered {
+    let g = a.tensor(0)?;
+    let perm = a.permutation(1, f.ty(g).rank())?;
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    Ok(vec![f.transpose(g, &inv)])
+}
+
+/// `g.retro_pars(x, y, axis, which)`: the part of the cotangent g of
+/// `x.concatena(y, axis)` that came from x (`which` 0: elements `[0, nx)` along the
+/// axis) or from y (otherwise: `[nx, nx + ny)`), nx and ny the operands' extents there.
+pub(super) fn retro_pars(f: &mut Function, a: &Args) -> Lowered {
+    let (gt, xt, yt) = (a.ty(f, 0)?, a.ty(f, 1)?, a.ty(f, 2)?);
+    let axis = a.index(3, gt.rank(), false)?;
+    let first = match a.get(4)? {
+        Operand::Int(w) => *w == 0,
+        other => return a.err(format!("operand 4 must be a numerus, found {other:?}")),
+    };
+    let extent = |t: &super::TensorType| t.dims.get(axis).copied().unwrap_or(0);
+    let (nx, ny) = (extent(&xt), extent(&yt));
+    let (s, e) = if first { (0, nx) } else { (nx, nx + ny) };
+    if e > gt.dims[axis] {
+        return a.err(format!(
+            "the cotangent {gt} has no elements [{s}, {e}) along axis {axis}"
+        ));
+    }
+    Ok(vec![narrow(f, a.tensor(0)?, axis, s, e)])
 }
 
 /// `a.retro_matmul(b, g)` → (∂a, ∂b) of `a · b`: with vectors made matrices

@@ -8,8 +8,9 @@
 use super::lower::*;
 #[cfg(test)]
 use super::TensorType;
-use super::{attention, cotangent, nn, optim, Binary, Function, Reduction, Unary};
+use super::{attention, cotangent, nn, optim, reduce, Binary, Function, Reduction, Unary};
 use crate::ir::ops::Op;
+#[cfg(test)]
 use crate::xla::exec::ElementType;
 
 /// Emits `op` applied to `operands` into `f`; returns its results (one value for a
@@ -86,6 +87,9 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::SummaAxis => reduce_axis(f, a, Reduction::Sum, false),
         Op::MediaAxis => reduce_axis(f, a, Reduction::Sum, true),
         Op::MaximumAxis => reduce_axis(f, a, Reduction::Max, false),
+        Op::Argmax => reduce::argmax(f, a),
+        Op::RetroDilata => reduce::retro_dilata(f, a),
+        Op::RetroMaximum => reduce::retro_maximum(f, a),
         Op::Softmax => softmax(f, a, false),
         Op::LogSoftmax => softmax(f, a, true),
         Op::Forma => {
@@ -108,18 +112,7 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::TransponeUltimas => Ok(vec![swap_last(f, a, a.tensor(0)?)?]),
         Op::Permute => {
-            let (xt, perm) = (a.ty(f, 0)?, a.dims(1)?);
-            let mut seen = vec![false; xt.rank()];
-            let is_perm = perm.len() == xt.rank()
-                && perm
-                    .iter()
-                    .all(|&p| p < seen.len() && !std::mem::replace(&mut seen[p], true));
-            if !is_perm {
-                return a.err(format!(
-                    "{perm:?} is not a permutation of rank {}",
-                    xt.rank()
-                ));
-            }
+            let perm = a.permutation(1, a.ty(f, 0)?.rank())?;
             Ok(vec![f.transpose(a.tensor(0)?, &perm)])
         }
         Op::Sectio => {
@@ -150,15 +143,10 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
             Ok(vec![f.concatenate(a.tensor(0)?, a.tensor(1)?, axis)])
         }
         Op::Crea => {
-            let elem = match a.get(0)? {
-                Operand::Elem(e) => *e,
-                // A number seed: the lowering's mark of a declared f64 tensor
-                // (src/eval/tensor_custom.rs, `made_dtype`).
-                Operand::Num(_) => ElementType::F64,
-                _ => a.ty(f, 0)?.elem,
-            };
+            let elem = a.seed_elem(f)?;
             Ok(vec![filled(f, a, 1, elem, &a.dims(2)?)?])
         }
+        Op::Strue => strue(f, a),
         Op::RetroImple => {
             let xt = a.ty(f, 0)?;
             Ok(vec![filled(f, a, 1, xt.elem, &xt.dims)?])
@@ -209,6 +197,11 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         }
         Op::Laminatio => nn::laminatio(f, a),
         Op::RmsNorm => nn::rms_norm(f, a),
+        Op::RetroRmsNorm => nn::retro_rms_norm(f, a),
+        Op::RetroSoftmaxCausalis => nn::retro_softmax_causalis(f, a),
+        Op::CruxEntropia => nn::crux_entropia(f, a),
+        Op::RetroCruxEntropia => nn::retro_crux_entropia(f, a),
+        Op::RetroCruxScopi => nn::retro_crux_scopi(f, a),
         Op::Collige => nn::collige(f, a),
         Op::RetroCollige => nn::retro_collige(f, a),
         Op::CruxEntropiaIndices => {
@@ -248,6 +241,8 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroLaminatioAdde => nn::retro_laminatio(f, a, true),
         Op::AdamwPassus => optim::adamw_passus(f, a),
         Op::RetroInpone => cotangent::retro_inpone(f, a),
+        Op::RetroPermute => cotangent::retro_permute(f, a),
+        Op::RetroPars => cotangent::retro_pars(f, a),
         Op::AttentioPondera => attention::pondera(f, a),
         Op::AttentioApplica => attention::applica(f, a),
         Op::Attentio => attention::attentio(f, a, false),
@@ -266,23 +261,16 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
         Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
         Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
-        Op::Strue
-        | Op::Argmax
-        | Op::CruxEntropia
-        | Op::Normalis
+        // The seeded random tensors: faber's SplitMix64 bits, drawn on the CPU (see
+        // docs/xla.md). `magnitudines` and `numerus_elementorum` give host values (the
+        // function tracer reads them off the static shape); `planata`, a list of
+        // numbers read back from a tensor.
+        Op::Normalis
         | Op::Uniformis
         | Op::Multinomialis
         | Op::Magnitudines
         | Op::Planata
-        | Op::Numerus
-        | Op::RetroDilata
-        | Op::RetroMaximum
-        | Op::RetroSoftmaxCausalis
-        | Op::RetroCruxEntropia
-        | Op::RetroCruxScopi
-        | Op::RetroPermute
-        | Op::RetroPars
-        | Op::RetroRmsNorm => Err(LowerError::NoLowering { op: op.name() }),
+        | Op::Numerus => Err(LowerError::NoLowering { op: op.name() }),
     }
 }
 
@@ -338,9 +326,105 @@ mod tests {
     }
 
     #[test]
+    fn the_added_lowerings_have_the_native_result_types() {
+        let x = f32s(&[2, 3, 4]);
+        let am = lowered(Op::Argmax, std::slice::from_ref(&x), &[]).unwrap();
+        assert_eq!(am, [f32s(&[2, 3])]);
+        let d = lowered(
+            Op::RetroDilata,
+            &[f32s(&[2, 1, 4]), x.clone()],
+            &[Operand::Int(1), Operand::Flag(true)],
+        );
+        assert_eq!(d.unwrap(), std::slice::from_ref(&x));
+        let wide = TensorType::new(ElementType::F64, &[8]);
+        let m = lowered(
+            Op::RetroMaximum,
+            &[wide, x.clone()],
+            &[Operand::Int(1), Operand::Flag(false)],
+        );
+        assert_eq!(m.unwrap(), [TensorType::new(ElementType::F64, &[2, 3, 4])]);
+        let perm = [Operand::Dims(vec![2, 0, 1])];
+        let p = lowered(Op::RetroPermute, &[f32s(&[4, 2, 3])], &perm);
+        assert_eq!(p.unwrap(), std::slice::from_ref(&x));
+        let part = lowered(
+            Op::RetroPars,
+            &[f32s(&[2, 5, 4]), x.clone(), f32s(&[2, 2, 4])],
+            &[Operand::Int(1), Operand::Int(1)],
+        );
+        assert_eq!(part.unwrap(), [f32s(&[2, 2, 4])]);
+        let rms = lowered(
+            Op::RetroRmsNorm,
+            &[x.clone(), x.clone()],
+            &[Operand::Num(1e-6), Operand::Num(1.0)],
+        );
+        assert!(rms
+            .unwrap_err()
+            .to_string()
+            .contains("operand 3 must be a tensor"));
+        let (mut f, p) = Function::new(&[x.clone(), x.clone(), f32s(&[4])]);
+        let operands = [
+            Operand::Tensor(p[0]),
+            Operand::Tensor(p[1]),
+            Operand::Num(1e-6),
+            Operand::Tensor(p[2]),
+        ];
+        let r = lower_op(&mut f, Op::RetroRmsNorm, &operands).unwrap();
+        let types: Vec<_> = r.iter().map(|&v| f.ty(v).clone()).collect();
+        assert_eq!(types, [x.clone(), f32s(&[4])]);
+        let ce = lowered(Op::CruxEntropia, &[x.clone(), x.clone()], &[]);
+        assert_eq!(ce.unwrap(), [f32s(&[])]);
+        let e = lowered(Op::CruxEntropia, &[x.clone(), f32s(&[2, 3])], &[]).unwrap_err();
+        assert!(e.to_string().contains("do not match"), "{e}");
+        let e = lowered(
+            Op::RetroPars,
+            &[x.clone(), x.clone(), x],
+            &[Operand::Int(1), Operand::Int(1)],
+        );
+        assert!(e.unwrap_err().to_string().contains("no elements [3, 6)"));
+    }
+
+    /// `strue` of literals, a number the device computes and a tensor, in order:
+    /// two runs of literals become two constants, joined with the device values.
+    #[test]
+    fn strue_joins_literal_runs_and_device_values() {
+        let (mut f, p) = Function::new(&[f32s(&[]), f32s(&[2])]);
+        let flat = Operand::List(vec![
+            Operand::Num(1.0),
+            Operand::Int(2),
+            Operand::Tensor(p[0]),
+            Operand::List(vec![Operand::Num(0.5), Operand::Tensor(p[1])]),
+        ]);
+        let seed = Operand::Elem(ElementType::F32);
+        let operands = [seed.clone(), flat, Operand::Dims(vec![2, 3])];
+        let r = lower_op(&mut f, Op::Strue, &operands).unwrap();
+        assert_eq!(f.ty(r[0]), &f32s(&[2, 3]));
+        let text = f.finish(&r);
+        assert!(
+            text.contains("dense<[0x3F800000, 0x40000000]> : tensor<2xf32>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("dense<[0x3F000000]> : tensor<1xf32>"),
+            "{text}"
+        );
+        assert_eq!(text.matches("stablehlo.concatenate").count(), 3, "{text}");
+        let bad = [
+            seed,
+            Operand::List(vec![Operand::Flag(true)]),
+            Operand::Dims(vec![1]),
+        ];
+        let (mut f, _) = Function::new(&[]);
+        let e = lower_op(&mut f, Op::Strue, &bad).unwrap_err();
+        assert!(
+            e.to_string().starts_with("`strue`: a tensor holds numbers"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn misfits_name_the_op_and_ops_without_a_lowering_say_so() {
-        let e = lowered(Op::Argmax, &[f32s(&[2])], &[]).unwrap_err();
-        assert_eq!(e.to_string(), "no StableHLO lowering for op `argmax`");
+        let e = lowered(Op::Planata, &[f32s(&[2])], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "no StableHLO lowering for op `planata`");
         let e = lowered(Op::MatMul, &[f32s(&[2, 3]), f32s(&[4, 5])], &[]).unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -1,7 +1,8 @@
 //! What lowering the Radix IR's tensor ops to StableHLO shares (the op-by-op `match`
 //! is src/xla/stablehlo/dispatch.rs; the op families are attention.rs, nn.rs,
-//! cotangent.rs and optim.rs): the operand and error types, argument access, and the
-//! helpers the families build on (broadcasting, `matmul`, softmax, fills).
+//! cotangent.rs, reduce.rs and optim.rs): the operand and error types, argument
+//! access, and the helpers the families build on (broadcasting, `matmul`, softmax,
+//! fills, `strue`'s constants).
 //!
 //! Operands come as the IR's operands do, receiver first: tensor values of the
 //! function being built, and the literal numbers, axes, flags and shapes the op
@@ -16,7 +17,7 @@
 
 use std::fmt;
 
-use super::{Binary, DotDims, Function, Reduction, TensorType, Unary, Value};
+use super::{Binary, Compare, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::ir::ops::Op;
 use crate::xla::exec::ElementType;
 
@@ -140,6 +141,32 @@ impl Args<'_> {
         match self.get(i)? {
             Operand::Dims(d) => Ok(d.clone()),
             other => self.err(format!("operand {i} must be a shape, found {other:?}")),
+        }
+    }
+
+    /// Operand `i`: a permutation of the axes of a rank-`rank` tensor (`permute`'s
+    /// `axes`: output axis j is input axis `axes[j]`).
+    pub(super) fn permutation(&self, i: usize, rank: usize) -> Result<Vec<usize>, LowerError> {
+        let perm = self.dims(i)?;
+        let mut seen = vec![false; rank];
+        let is_perm = perm.len() == rank
+            && perm
+                .iter()
+                .all(|&p| p < rank && !std::mem::replace(&mut seen[p], true));
+        if !is_perm {
+            return self.err(format!("{perm:?} is not a permutation of rank {rank}"));
+        }
+        Ok(perm)
+    }
+
+    /// The element type a constructor's seed (operand 0) gives: a tensor's own; a
+    /// number, the lowering's mark of a declared f64 tensor (src/eval/tensor_custom.rs,
+    /// `made_dtype`); `nihil`, the run's precision.
+    pub(super) fn seed_elem(&self, f: &Function) -> Result<ElementType, LowerError> {
+        match self.get(0)? {
+            Operand::Elem(e) => Ok(*e),
+            Operand::Num(_) => Ok(ElementType::F64),
+            _ => Ok(self.ty(f, 0)?.elem),
         }
     }
 }
@@ -268,6 +295,9 @@ pub(super) fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: boo
     let axis = a.index(1, xt.rank(), false)?;
     let keep = a.flag(2)?;
     let mut r = f.reduce(x, &[axis], kind);
+    if kind == Reduction::Max {
+        r = with_nans(f, x, r, axis);
+    }
     if mean {
         let n = f.splat(xt.elem, xt.dims[axis] as f64, &f.ty(r).dims.clone());
         r = f.binary(Binary::Divide, r, n);
@@ -278,6 +308,17 @@ pub(super) fn reduce_axis(f: &mut Function, a: &Args, kind: Reduction, mean: boo
         r = f.reshape(r, &dims);
     }
     Ok(vec![r])
+}
+
+/// `r`, the `maximum` reduction of `x` over `axis`, made NaN where the run holds a
+/// NaN, as the native `max_axis` propagates it (the CPU plugin's reduction skips
+/// NaN): the sum of the run's NaNs (+0 for every other element) is NaN exactly there.
+fn with_nans(f: &mut Function, x: Value, r: Value, axis: usize) -> Value {
+    let xt = f.ty(x).clone();
+    let zero = f.splat(xt.elem, 0.0, &xt.dims);
+    let nans = f.select_if(x, Compare::Ne, x, x, zero);
+    let s = f.reduce(nans, &[axis], Reduction::Sum);
+    f.select_if(s, Compare::Ne, s, s, r)
 }
 
 /// Softmax (or log-softmax) of every last-axis row, from the row maximum:
@@ -349,6 +390,68 @@ pub(super) fn fill_with(
         Operand::Int(n) => Ok(f.splat(elem, *n as f64, dims)),
         other => a.err(format!("needs a number, found {other:?}")),
     }
+}
+
+/// `seed.strue(flat, shape)`: the numbers of `flat` (operand 1: literals, numbers
+/// the device computes, tensors read in row-major order, nested lists, flattened
+/// in order) laid out in `shape` (operand 2), in the seed's element type — each
+/// literal rounded once, as `Tensor::from_flat_of` does. Runs of literals become
+/// one `stablehlo.constant`, the rest are joined to them with `concatenate`.
+pub(super) fn strue(f: &mut Function, a: &Args) -> Lowered {
+    let elem = a.seed_elem(f)?;
+    let dims = a.dims(2)?;
+    let (mut run, mut pieces) = (Vec::new(), Vec::new());
+    flatten(f, a, a.get(1)?, elem, &mut run, &mut pieces)?;
+    if !run.is_empty() {
+        pieces.push(f.literal(elem, &run));
+    }
+    let count: usize = pieces.iter().map(|&p| f.ty(p).numel()).sum();
+    let want = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if want != Some(count) {
+        return a.err(format!("{count} numbers cannot take shape {dims:?}"));
+    }
+    let Some((&first, rest)) = pieces.split_first() else {
+        return Ok(vec![f.splat(elem, 0.0, &dims)]);
+    };
+    let flat = rest.iter().fold(first, |acc, &p| f.concatenate(acc, p, 0));
+    Ok(vec![f.reshape(flat, &dims)])
+}
+
+/// The numbers of `o` in order: literals gathered in `run`; each tensor (a device
+/// number or a tensor, flattened) closes the run and joins `pieces` as a rank-1
+/// value of `elem`.
+fn flatten(
+    f: &mut Function,
+    a: &Args,
+    o: &Operand,
+    elem: ElementType,
+    run: &mut Vec<f64>,
+    pieces: &mut Vec<Value>,
+) -> Result<(), LowerError> {
+    match o {
+        Operand::Num(x) => run.push(*x),
+        Operand::Int(n) => run.push(*n as f64),
+        Operand::Dims(d) => run.extend(d.iter().map(|&x| x as f64)),
+        Operand::List(items) => {
+            for item in items {
+                flatten(f, a, item, elem, run, pieces)?;
+            }
+        }
+        Operand::Tensor(v) => {
+            let n = f.ty(*v).numel();
+            if n == 0 {
+                return Ok(());
+            }
+            if !run.is_empty() {
+                pieces.push(f.literal(elem, run));
+                run.clear();
+            }
+            let v = f.convert(*v, elem);
+            pieces.push(f.reshape(v, &[n]));
+        }
+        other => return a.err(format!("a tensor holds numbers, found {other:?}")),
+    }
+    Ok(())
 }
 
 pub(super) fn unary(f: &mut Function, a: &Args, op: Unary) -> Lowered {

@@ -25,6 +25,7 @@ pub mod lower;
 mod nn;
 mod numbers;
 mod optim;
+mod reduce;
 mod trees;
 
 use std::fmt::{self, Write as _};
@@ -117,6 +118,8 @@ pub enum Binary {
 pub enum Compare {
     Gt,
     Eq,
+    /// Unequal: also true of NaN against anything, itself included.
+    Ne,
 }
 
 /// The combining function of a reduction.
@@ -126,6 +129,8 @@ pub enum Reduction {
     Sum,
     /// Starts from −∞.
     Max,
+    /// Starts from +∞.
+    Min,
 }
 
 /// The axes of a `stablehlo.dot_general`.
@@ -249,6 +254,16 @@ impl Function {
         self.emit("stablehlo.constant", &[], &attrs, ty)
     }
 
+    /// The rank-1 tensor of `values` in `elem`, each written as its exact bits
+    /// (`dense<[0x…, 0x…]>`); at least one value.
+    pub fn literal(&mut self, elem: ElementType, values: &[f64]) -> Value {
+        debug_assert!(!values.is_empty());
+        let ty = TensorType::new(elem, &[values.len()]);
+        let items: Vec<String> = values.iter().map(|&v| float_literal(elem, v)).collect();
+        let attrs = format!("value = dense<[{}]> : {ty}", items.join(", "));
+        self.emit("stablehlo.constant", &[], &attrs, ty)
+    }
+
     /// A tensor of `dims` with every element `v`.
     pub fn splat(&mut self, elem: ElementType, v: f64, dims: &[usize]) -> Value {
         let c = self.constant(elem, v);
@@ -300,6 +315,7 @@ impl Function {
         let init = match kind {
             Reduction::Sum => self.constant(xt.elem, 0.0),
             Reduction::Max => self.constant(xt.elem, f64::NEG_INFINITY),
+            Reduction::Min => self.constant(xt.elem, f64::INFINITY),
         };
         let dims: Vec<usize> = (0..xt.rank())
             .filter(|i| !axes.contains(i))
@@ -310,6 +326,7 @@ impl Function {
         let combine = match kind {
             Reduction::Sum => "stablehlo.add",
             Reduction::Max => "stablehlo.maximum",
+            Reduction::Min => "stablehlo.minimum",
         };
         let (xn, inn) = (self.name(x), self.name(init));
         let _ = write!(
@@ -418,6 +435,7 @@ impl Function {
         let dir = match dir {
             Compare::Gt => "GT",
             Compare::Eq => "EQ",
+            Compare::Ne => "NE",
         };
         let _ = writeln!(
             self.body,

@@ -1,11 +1,12 @@
-//! The lowerings of the neural-network ops (lower.rs dispatches to them): the
-//! activations and their VJPs, the causal mask and softmax, the softmax VJPs,
-//! LayerNorm and RMSNorm, the embedding gather and the cross-entropy against class
-//! ids (through one-hot rows: `iota == id`) — each written out as its definition in docs/ops.md and
+//! The lowerings of the neural-network ops (dispatch.rs sends them here): the
+//! activations and their VJPs, the causal mask and softmax, the softmax VJPs (the
+//! causal one included), LayerNorm and RMSNorm with their VJPs, the embedding gather,
+//! the cross-entropy against class ids (through one-hot rows: `iota == id`) and
+//! against probability targets, with their VJPs — each written out as its definition in docs/ops.md and
 //! src/tensor/ (the GELU constants are the native kernel's, `tensor::GELU_C` and
 //! `GELU_BETA`), not as faber's fused CPU kernels.
 
-use super::lower::{Args, Lowered};
+use super::lower::{filled, softmax_of, Args, Lowered};
 use super::{Binary, Compare, DotDims, Function, Reduction, TensorType, Unary, Value};
 use crate::tensor::{GELU_BETA, GELU_C};
 
@@ -320,7 +321,8 @@ pub(super) fn rms_norm(f: &mut Function, a: &Args) -> Lowered {
     let axis = a.index(1, xt.rank(), false)?;
     let (eps, gamma) = (a.num(2)?, a.tensor(3)?);
     let d = xt.dims[xt.rank() - 1];
-    if axis + 1 != xt.rank() || d == 0 || f.ty(gamma).dims != [d] {
+    let gt = f.ty(gamma).clone();
+    if axis + 1 != xt.rank() || d == 0 || gt.dims != [d] || gt.elem != xt.elem {
         return a.err(format!(
             "needs the last, non-empty axis of {xt} and γ of shape [{d}]"
         ));
@@ -332,6 +334,67 @@ pub(super) fn rms_norm(f: &mut Function, a: &Args) -> Lowered {
     let normed = normalise(f, x, ms, eps);
     let g = f.broadcast_in_dim(gamma, &[xt.rank() - 1], &xt.dims);
     Ok(vec![f.binary(Binary::Multiply, normed, g)])
+}
+
+/// `g.retro_rms_norm(x, ε, γ)` → (∂x, ∂γ): per last-axis row, with
+/// inv = 1/√(Σx²/d + ε), x̂ = x·inv and s = Σ (g ⊙ γ) ⊙ x̂,
+/// ∂x = inv·(g ⊙ γ − x̂·(s/d)); ∂γ = Σ g ⊙ x̂ over every axis but the last.
+pub(super) fn retro_rms_norm(f: &mut Function, a: &Args) -> Lowered {
+    let (gt, xt, mt) = (a.ty(f, 0)?, a.ty(f, 1)?, a.ty(f, 3)?);
+    let d = xt.dims.last().copied().unwrap_or(0);
+    if xt.rank() == 0 || d == 0 || mt.dims != [d] || mt.elem != xt.elem {
+        return a.err(format!(
+            "needs x with a non-empty last axis and γ of its width, found {xt} and {mt}"
+        ));
+    }
+    if gt != xt {
+        return a.err(format!("the cotangent {gt} is not {xt}"));
+    }
+    let (g, x, eps, gamma) = (a.tensor(0)?, a.tensor(1)?, a.num(2)?, a.tensor(3)?);
+    let last = xt.rank() - 1;
+    let xx = f.binary(Binary::Multiply, x, x);
+    let ss = row_sums(f, xx);
+    let n = like(f, x, d as f64);
+    let ms = f.binary(Binary::Divide, ss, n);
+    let one = like(f, x, 1.0);
+    let inv = normalise(f, one, ms, eps);
+    let xhat = f.binary(Binary::Multiply, x, inv);
+    let gb = f.broadcast_in_dim(gamma, &[last], &xt.dims);
+    let gy = f.binary(Binary::Multiply, g, gb);
+    let gyx = f.binary(Binary::Multiply, gy, xhat);
+    let s = row_sums(f, gyx);
+    let m = f.binary(Binary::Divide, s, n);
+    let xm = f.binary(Binary::Multiply, xhat, m);
+    let t = f.binary(Binary::Subtract, gy, xm);
+    let dx = f.binary(Binary::Multiply, inv, t);
+    let gxh = f.binary(Binary::Multiply, g, xhat);
+    let lead: Vec<usize> = (0..last).collect();
+    let dgamma = if lead.is_empty() {
+        gxh
+    } else {
+        f.reduce(gxh, &lead, Reduction::Sum)
+    };
+    Ok(vec![dx, dgamma])
+}
+
+/// `g.retro_softmax_causalis(y, s)`: `softmax_causalis`' VJP for x: per last-axis
+/// row d = Σ g ⊙ y, then (y ⊙ (g − d))·s on and below the diagonal of the last two
+/// axes and 0·s above it; `s` a number or a number the device computes.
+pub(super) fn retro_softmax_causalis(f: &mut Function, a: &Args) -> Lowered {
+    let (g, y) = (tensor_of_rank(a, f, 0, 2)?, a.tensor(1)?);
+    if f.ty(g) != f.ty(y) {
+        return a.err(format!("{} and {} differ", f.ty(g), f.ty(y)));
+    }
+    let t = f.ty(g).clone();
+    let s = filled(f, a, 2, t.elem, &t.dims)?;
+    let gy = f.binary(Binary::Multiply, g, y);
+    let d = row_sums(f, gy);
+    let gd = f.binary(Binary::Subtract, g, d);
+    let kept = f.binary(Binary::Multiply, y, gd);
+    let kept = f.binary(Binary::Multiply, kept, s);
+    let zero = like(f, g, 0.0);
+    let masked = f.binary(Binary::Multiply, zero, s);
+    Ok(vec![causal_mask(f, kept, masked)])
 }
 
 /// One-hot rows of the class ids `ids` (any shape, integral values) over `classes`
@@ -426,8 +489,83 @@ pub(super) fn retro_crux_indices(f: &mut Function, a: &Args, softmax: Value) -> 
     let (v, rows) = logits_and_ids(a, &zt, &yt)?;
     let oh = one_hot(f, a.tensor(2)?, v, zt.elem);
     let diff = f.binary(Binary::Subtract, softmax, oh);
-    let g = super::lower::filled(f, a, 0, zt.elem, &zt.dims)?;
+    let g = filled(f, a, 0, zt.elem, &zt.dims)?;
     let scaled = f.binary(Binary::Multiply, diff, g);
     let n = f.splat(zt.elem, rows as f64, &zt.dims);
+    Ok(vec![f.binary(Binary::Divide, scaled, n)])
+}
+
+/// The logits x (operand `at`) of a cross-entropy against probability targets:
+/// rank ≥ 1 with a non-empty last axis; returns x's type and C, the last axis' extent.
+fn soft_logits(
+    a: &Args,
+    f: &Function,
+    at: usize,
+) -> Result<(TensorType, usize), super::LowerError> {
+    let xt = a.ty(f, at)?;
+    match xt.dims.last() {
+        None => a.err("the logits need rank ≥ 1"),
+        Some(0) => a.err(format!("the last axis of the logits {xt} is empty")),
+        Some(&c) => Ok((xt.clone(), c)),
+    }
+}
+
+/// `ln(p + 1e-7)` of the probabilities `p`.
+fn log_eps(f: &mut Function, p: Value) -> Value {
+    let e = like(f, p, 1e-7);
+    let pe = f.binary(Binary::Add, p, e);
+    f.unary(Unary::Log, pe)
+}
+
+/// `x.crux_entropia(t)`: −(Σ t ⊙ ln(softmax(x) + 1e-7)) / C over every element, C
+/// the last axis' extent, a number; t of x's type (any finite targets).
+pub(super) fn crux_entropia(f: &mut Function, a: &Args) -> Lowered {
+    let (xt, c) = soft_logits(a, f, 0)?;
+    let tt = a.ty(f, 1)?;
+    if tt != xt {
+        return a.err(format!("targets {tt} do not match logits {xt}"));
+    }
+    let p = softmax_of(f, a.tensor(0)?, false);
+    let lp = log_eps(f, p);
+    let terms = f.binary(Binary::Multiply, a.tensor(1)?, lp);
+    let all: Vec<usize> = (0..xt.rank()).collect();
+    let total = f.reduce(terms, &all, Reduction::Sum);
+    let n = f.constant(xt.elem, -(c as f64));
+    Ok(vec![f.binary(Binary::Divide, total, n)])
+}
+
+/// `g.retro_crux_entropia(x, t)`: `crux_entropia`'s cotangent for x, exact for its
+/// `ln(p + 1e-7)`: with p = softmax(x) and r = t ⊙ p / (p + 1e-7),
+/// ((p·Σ_row r − r)·g) / C; g a number or a number the device computes.
+pub(super) fn retro_crux_entropia(f: &mut Function, a: &Args) -> Lowered {
+    let (xt, c) = soft_logits(a, f, 1)?;
+    let tt = a.ty(f, 2)?;
+    if tt != xt {
+        return a.err(format!("targets {tt} do not match logits {xt}"));
+    }
+    let p = softmax_of(f, a.tensor(1)?, false);
+    let e = like(f, p, 1e-7);
+    let pe = f.binary(Binary::Add, p, e);
+    let tp = f.binary(Binary::Multiply, a.tensor(2)?, p);
+    let r = f.binary(Binary::Divide, tp, pe);
+    let sr = row_sums(f, r);
+    let psr = f.binary(Binary::Multiply, p, sr);
+    let diff = f.binary(Binary::Subtract, psr, r);
+    let g = filled(f, a, 0, xt.elem, &xt.dims)?;
+    let scaled = f.binary(Binary::Multiply, diff, g);
+    let n = like(f, p, c as f64);
+    Ok(vec![f.binary(Binary::Divide, scaled, n)])
+}
+
+/// `g.retro_crux_scopi(x)`: `crux_entropia`'s cotangent for its targets,
+/// ((−ln(softmax(x) + 1e-7))·g) / C; g a number or a number the device computes.
+pub(super) fn retro_crux_scopi(f: &mut Function, a: &Args) -> Lowered {
+    let (xt, c) = soft_logits(a, f, 1)?;
+    let p = softmax_of(f, a.tensor(1)?, false);
+    let lp = log_eps(f, p);
+    let neg = f.unary(Unary::Negate, lp);
+    let g = filled(f, a, 0, xt.elem, &xt.dims)?;
+    let scaled = f.binary(Binary::Multiply, neg, g);
+    let n = like(f, p, c as f64);
     Ok(vec![f.binary(Binary::Divide, scaled, n)])
 }
