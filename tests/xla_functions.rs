@@ -616,24 +616,12 @@ functio initium(Rete p) → optimize.StatusAdam {
     redde optimize.adam_initium(p)
 }
 
-functio sgd_folia(Rete p, Rete g, f32 lr) → Rete {
-    fixum lista<tf32> fp ← hospes.folia(p)
-    fixum lista<tf32> fg ← hospes.folia(g)
-    varia lista<tf32> r ← []
-    itera ab 0 ‥ fp.longitudo() fixum i ergo r.appende(fp[i].subtrahe(fg[i] ⊙ lr))
-    redde hospes.ex_foliis(p, r)
+functio sgd_arboris(Rete p, Rete g, f32 lr) → Rete {
+    redde hospes.ex_foliis(p, optimize.sgd_folia(hospes.folia(p), hospes.folia(g), lr))
 }
 
-functio momentum_folia(Rete p, Rete g, optimize.StatusMomenti s, f32 lr, f32 mu) → iuncta<Rete, optimize.StatusMomenti> {
-    fixum lista<tf32> fp ← hospes.folia(p)
-    fixum lista<tf32> fg ← hospes.folia(g)
-    varia lista<tf32> r ← []
-    varia lista<tf32> v ← []
-    itera ab 0 ‥ fp.longitudo() fixum i {
-        fixum tf32 vi ← s.velocitas[i].scala(mu).addita(fg[i])
-        v.appende(vi)
-        r.appende(fp[i].subtrahe(vi.scala(lr)))
-    }
+functio momentum_arboris(Rete p, Rete g, optimize.StatusMomenti s, f32 lr, f32 mu) → iuncta<Rete, optimize.StatusMomenti> {
+    fixum [r, v] ← optimize.momentum_folia(hospes.folia(p), hospes.folia(g), s.velocitas, lr, mu)
     redde iuncta<Rete, optimize.StatusMomenti>[hospes.ex_foliis(p, r), optimize.StatusMomenti { velocitas = v }]
 }
 
@@ -642,29 +630,17 @@ functio velocitates(Rete p) → optimize.StatusMomenti {
 }
 
 functio tonde(Rete g, f32 coef) → Rete {
-    varia lista<tf32> r ← []
-    itera ex hospes.folia(g) fixum t ergo r.appende(t.scala(coef))
-    redde hospes.ex_foliis(g, r)
+    redde hospes.ex_foliis(g, optimize.scala_folia(hospes.folia(g), coef))
 }
 
-functio adamw_folia(Rete p, Rete g, optimize.StatusAdam s, f32 lr, f32 beta1, f32 beta2, f32 eps, f32 wd) → iuncta<Rete, optimize.StatusAdam> {
+functio adamw_arboris(Rete p, Rete g, optimize.StatusAdam s, f32 lr, f32 beta1, f32 beta2, f32 eps, f32 wd) → iuncta<Rete, optimize.StatusAdam> {
     fixum numerus t ← s.passus + 1
     fixum f32 bc1 ← 1.0 - beta1.potentia(t ↦ fractus)
     fixum f32 bc2_sqrt ← (1.0 - beta2.potentia(t ↦ fractus)).radix()
     fixum f32 step_size ← lr / bc1
     fixum f32 decay ← 1.0 - lr * wd
-    fixum lista<tf32> fp ← hospes.folia(p)
-    fixum lista<tf32> fg ← hospes.folia(g)
     fixum lista<f32> coef ← [beta1, 1.0 - beta1, beta2, 1.0 - beta2, 1.0 / bc2_sqrt, eps, decay, step_size]
-    varia lista<tf32> r ← []
-    varia lista<tf32> m ← []
-    varia lista<tf32> v ← []
-    itera ab 0 ‥ fp.longitudo() fixum i {
-        fixum [ri, mi, vi] ← fp[i].adamw_passus(fg[i], s.m[i], s.v[i], coef)
-        m.appende(mi)
-        v.appende(vi)
-        r.appende(ri)
-    }
+    fixum [r, m, v] ← optimize.adamw_folia(hospes.folia(p), hospes.folia(g), s.m, s.v, coef)
     redde iuncta<Rete, optimize.StatusAdam>[hospes.ex_foliis(p, r), optimize.StatusAdam { m = m, v = v, passus = t }]
 }
 
@@ -743,7 +719,7 @@ fn gradus_optimizer_over_a_parameter_tree_agrees_with_the_interpreter() {
     both("folia", vec![grads.clone()]);
     both("norma", vec![grads.clone()]);
     both(
-        "sgd_folia",
+        "sgd_arboris",
         vec![params.clone(), grads.clone(), Value::Float(0.125)],
     );
     both("tonde", vec![grads.clone(), Value::Float(0.25)]);
@@ -757,7 +733,7 @@ fn gradus_optimizer_over_a_parameter_tree_agrees_with_the_interpreter() {
             Value::Float(0.05),
             Value::Float(0.9),
         ];
-        let Value::Tuple(out) = both("momentum_folia", args) else {
+        let Value::Tuple(out) = both("momentum_arboris", args) else {
             panic!("momentum_folia gives a pair");
         };
         vel = out[1].clone();
@@ -775,7 +751,7 @@ fn gradus_optimizer_over_a_parameter_tree_agrees_with_the_interpreter() {
             Value::Float(1e-8),
             Value::Float(0.1),
         ];
-        let Value::Tuple(out) = both("adamw_folia", args) else {
+        let Value::Tuple(out) = both("adamw_arboris", args) else {
             panic!("adamw_folia gives a pair");
         };
         params = out[0].clone();
