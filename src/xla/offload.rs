@@ -36,6 +36,13 @@ pub struct Stats {
     pub by_function: std::collections::BTreeMap<String, u64>,
     /// Functions left to the interpreter, with why (the first reason seen).
     pub declined: Vec<(String, String)>,
+    /// Programs compiled (compile-cache misses) and calls that found their program
+    /// compiled (hits), over the offloaded calls.
+    pub compiled: u64,
+    pub cache_hits: u64,
+    /// Wall time of the offloaded calls that compiled: tracing, lowering, compiling and
+    /// that call's run with its copies.
+    pub compiling_calls: std::time::Duration,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -160,8 +167,18 @@ impl Offload for DeviceOffload<'_> {
             return None;
         }
         let before = self.device.cache().misses();
+        let hits = self.device.cache().hits();
+        let start = std::time::Instant::now();
         let called = self.device.call_function(program, func, &fargs);
         let compiled = self.device.cache().misses() - before;
+        {
+            let mut stats = self.stats.borrow_mut();
+            stats.compiled += compiled;
+            stats.cache_hits += self.device.cache().hits() - hits;
+            if compiled > 0 {
+                stats.compiling_calls += start.elapsed();
+            }
+        }
         let n = self.programs.entry(func).or_insert(0);
         *n += compiled;
         let too_many = *n >= MAX_PROGRAMS;
