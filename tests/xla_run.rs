@@ -123,6 +123,19 @@ fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
         err.contains("xla: `model::grad_damnum` ran on the device 4 time(s)"),
         "{err}"
     );
+    // The compile cache (benches/xla/run.sh reads this line): every offloaded call
+    // either compiled or found its program; the gradient compiles once for 4 steps.
+    let (misses, hits) = err
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("xla: compile cache: ")?;
+            let (m, rest) = rest.split_once(" miss(es) (programs compiled), ")?;
+            let (h, _) = rest.split_once(" hit(s)")?;
+            Some((m.parse::<u64>().ok()?, h.parse::<u64>().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no compile cache line in:\n{err}"));
+    assert!(misses >= 1 && hits >= 3, "{err}");
+    assert_eq!(misses + hits, offloaded(&xla), "{err}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
-"""Per-step time of the gpt-shakespeare model in PyTorch eager (float64) and jax.jit
-(float64), same architecture, same default configuration, same batch sequence
-(SplitMix64 windows) as `faber run examples/gpt-shakespeare`. A step = draw the batch,
+"""Per-step time of the gpt-shakespeare model in PyTorch eager and jax.jit (float64 by
+default, `--dtype float32`; other sizes with --layers … --batch), same architecture, same
+configuration, same batch sequence (SplitMix64 windows) as `faber run
+examples/gpt-shakespeare`. A step = draw the batch,
 forward, backward, gradient clipping, AdamW update. Prints the median of `--steps`
 timed steps after `--warmup` untimed ones, in ms.
 
@@ -79,19 +80,25 @@ def torch_steps(threads, warmup, steps, dtype="float64", size=None, mode="eager"
     return times[warmup:]
 
 
-def jax_steps(threads, warmup, steps):
-    os.environ["XLA_FLAGS"] = (
-        f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} "
-        f"intra_op_parallelism_threads={threads}"
+def jax_steps(threads, warmup, steps, dtype="float64", size=None):
+    # XLA's CPU client sizes its intra-op thread pool by the CPUs the process may run
+    # on (sched_getaffinity): only `taskset` bounds it. `--xla_cpu_multi_thread_eigen`
+    # keeps Eigen's matmuls on the calling thread. (`intra_op_parallelism_threads` is
+    # no XLA flag: without dashes XLA_FLAGS passes over it, with them XLA stops.) A
+    # caller's XLA_FLAGS (benches/xla/run.sh) is left as it is.
+    os.environ.setdefault(
+        "XLA_FLAGS", f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'}"
     )
     import jax
     import jax.numpy as jnp
     import numpy as np
 
-    jax.config.update("jax_enable_x64", True)
+    if dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
     import gpt_reference as ref
 
-    cfg = ref.DEFAULT
+    cfg = dict(ref.DEFAULT, **(size or {}))
+    dt = getattr(np, dtype)
     _, train_ids, _ = ref.load_data()
     train_np = train_ids.numpy()
     d, h, v, T = cfg["embd"], cfg["heads"], 69, cfg["block"]
@@ -103,11 +110,11 @@ def jax_steps(threads, warmup, steps):
         if leaf in ("wte", "wpe", "wh") or leaf[0] == "w":
             rows = {"wte": v, "wpe": T, "wh": d}.get(leaf, d if leaf != "wp" else 4 * d)
             cols = {"wh": v, "wf": 4 * d}.get(leaf, d)
-            p[n] = jnp.asarray(rng.normal(0, 0.02, (rows, cols)))
+            p[n] = jnp.asarray(rng.normal(0, 0.02, (rows, cols)).astype(dt))
         elif leaf.endswith("_s"):
-            p[n] = jnp.ones(d)
+            p[n] = jnp.ones(d, dt)
         else:
-            p[n] = jnp.zeros(4 * d if leaf == "bf" else d)
+            p[n] = jnp.zeros(4 * d if leaf == "bf" else d, dt)
 
     def ln(x, s, o):
         m = x.mean(-1, keepdims=True)
@@ -159,6 +166,7 @@ def jax_steps(threads, warmup, steps):
         p, m, vv, l = step(p, m, vv, float(i + 1), jnp.asarray(x.numpy()), jnp.asarray(y.numpy()))
         l.block_until_ready()
         times.append(time.perf_counter() - t0)
+    jax_steps.first = times[0]  # the step that traced and compiled (--first)
     return times[warmup:]
 
 
@@ -168,8 +176,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--steps", type=int, default=50)
-    # issue 21's comparison (benches/gpt/precision.sh): torch only
+    # issue 21's comparison (benches/gpt/precision.sh), issue 24's (benches/xla/run.sh)
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--first", action="store_true",
+                    help="jax: also print the first step's time (tracing and compiling)")
     ap.add_argument("--mode", choices=["eager", "sdpa", "compile"], default="eager",
                     help="eager: the reference's attention; sdpa: F.scaled_dot_product_attention; "
                          "compile: torch.compile of the sdpa loss")
@@ -181,8 +191,11 @@ def main():
     if a.peer == "torch":
         times = torch_steps(a.threads, a.warmup, a.steps, a.dtype, size, a.mode)
     else:
-        times = jax_steps(a.threads, a.warmup, a.steps)
-    print(f"{statistics.median(times) * 1000:.2f}")
+        times = jax_steps(a.threads, a.warmup, a.steps, a.dtype, size)
+    line = f"{statistics.median(times) * 1000:.2f}"
+    if a.first and a.peer == "jax":
+        line += f" {jax_steps.first * 1000:.2f}"
+    print(line)
 
 
 if __name__ == "__main__":

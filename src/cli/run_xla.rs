@@ -53,6 +53,13 @@ pub fn install(flag: Option<&Path>, sources: &mut SourceMap) -> Result<Backend, 
 /// to the interpreter with why.
 pub fn summary(stats: &Stats) -> String {
     let mut out = format!("xla: {} call(s) ran on the device\n", stats.offloaded);
+    out.push_str(&format!(
+        "xla: compile cache: {} miss(es) (programs compiled), {} hit(s); the calls that \
+         compiled took {:.1} ms\n",
+        stats.compiled,
+        stats.cache_hits,
+        stats.compiling_calls.as_secs_f64() * 1000.0
+    ));
     for (name, n) in &stats.by_function {
         out.push_str(&format!("xla: `{name}` ran on the device {n} time(s)\n"));
     }
@@ -69,8 +76,8 @@ pub fn summary(stats: &Stats) -> String {
     }
     let moved = Traffic::since(stats.start);
     out.push_str(&format!(
-        "xla: {} program(s) compiled, {} compile-cache hit(s), {} execution(s)\n",
-        stats.compiles, stats.cache_hits, moved.executions
+        "xla: {} program(s) compiled in all (single ops included), {} execution(s)\n",
+        stats.programs, moved.executions
     ));
     out.push_str(&format!(
         "xla: {} byte(s) copied to the device, {} byte(s) back to the host\n",

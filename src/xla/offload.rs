@@ -43,9 +43,15 @@ pub struct Stats {
     pub ops: std::collections::BTreeMap<String, u64>,
     /// Ops whose operands were on the device but which ran on the host, with why.
     pub ops_declined: std::collections::BTreeMap<String, String>,
-    /// Programs compiled, and compile-cache lookups that found one.
-    pub compiles: u64,
+    /// Of the offloaded function calls: programs compiled (compile-cache misses) and
+    /// calls that found their program compiled (hits).
+    pub compiled: u64,
     pub cache_hits: u64,
+    /// Wall time of the offloaded calls that compiled: tracing, lowering, compiling and
+    /// that call's run with its copies.
+    pub compiling_calls: std::time::Duration,
+    /// Programs the device compiled in all, single ops' included.
+    pub programs: u64,
     /// The thread's device traffic when the hook was made: [`Traffic::since`] gives
     /// what the run moved.
     pub start: Traffic,
@@ -83,8 +89,7 @@ impl<'p> DeviceOffload<'p> {
     /// Copies the device's counters into the stats.
     fn count(&self) {
         let mut s = self.stats.borrow_mut();
-        s.compiles = self.device.cache().misses();
-        s.cache_hits = self.device.cache().hits();
+        s.programs = self.device.cache().misses();
     }
 
     fn decline_op(&mut self, op: Op, why: String) {
@@ -283,8 +288,18 @@ impl Offload for DeviceOffload<'_> {
             return None;
         }
         let before = self.device.cache().misses();
+        let hits = self.device.cache().hits();
+        let start = std::time::Instant::now();
         let called = self.device.call_function(program, func, &fargs);
         let compiled = self.device.cache().misses() - before;
+        {
+            let mut stats = self.stats.borrow_mut();
+            stats.compiled += compiled;
+            stats.cache_hits += self.device.cache().hits() - hits;
+            if compiled > 0 {
+                stats.compiling_calls += start.elapsed();
+            }
+        }
         let n = self.programs.entry(func).or_insert(0);
         *n += compiled;
         let too_many = *n >= MAX_PROGRAMS;
