@@ -119,9 +119,14 @@ impl PluginError {
             return true;
         }
         let m = message.to_ascii_lowercase();
-        ["resource_exhausted", "resource exhausted", "out of memory"]
-            .iter()
-            .any(|w| m.contains(w))
+        [
+            "resource_exhausted",
+            "resource exhausted",
+            "out of memory",
+            "out of device memory",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
     }
 }
 
@@ -524,5 +529,39 @@ mod dl {
             path: path.to_path_buf(),
             reason: "faber loads PJRT plugins only on Unix (Linux, macOS)".to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_error(message: &str, code: i32) -> PluginError {
+        PluginError::Call {
+            call: "PJRT_LoadedExecutable_Execute",
+            message: message.to_string(),
+            code,
+        }
+    }
+
+    #[test]
+    fn out_of_memory_by_code_or_by_message() {
+        // RESOURCE_EXHAUSTED whatever the message says.
+        assert!(call_error("allocation refused", 8).is_out_of_memory());
+        // A plugin without PJRT_Error_GetCode: XLA's allocator messages.
+        for m in [
+            "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.",
+            "fake plugin: out of device memory",
+            "Resource exhausted: OOM when allocating tensor",
+        ] {
+            assert!(call_error(m, 0).is_out_of_memory(), "{m}");
+        }
+        // Other failures, and other codes (13 is INTERNAL).
+        assert!(!call_error("device lost", 13).is_out_of_memory());
+        assert!(!call_error("memory layout not supported", 0).is_out_of_memory());
+        let not_a_call = PluginError::NoEntryPoint {
+            path: PathBuf::from("p.so"),
+        };
+        assert!(!not_a_call.is_out_of_memory());
     }
 }
