@@ -135,10 +135,20 @@ incipit {
 "#;
 
 fn compile() -> Program {
+    compile_source(SOURCE)
+}
+
+/// `source` compiled with gradus' optimizer at hand (`gradus:optimize`).
+fn compile_source(source: &str) -> Program {
     let mut sources = SourceMap::new();
-    let id = sources.add("xla_functions.fab", SOURCE.to_string());
+    let id = sources.add("xla_functions.fab", source.to_string());
     let mut loader = MemoryLoader {
-        files: Default::default(),
+        files: [(
+            "gradus:optimize.fab".to_string(),
+            include_str!("../gradus-fab/src/optimize.fab").to_string(),
+        )]
+        .into_iter()
+        .collect(),
     };
     match faber::compile(&mut sources, id, &mut loader) {
         Ok(p) => p,
@@ -162,29 +172,48 @@ fn rand32(rng: &mut SplitMix64, shape: &[usize]) -> Tensor {
         .unwrap()
 }
 
-/// The interpreter's result, flattened: a tensor, a number, or a tuple's parts.
-fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
+/// The interpreter's result under `--precision f32`.
+fn interpret(p: &Program, f: FuncId, args: Vec<Value>) -> Value {
     let config = RunConfig {
         precision: DType::F32,
         ..RunConfig::default()
     };
     let mut io = BufferIo::default();
-    let v = eval::run_function(p, f, args, &mut io, &config)
-        .unwrap_or_else(|e| panic!("{}", e.into_diagnostic().message));
+    eval::run_function(p, f, args, &mut io, &config)
+        .unwrap_or_else(|e| panic!("{}", e.into_diagnostic().message))
+}
+
+/// The interpreter's result, flattened as the device's results are: a tensor, a
+/// number, the parts of a tuple, record or list; integers (known when traced) are
+/// not program outputs.
+fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
     fn flat(v: &Value, out: &mut Vec<Vec<f64>>) {
         match v {
             Value::Tensor(t) => out.push(t.values().into_owned()),
             Value::Float(x) => out.push(vec![*x]),
-            Value::Tuple(parts) => parts.iter().for_each(|p| flat(p, out)),
+            Value::Tuple(parts) | Value::List(parts) => parts.iter().for_each(|p| flat(p, out)),
             Value::Record(r) => r.fields.iter().for_each(|p| flat(p, out)),
-            // The cotangent of an integer or flag operand.
-            Value::Nihil => {}
+            // The cotangent of an integer or flag operand; a step count.
+            Value::Nihil | Value::Int(_) => {}
             other => panic!("unexpected result {}", other.type_name()),
         }
     }
     let mut out = Vec::new();
-    flat(&v, &mut out);
+    flat(&interpret(p, f, args), &mut out);
     out
+}
+
+/// The device argument for an interpreter value: tensors, numbers, integers, records
+/// and lists of them.
+fn arg_of(v: &Value) -> FnArg<'_> {
+    match v {
+        Value::Tensor(t) => FnArg::Tensor(t),
+        Value::Float(x) => FnArg::Number(*x),
+        Value::Int(n) => FnArg::Int(*n),
+        Value::Record(r) => FnArg::Record(r.fields.iter().map(arg_of).collect()),
+        Value::List(items) => FnArg::List(items.iter().map(arg_of).collect()),
+        other => panic!("no device argument for {}", other.type_name()),
+    }
 }
 
 fn close(got: &[Tensor], want: &[Vec<f64>], what: &str) {
@@ -554,4 +583,210 @@ fn what_has_no_lowering_yet_is_named() {
     if pjrt_plugin().is_none() {
         say_no_plugin("xla_functions::no_lowering (its device part)");
     }
+}
+
+/// gradus' optimizer over a record-of-records parameter tree: `norma_gradientum`,
+/// `adam_initium` and `momentum_initium` as gradus writes them; the leaf loops of
+/// SGD, SGD with momentum and AdamW as gradus writes them but without their first
+/// line, the finiteness check (`hospes.primum_non_finitum`, a `si` on what the
+/// device computes), which keeps `sgd`, `momentum` and `adamw` themselves in the
+/// interpreter; `tonde_normam`'s scaling loop.
+const OPTIMIZE: &str = r#"importa ex "gradus:optimize" privata optimize
+
+genus Stratum {
+    tf32[2, 3] w
+    tf32[3] b
+}
+
+genus Rete {
+    Stratum prima
+    lista<Stratum> alia
+    f32 scala
+}
+
+functio folia(Rete g) → lista<tf32> {
+    redde hospes.folia(g)
+}
+
+functio norma(Rete g) → f32 {
+    redde optimize.norma_gradientum(g)
+}
+
+functio initium(Rete p) → optimize.StatusAdam {
+    redde optimize.adam_initium(p)
+}
+
+functio sgd_folia(Rete p, Rete g, f32 lr) → Rete {
+    fixum lista<tf32> fp ← hospes.folia(p)
+    fixum lista<tf32> fg ← hospes.folia(g)
+    varia lista<tf32> r ← []
+    itera ab 0 ‥ fp.longitudo() fixum i ergo r.appende(fp[i].subtrahe(fg[i] ⊙ lr))
+    redde hospes.ex_foliis(p, r)
+}
+
+functio momentum_folia(Rete p, Rete g, optimize.StatusMomenti s, f32 lr, f32 mu) → iuncta<Rete, optimize.StatusMomenti> {
+    fixum lista<tf32> fp ← hospes.folia(p)
+    fixum lista<tf32> fg ← hospes.folia(g)
+    varia lista<tf32> r ← []
+    varia lista<tf32> v ← []
+    itera ab 0 ‥ fp.longitudo() fixum i {
+        fixum tf32 vi ← s.velocitas[i].scala(mu).addita(fg[i])
+        v.appende(vi)
+        r.appende(fp[i].subtrahe(vi.scala(lr)))
+    }
+    redde iuncta<Rete, optimize.StatusMomenti>[hospes.ex_foliis(p, r), optimize.StatusMomenti { velocitas = v }]
+}
+
+functio velocitates(Rete p) → optimize.StatusMomenti {
+    redde optimize.momentum_initium(p)
+}
+
+functio tonde(Rete g, f32 coef) → Rete {
+    varia lista<tf32> r ← []
+    itera ex hospes.folia(g) fixum t ergo r.appende(t.scala(coef))
+    redde hospes.ex_foliis(g, r)
+}
+
+functio adamw_folia(Rete p, Rete g, optimize.StatusAdam s, f32 lr, f32 beta1, f32 beta2, f32 eps, f32 wd) → iuncta<Rete, optimize.StatusAdam> {
+    fixum numerus t ← s.passus + 1
+    fixum f32 bc1 ← 1.0 - beta1.potentia(t ↦ fractus)
+    fixum f32 bc2_sqrt ← (1.0 - beta2.potentia(t ↦ fractus)).radix()
+    fixum f32 step_size ← lr / bc1
+    fixum f32 decay ← 1.0 - lr * wd
+    fixum lista<tf32> fp ← hospes.folia(p)
+    fixum lista<tf32> fg ← hospes.folia(g)
+    fixum lista<f32> coef ← [beta1, 1.0 - beta1, beta2, 1.0 - beta2, 1.0 / bc2_sqrt, eps, decay, step_size]
+    varia lista<tf32> r ← []
+    varia lista<tf32> m ← []
+    varia lista<tf32> v ← []
+    itera ab 0 ‥ fp.longitudo() fixum i {
+        fixum [ri, mi, vi] ← fp[i].adamw_passus(fg[i], s.m[i], s.v[i], coef)
+        m.appende(mi)
+        v.appende(vi)
+        r.appende(ri)
+    }
+    redde iuncta<Rete, optimize.StatusAdam>[hospes.ex_foliis(p, r), optimize.StatusAdam { m = m, v = v, passus = t }]
+}
+
+functio sgd(Rete p, Rete g, f32 lr) → Rete {
+    redde optimize.sgd(p, g, lr)
+}
+
+incipit {
+}
+"#;
+
+#[test]
+fn gradus_optimizer_over_a_parameter_tree_agrees_with_the_interpreter() {
+    let p = compile_source(OPTIMIZE);
+    // gradus' own `sgd` starts with its finiteness check: a host function that
+    // reads values, which does not lower (the interpreter runs it).
+    let t = |dims: &[usize]| Param::Tensor(TensorType::new(ElementType::F32, dims));
+    let layer = || Param::Record(vec![t(&[2, 3]), t(&[3])]);
+    let tree = Param::Record(vec![
+        layer(),
+        Param::List(vec![layer(), layer()]),
+        Param::Number(ElementType::F32),
+    ]);
+    let e = lower_function(
+        &p,
+        func(&p, "sgd"),
+        &[tree.clone(), tree.clone(), Param::Number(ElementType::F32)],
+        ElementType::F32,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no StableHLO lowering for the host function `hospes.primum_non_finitum`"
+    );
+    let Some(mut dev) = device() else {
+        say_no_plugin("xla_functions::gradus_optimizer");
+        return;
+    };
+    let before = k::set_precision(DType::F32);
+    let mut rng = SplitMix64::new(7);
+    let genus = |name: &str| {
+        let i = p.genera.iter().position(|g| g.name.ends_with(name));
+        faber::ir::GenusId(i.unwrap() as u32)
+    };
+    let record = |name: &str, fields: Vec<Value>| {
+        Value::Record(std::rc::Rc::new(faber::eval::Record {
+            genus: genus(name),
+            fields,
+        }))
+    };
+    let tv = |t: Tensor| Value::Tensor(std::rc::Rc::new(t));
+    // Every leaf its own values; `scala` a number, which is no leaf.
+    let mut rete = |scala: f64| {
+        let mut layer = || {
+            record(
+                "Stratum",
+                vec![tv(rand32(&mut rng, &[2, 3])), tv(rand32(&mut rng, &[3]))],
+            )
+        };
+        let prima = layer();
+        let alia = Value::list(vec![layer(), layer()]);
+        record("Rete", vec![prima, alia, Value::Float(scala)])
+    };
+    let (params, grads) = (rete(0.5), rete(3.0));
+
+    // Runs `name` on the device and in the interpreter; compares every output.
+    let mut both = |name: &str, args: Vec<Value>| {
+        let f = func(&p, name);
+        let dargs: Vec<FnArg> = args.iter().map(arg_of).collect();
+        let got = dev
+            .run_function(&p, f, &dargs)
+            .unwrap_or_else(|e| panic!("{name} did not run on the device: {e}"));
+        close(&got, &interpreted(&p, f, args.clone()), name);
+        interpret(&p, f, args)
+    };
+    both("folia", vec![grads.clone()]);
+    both("norma", vec![grads.clone()]);
+    both(
+        "sgd_folia",
+        vec![params.clone(), grads.clone(), Value::Float(0.125)],
+    );
+    both("tonde", vec![grads.clone(), Value::Float(0.25)]);
+    // SGD with momentum, two steps: the second from the first's velocities.
+    let mut vel = both("velocitates", vec![params.clone()]);
+    for _ in 0..2 {
+        let args = vec![
+            params.clone(),
+            grads.clone(),
+            vel,
+            Value::Float(0.05),
+            Value::Float(0.9),
+        ];
+        let Value::Tuple(out) = both("momentum_folia", args) else {
+            panic!("momentum_folia gives a pair");
+        };
+        vel = out[1].clone();
+    }
+    let mut state = both("initium", vec![params.clone()]);
+    let mut params = params;
+    for step in 1..=2 {
+        let args = vec![
+            params.clone(),
+            grads.clone(),
+            state,
+            Value::Float(0.01),
+            Value::Float(0.9),
+            Value::Float(0.999),
+            Value::Float(1e-8),
+            Value::Float(0.1),
+        ];
+        let Value::Tuple(out) = both("adamw_folia", args) else {
+            panic!("adamw_folia gives a pair");
+        };
+        params = out[0].clone();
+        state = out[1].clone();
+        let Value::Record(s) = &state else {
+            panic!("the state is a record")
+        };
+        assert!(
+            matches!(s.fields[2], Value::Int(n) if n == step),
+            "the step count"
+        );
+    }
+    k::set_precision(before);
 }

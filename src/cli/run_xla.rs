@@ -13,6 +13,7 @@ use faber::eval::offload::{self, Installed};
 use faber::ir::Program;
 use faber::source::{SourceMap, Span};
 use faber::xla::offload::{DeviceOffload, Stats};
+use faber::xla::resident::Traffic;
 use faber::xla::{Device, Plugin};
 
 use super::devices::{find_plugin, plugin_error};
@@ -131,6 +132,23 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
             .unwrap_or_default();
         out.push_str(&format!("xla: `{name}`{at} runs on the CPU: {why}\n"));
     }
+    for (name, n) in &stats.ops {
+        out.push_str(&format!(
+            "xla: op `{name}` ran on the device {n} time(s) (an operand was there)\n"
+        ));
+    }
+    for (name, why) in &stats.ops_declined {
+        out.push_str(&format!("xla: op `{name}` runs on the CPU: {why}\n"));
+    }
+    let moved = Traffic::since(stats.start);
+    out.push_str(&format!(
+        "xla: {} program(s) compiled, {} compile-cache hit(s), {} execution(s)\n",
+        stats.compiles, stats.cache_hits, moved.executions
+    ));
+    out.push_str(&format!(
+        "xla: {} byte(s) copied to the device, {} byte(s) back to the host\n",
+        moved.bytes_in, moved.bytes_out
+    ));
     out
 }
 

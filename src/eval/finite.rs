@@ -39,8 +39,11 @@ fn all_finite_f32(xs: &[f32]) -> bool {
 }
 
 /// Whether every element of a tensor of either element type is finite (no widened copy
-/// of an f32 tensor).
+/// of an f32 tensor; a tensor only on a device is asked there, src/tensor/remote.rs).
 pub(crate) fn tensor_finite(t: &Tensor) -> bool {
+    if t.on_device_only() {
+        return t.all_finite();
+    }
     match t.data_f32() {
         Some(xs) => all_finite_f32(xs),
         None => all_finite(t.data()),

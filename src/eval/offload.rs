@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 
 use super::Value;
 use crate::diag::Code;
+use crate::ir::ops::Op;
 use crate::ir::{FuncId, Program};
 
 /// An executor for some calls.
@@ -26,6 +27,13 @@ pub trait Offload {
         func: FuncId,
         args: &[Value],
     ) -> Option<Result<Value, (Code, String)>>;
+
+    /// Runs one op whose operands include a tensor on this executor's device
+    /// (src/tensor/remote.rs), as [`Offload::call`] answers; `None` leaves it to the
+    /// host kernel (which copies the operand to the host).
+    fn op(&mut self, _op: Op, _args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
+        None
+    }
 }
 
 thread_local! {
@@ -66,5 +74,29 @@ pub(crate) fn try_call(
     HOOK.with(|h| {
         let mut h = h.try_borrow_mut().ok()?;
         h.as_mut()?.call(program, func, args)
+    })
+}
+
+/// The hook's answer for op `op` on operands of which one or more is a tensor only on a
+/// device, or `None` (no hook, no such operand, it declined, or it is busy).
+#[inline(always)]
+pub(crate) fn try_op(op: Op, args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
+    if !ACTIVE.with(|a| a.get()) {
+        return None;
+    }
+    on_device(op, args)
+}
+
+#[inline(never)]
+fn on_device(op: Op, args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
+    if !args
+        .iter()
+        .any(|v| matches!(v, Value::Tensor(t) if t.on_device_only()))
+    {
+        return None;
+    }
+    HOOK.with(|h| {
+        let mut h = h.try_borrow_mut().ok()?;
+        h.as_mut()?.op(op, args)
     })
 }

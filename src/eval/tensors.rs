@@ -27,6 +27,11 @@ pub(crate) fn apply(op: Op, a: &[&Value]) -> FResult<Value> {
     if a.len() != op.arity() {
         return Err(arity_fault(op, a.len()));
     }
+    if let Some(r) = super::offload::try_op(op, a) {
+        // `faber run --backend xla`: an operand lives on the device, and so does the
+        // op (src/eval/offload.rs).
+        return r.map_err(|(code, msg)| Fault::Error(code, msg));
+    }
     let found = dtype::scan(a);
     if found.f32 || (!found.any_tensor() && k::precision() == k::DType::F32 && !dtype::wide_seed(a))
     {

@@ -22,6 +22,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::buf::Buf;
+use super::remote::Remote;
 use super::{checked_numel, Shape, TResult, Tensor, TensorError};
 
 /// The element type a tensor stores.
@@ -89,6 +90,8 @@ pub fn set_precision(d: DType) -> DType {
 pub(in crate::tensor) enum Store {
     F64(Buf),
     F32(Rc<Vec<f32>>),
+    /// On a device (remote.rs); [`Tensor::held`] gives the host copy.
+    Remote(Rc<Remote>),
 }
 
 impl Store {
@@ -97,8 +100,16 @@ impl Store {
         match self {
             Store::F64(b) => b.len(),
             Store::F32(v) => v.len(),
+            Store::Remote(r) => r.len(),
         }
     }
+}
+
+/// A host store was expected: [`Tensor::held`] never gives a remote one.
+#[cold]
+#[inline(never)]
+pub(in crate::tensor) fn remote_not_held() -> ! {
+    panic!("internal error: a device-resident tensor was read without its host copy")
 }
 
 impl std::fmt::Debug for Store {
@@ -106,6 +117,7 @@ impl std::fmt::Debug for Store {
         match self {
             Store::F64(b) => b.fmt(f),
             Store::F32(v) => write!(f, "f32{:?}", v.as_slice()),
+            Store::Remote(r) => r.fmt(f),
         }
     }
 }
@@ -142,27 +154,49 @@ impl Tensor {
     /// The element type this tensor stores.
     #[inline(always)]
     pub fn dtype(&self) -> DType {
-        match self.data {
+        match &self.data {
             Store::F64(_) => DType::F64,
             Store::F32(_) => DType::F32,
+            Store::Remote(r) => r.dtype(),
         }
+    }
+
+    /// The host store: the elements themselves, or a resident tensor's host copy
+    /// (made here on first use; remote.rs). Never [`Store::Remote`].
+    #[inline(always)]
+    pub(in crate::tensor) fn held(&self) -> &Store {
+        match &self.data {
+            Store::Remote(r) => r.host(),
+            s => s,
+        }
+    }
+
+    /// The host store for writing: a resident tensor first adopts its host copy.
+    #[inline(always)]
+    pub(in crate::tensor) fn held_mut(&mut self) -> &mut Store {
+        if let Store::Remote(r) = &self.data {
+            self.data = r.host().clone();
+        }
+        &mut self.data
     }
 
     /// The elements of an f64 tensor (`None` for an f32 one).
     #[inline(always)]
     pub fn data_f64(&self) -> Option<&[f64]> {
-        match &self.data {
+        match self.held() {
             Store::F64(b) => Some(b.as_slice()),
             Store::F32(_) => None,
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
     /// The elements of an f32 tensor (`None` for an f64 one).
     #[inline(always)]
     pub fn data_f32(&self) -> Option<&[f32]> {
-        match &self.data {
+        match self.held() {
             Store::F32(v) => Some(v.as_slice()),
             Store::F64(_) => None,
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
@@ -172,17 +206,19 @@ impl Tensor {
     /// does for the other type).
     #[inline(always)]
     pub fn data32(&self) -> &[f32] {
-        match &self.data {
+        match self.held() {
             Store::F32(v) => v.as_slice(),
             Store::F64(_) => f64_in_f32_path(),
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
     /// Mutable elements of an f32 tensor, copying shared storage first.
     pub fn data_f32_mut(&mut self) -> Option<&mut [f32]> {
-        match &mut self.data {
+        match self.held_mut() {
             Store::F32(v) => Some(Rc::make_mut(v).as_mut_slice()),
             Store::F64(_) => None,
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
@@ -207,26 +243,32 @@ impl Tensor {
     /// Every element as an f64 (exact for both types): borrowed for an f64 tensor,
     /// widened into a new vector for an f32 one.
     pub fn values(&self) -> Cow<'_, [f64]> {
-        match &self.data {
+        match self.held() {
             Store::F64(b) => Cow::Borrowed(b.as_slice()),
             Store::F32(v) => Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()),
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
     /// Element `i` (row-major) as an f64, `None` past the end.
     #[inline]
     pub fn value_at(&self, i: usize) -> Option<f64> {
-        match &self.data {
+        match self.held() {
             Store::F64(b) => b.as_slice().get(i).copied(),
             Store::F32(v) => v.get(i).map(|&x| f64::from(x)),
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
     /// This tensor with elements of type `to`: itself (shared) when it already is;
     /// f64 → f32 rounds each element once to nearest-even; f32 → f64 is exact.
     pub fn to_dtype(&self, to: DType) -> TResult<Tensor> {
-        let data = match (&self.data, to) {
+        if self.dtype() == to {
+            return Ok(self.clone());
+        }
+        let data = match (self.held(), to) {
             (Store::F64(_), DType::F64) | (Store::F32(_), DType::F32) => return Ok(self.clone()),
+            (Store::Remote(_), _) => remote_not_held(),
             (Store::F64(b), DType::F32) => {
                 let mut v = f32_vec(b.len())?;
                 v.extend(b.as_slice().iter().map(|&x| x as f32));
@@ -250,9 +292,9 @@ impl Tensor {
         if let Some(d) = self.data_f32_mut() {
             return d.get_mut(i).map(|e| *e = v as f32).is_some();
         }
-        match &mut self.data {
+        match self.held_mut() {
             Store::F64(b) => b.make_mut().get_mut(i).map(|e| *e = v).is_some(),
-            Store::F32(_) => false,
+            Store::F32(_) | Store::Remote(_) => false,
         }
     }
 

@@ -63,6 +63,7 @@ mod par_f32;
 mod pool;
 mod reduce;
 mod reduce_f32;
+mod remote;
 mod rng;
 mod shape;
 mod softmax;
@@ -85,6 +86,7 @@ pub use matmul::*;
 pub use norm::*;
 pub use optim::*;
 pub use reduce::*;
+pub use remote::{count_fetched, fetched_bytes, DeviceData, DeviceLost, HostData};
 pub use rng::*;
 pub use shape::*;
 pub use softmax::*;
@@ -94,7 +96,7 @@ use std::cell::Cell;
 
 use buf::Buf;
 use buf::Out;
-use dtype::{f32_in_f64_path, Store};
+use dtype::{f32_in_f64_path, remote_not_held, Store};
 pub(in crate::tensor) use dtype::{f32_vec, f64_in_f32_path};
 
 /// An empty `Vec` with room for `n` elements that becomes a tensor's storage
@@ -375,18 +377,20 @@ impl Tensor {
     /// [`Tensor::data_f32`] (dtype.rs).
     #[inline(always)]
     pub fn data(&self) -> &[f64] {
-        match &self.data {
+        match self.held() {
             Store::F64(b) => b.as_slice(),
             Store::F32(_) => f32_in_f64_path(),
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
     /// Mutable elements of an f64 tensor, copying the buffer first if it is shared
     /// (an f32 tensor: as [`Tensor::data`]; see [`Tensor::data_f32_mut`]).
     pub fn data_mut(&mut self) -> &mut [f64] {
-        match &mut self.data {
+        match self.held_mut() {
             Store::F64(b) => b.make_mut(),
             Store::F32(_) => f32_in_f64_path(),
+            Store::Remote(_) => remote_not_held(),
         }
     }
 
@@ -395,6 +399,7 @@ impl Tensor {
         match (&self.data, &other.data) {
             (Store::F64(a), Store::F64(b)) => a.ptr_eq(b),
             (Store::F32(a), Store::F32(b)) => std::rc::Rc::ptr_eq(a, b),
+            (Store::Remote(a), Store::Remote(b)) => std::rc::Rc::ptr_eq(a, b),
             _ => false,
         }
     }

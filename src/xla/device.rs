@@ -11,9 +11,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
-use super::exec::{ElementType, Executable, HostArray};
+use super::exec::{Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::CompileOptions;
+use super::resident::{buffer_of, note_execution, note_in, resident_tensor, Probe};
 use super::stablehlo::{
     lower_function_with_template, lower_op, Function, LowerError, Operand, Param, Template,
     TensorType,
@@ -68,6 +69,12 @@ pub enum Arg<'a> {
     Dims(Vec<usize>),
     /// A list of literal numbers (`adamw_passus`'s coefficients).
     Nums(Vec<f64>),
+    /// A number passed to the program as a rank-0 parameter of the given element
+    /// type, so one program serves every value (the eager ops of
+    /// src/xla/offload.rs).
+    Scalar(f64, ElementType),
+    /// A list of numbers passed as rank-0 parameters.
+    Scalars(Vec<f64>, ElementType),
 }
 
 /// An argument of [`Device::run_function`].
@@ -213,6 +220,8 @@ pub struct Device<'p> {
     /// The keys whose lowering failed, with why: asked again, the answer is the same
     /// without tracing again.
     refused: HashMap<Key, LowerError>,
+    /// Shared with this device's resident buffers (src/xla/resident.rs).
+    probe: Rc<Probe>,
 }
 
 fn element_type(t: &Tensor) -> ElementType {
@@ -238,16 +247,19 @@ impl<'p> Device<'p> {
     /// Addressable device `ordinal` of `client`.
     pub fn new(client: Client<'p>, ordinal: usize) -> Result<Device<'p>, XlaError> {
         let id = client.addressable_device_id(ordinal)?;
+        let options = CompileOptions {
+            device_id: Some(id),
+            ..CompileOptions::default()
+        };
+        let probe = Rc::new(Probe::new(Rc::clone(&client.handle), options));
         Ok(Device {
             client,
             ordinal,
-            options: CompileOptions {
-                device_id: Some(id),
-                ..CompileOptions::default()
-            },
+            options,
             cache: Cache::default(),
             templates: HashMap::new(),
             refused: HashMap::new(),
+            probe,
         })
     }
 
@@ -271,25 +283,43 @@ impl<'p> Device<'p> {
         Ok(exe)
     }
 
-    /// Runs `exe` on `args` and copies every output back as a tensor.
+    /// Runs `exe` on `args` and returns its outputs as tensors whose elements stay on
+    /// the device (src/xla/resident.rs): reading one copies it to the host then. An
+    /// argument already on this device is passed as it is; any other is copied in.
     pub fn execute(&self, exe: &Executable, args: &[&Tensor]) -> Result<Vec<Tensor>, XlaError> {
-        let buffers = args
+        let copies = args
             .iter()
-            .map(|t| {
-                self.client
-                    .to_device(&host_array(t), t.shape(), self.ordinal)
+            .map(|t| match buffer_of(t, &self.probe) {
+                Some(_) => Ok(None),
+                None => {
+                    let b = self
+                        .client
+                        .to_device(&host_array(t), t.shape(), self.ordinal)?;
+                    note_in(t.nbytes());
+                    Ok(Some(b))
+                }
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        let refs: Vec<_> = buffers.iter().collect();
+            .collect::<Result<Vec<Option<Buffer>>, PluginError>>()?;
+        let refs: Vec<&Buffer> = args
+            .iter()
+            .zip(&copies)
+            .map(|(t, c)| match c {
+                Some(b) => Some(b),
+                None => buffer_of(t, &self.probe),
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| XlaError::Result("an argument left the device".into()))?;
         let outs = exe.execute(&refs)?;
-        outs.iter()
+        note_execution();
+        outs.into_iter()
             .map(|b| {
-                let (data, dims) = b.to_host()?;
-                let t = match data {
-                    HostArray::F32(v) => Tensor::from_f32(v, &dims),
-                    HostArray::F64(v) => Tensor::from_flat(v, &dims),
+                let dims = b.dims()?;
+                let Some(elem) = b.element_type()? else {
+                    return Err(XlaError::Result(
+                        "an element type other than f32 or f64".into(),
+                    ));
                 };
-                t.map_err(|e| XlaError::Result(e.to_string()))
+                Ok(resident_tensor(b, &dims, elem, &self.probe))
             })
             .collect()
     }
@@ -297,13 +327,28 @@ impl<'p> Device<'p> {
     /// `op` applied to `args` on the device: lowered, compiled (or found in the
     /// cache), run; the results as tensors (a number result is a rank-0 tensor).
     pub fn run_op(&mut self, op: Op, args: &[Arg]) -> Result<Vec<Tensor>, XlaError> {
-        let tensors: Vec<&Tensor> = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Tensor(t) => Some(*t),
-                _ => None,
-            })
-            .collect();
+        let mut scalars: Vec<Tensor> = Vec::new();
+        for a in args {
+            match a {
+                Arg::Scalar(x, e) => scalars.push(scalar_tensor(*x, *e)?),
+                Arg::Scalars(xs, e) => {
+                    for x in xs {
+                        scalars.push(scalar_tensor(*x, *e)?);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut scalar_iter = scalars.iter();
+        let mut tensors: Vec<&Tensor> = Vec::new();
+        for a in args {
+            match a {
+                Arg::Tensor(t) => tensors.push(t),
+                Arg::Scalar(..) => tensors.extend(scalar_iter.next()),
+                Arg::Scalars(xs, _) => tensors.extend(scalar_iter.by_ref().take(xs.len())),
+                _ => {}
+            }
+        }
         let types: Vec<TensorType> = tensors
             .iter()
             .map(|t| TensorType::new(element_type(t), t.shape()))
@@ -311,7 +356,8 @@ impl<'p> Device<'p> {
         let literals: Vec<String> = args
             .iter()
             .map(|a| match a {
-                Arg::Tensor(_) => "_".to_string(),
+                Arg::Tensor(_) | Arg::Scalar(..) => "_".to_string(),
+                Arg::Scalars(xs, _) => format!("[{}]", vec!["_"; xs.len()].join(", ")),
                 Arg::Num(x) => format!("{:?}", x.to_bits()),
                 other => format!("{other:?}"),
             })
@@ -326,7 +372,14 @@ impl<'p> Device<'p> {
             let operands: Vec<Operand> = args
                 .iter()
                 .map(|a| match a {
-                    Arg::Tensor(_) => Operand::Tensor(params.next().expect("one per tensor")),
+                    Arg::Tensor(_) | Arg::Scalar(..) => {
+                        Operand::Tensor(params.next().expect("one per tensor"))
+                    }
+                    Arg::Scalars(xs, _) => Operand::List(
+                        xs.iter()
+                            .map(|_| Operand::Tensor(params.next().expect("one per number")))
+                            .collect(),
+                    ),
                     Arg::Num(x) => Operand::Num(*x),
                     Arg::Int(n) => Operand::Int(*n),
                     Arg::Flag(b) => Operand::Flag(*b),
@@ -408,6 +461,15 @@ impl<'p> Device<'p> {
             })?;
         Ok((self.execute(&exe, &inputs)?, template))
     }
+}
+
+/// `x` as a rank-0 tensor of `elem`.
+fn scalar_tensor(x: f64, elem: ElementType) -> Result<Tensor, XlaError> {
+    match elem {
+        ElementType::F32 => Tensor::from_f32(vec![x as f32], &[]),
+        ElementType::F64 => Tensor::from_flat(vec![x], &[]),
+    }
+    .map_err(|e| XlaError::Result(e.to_string()))
 }
 
 /// The tensors of a result, in order: outputs as they are, folded numbers as rank-0

@@ -131,6 +131,43 @@ fn addressable_device(h: &ClientHandle, index: usize) -> Result<*mut c::Device, 
     }
 }
 
+/// [`Client::compile`] on the client's shared handle (also what a resident buffer's
+/// finiteness probe compiles with: src/xla/resident.rs).
+pub(super) fn compile_on(
+    h: &Rc<ClientHandle>,
+    mlir: &str,
+    options: &CompileOptions,
+) -> Result<Executable, PluginError> {
+    let api = h.api;
+    let format = b"mlir";
+    let mut code = mlir.as_bytes().to_vec();
+    let mut program = c::Program::new();
+    program.code = code.as_mut_ptr().cast::<c_char>();
+    program.code_size = code.len();
+    program.format = format.as_ptr().cast::<c_char>();
+    program.format_size = format.len();
+    let opts = options.encode();
+    let mut args = c::ClientCompileArgs::new();
+    args.client = h.raw;
+    args.program = &program;
+    args.compile_options = opts.as_ptr().cast::<c_char>();
+    args.compile_options_size = opts.len();
+    call(api, "PJRT_Client_Compile", api.client_compile, &mut args)?;
+    if args.executable.is_null() {
+        return Err(failed(
+            "PJRT_Client_Compile",
+            "the plugin returned no executable",
+        ));
+    }
+    let mut exe = Executable {
+        client: Rc::clone(h),
+        raw: args.executable,
+        num_outputs: 0,
+    };
+    exe.num_outputs = exe.count_outputs()?;
+    Ok(exe)
+}
+
 impl Client<'_> {
     /// How many devices the client can address (`PJRT_Client_AddressableDevices`):
     /// the ordinals `0..n` that [`Client::to_device`] and a device take.
@@ -160,35 +197,7 @@ impl Client<'_> {
 
     /// Compiles StableHLO MLIR text (`PJRT_Client_Compile`, format "mlir").
     pub fn compile(&self, mlir: &str, options: &CompileOptions) -> Result<Executable, PluginError> {
-        let h = &self.handle;
-        let api = h.api;
-        let format = b"mlir";
-        let mut code = mlir.as_bytes().to_vec();
-        let mut program = c::Program::new();
-        program.code = code.as_mut_ptr().cast::<c_char>();
-        program.code_size = code.len();
-        program.format = format.as_ptr().cast::<c_char>();
-        program.format_size = format.len();
-        let opts = options.encode();
-        let mut args = c::ClientCompileArgs::new();
-        args.client = h.raw;
-        args.program = &program;
-        args.compile_options = opts.as_ptr().cast::<c_char>();
-        args.compile_options_size = opts.len();
-        call(api, "PJRT_Client_Compile", api.client_compile, &mut args)?;
-        if args.executable.is_null() {
-            return Err(failed(
-                "PJRT_Client_Compile",
-                "the plugin returned no executable",
-            ));
-        }
-        let mut exe = Executable {
-            client: Rc::clone(h),
-            raw: args.executable,
-            num_outputs: 0,
-        };
-        exe.num_outputs = exe.count_outputs()?;
-        Ok(exe)
+        compile_on(&self.handle, mlir, options)
     }
 
     /// Copies `data` (dense, row-major, of shape `dims`) to addressable device

@@ -29,6 +29,7 @@ pub mod offload;
 pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
+pub mod resident;
 pub mod stablehlo;
 
 pub use device::{Arg, Cache, Device, FnArg, Key, XlaError};

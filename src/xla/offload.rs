@@ -15,12 +15,15 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use super::device::{Device, FnArg, XlaError};
+use super::device::{Arg, Device, FnArg, XlaError};
+use super::exec::ElementType;
 use super::plugin::Stage;
-use super::stablehlo::Template;
+use super::resident::Traffic;
+use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
 use crate::eval::{Record, Value};
+use crate::ir::ops::{Op, OpResult};
 use crate::ir::{FuncId, Program};
 use crate::tensor::Tensor;
 
@@ -36,6 +39,16 @@ pub struct Stats {
     pub by_function: std::collections::BTreeMap<String, u64>,
     /// Functions left to the interpreter, with why (the first reason seen).
     pub declined: Vec<(String, String)>,
+    /// Single ops run on the device because an operand was there, per op name.
+    pub ops: std::collections::BTreeMap<String, u64>,
+    /// Ops whose operands were on the device but which ran on the host, with why.
+    pub ops_declined: std::collections::BTreeMap<String, String>,
+    /// Programs compiled, and compile-cache lookups that found one.
+    pub compiles: u64,
+    pub cache_hits: u64,
+    /// The thread's device traffic when the hook was made: [`Traffic::since`] gives
+    /// what the run moved.
+    pub start: Traffic,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -45,6 +58,10 @@ pub struct DeviceOffload<'p> {
     declined: HashSet<FuncId>,
     /// Programs compiled per function.
     programs: HashMap<FuncId, u64>,
+    /// Ops that run on the host even with operands on the device, and the programs
+    /// compiled per op for literal numbers.
+    ops_declined: HashSet<Op>,
+    op_programs: HashMap<Op, u64>,
     stats: Rc<std::cell::RefCell<Stats>>,
 }
 
@@ -52,12 +69,67 @@ impl<'p> DeviceOffload<'p> {
     /// The hook over `device`; `stats` is updated as calls run (the caller keeps a
     /// clone to read it after the run).
     pub fn new(device: Device<'p>, stats: Rc<std::cell::RefCell<Stats>>) -> DeviceOffload<'p> {
+        stats.borrow_mut().start = Traffic::now();
         DeviceOffload {
             device,
             declined: HashSet::new(),
             programs: HashMap::new(),
+            ops_declined: HashSet::new(),
+            op_programs: HashMap::new(),
             stats,
         }
+    }
+
+    /// Copies the device's counters into the stats.
+    fn count(&self) {
+        let mut s = self.stats.borrow_mut();
+        s.compiles = self.device.cache().misses();
+        s.cache_hits = self.device.cache().hits();
+    }
+
+    fn decline_op(&mut self, op: Op, why: String) {
+        self.ops_declined.insert(op);
+        self.stats
+            .borrow_mut()
+            .ops_declined
+            .entry(op.name().to_string())
+            .or_insert(why);
+    }
+
+    /// `op` on `args` on the device: numbers first as parameters (one program for
+    /// every value), then, where the lowering needs them literal, baked in.
+    fn run_op(&mut self, op: Op, args: &[&Value]) -> Result<Vec<Tensor>, XlaError> {
+        let elem = op_element(args);
+        let params = args
+            .iter()
+            .map(|v| op_arg(v, Some(elem)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                XlaError::Lower(LowerError::Shape {
+                    op: op.name(),
+                    reason: "an operand the device does not take".into(),
+                })
+            })?;
+        match self.device.run_op(op, &params) {
+            Err(XlaError::Lower(_))
+                if params
+                    .iter()
+                    .any(|a| matches!(a, Arg::Scalar(..) | Arg::Scalars(..))) => {}
+            other => return other,
+        }
+        let literal: Vec<Arg> = args
+            .iter()
+            .map(|v| op_arg(v, None))
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        let before = self.device.cache().misses();
+        let r = self.device.run_op(op, &literal);
+        let n = self.op_programs.entry(op).or_insert(0);
+        *n += self.device.cache().misses() - before;
+        if *n >= MAX_PROGRAMS {
+            self.decline_op(op, format!("compiled for {MAX_PROGRAMS} literal operands"));
+        }
+        r
     }
 
     fn decline(&mut self, program: &Program, func: FuncId, why: String) {
@@ -81,6 +153,57 @@ fn fn_arg(v: &Value) -> Option<FnArg<'_>> {
         Value::Nihil | Value::Vacuum => FnArg::Nihil,
         Value::Record(r) => FnArg::Record(r.fields.iter().map(fn_arg).collect::<Option<_>>()?),
         Value::List(items) => FnArg::List(items.iter().map(fn_arg).collect::<Option<_>>()?),
+        _ => return None,
+    })
+}
+
+/// The element type an op's number operands take on the device: f32 when every
+/// tensor operand is f32, else f64 (the promotion rule of docs/precision.md).
+fn op_element(args: &[&Value]) -> ElementType {
+    let all_f32 = args.iter().all(|v| match v {
+        Value::Tensor(t) => t.dtype() == crate::tensor::DType::F32,
+        _ => true,
+    });
+    if all_f32 {
+        ElementType::F32
+    } else {
+        ElementType::F64
+    }
+}
+
+/// The operand of [`Device::run_op`] for an op's operand: numbers as parameters of
+/// `scalars`' type when given, else as literals; `None` for a value the device does
+/// not take.
+fn op_arg<'v>(v: &'v Value, scalars: Option<ElementType>) -> Option<Arg<'v>> {
+    Some(match (v, scalars) {
+        (Value::Tensor(t), _) => Arg::Tensor(t),
+        (Value::Float(x), Some(e)) => Arg::Scalar(*x, e),
+        (Value::Float(x), None) => Arg::Num(*x),
+        (Value::Int(n), _) => Arg::Int(*n),
+        (Value::Bool(b), _) => Arg::Flag(*b),
+        (Value::List(items), _) if items.iter().all(|i| matches!(i, Value::Int(_))) => Arg::Dims(
+            items
+                .iter()
+                .map(|i| match i {
+                    Value::Int(n) => usize::try_from(*n).ok(),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+        ),
+        (Value::List(items), _) => {
+            let xs = items
+                .iter()
+                .map(|i| match i {
+                    Value::Float(x) => Some(*x),
+                    Value::Int(n) => Some(*n as f64),
+                    _ => None,
+                })
+                .collect::<Option<Vec<f64>>>()?;
+            match scalars {
+                Some(e) => Arg::Scalars(xs, e),
+                None => Arg::Nums(xs),
+            }
+        }
         _ => return None,
     })
 }
@@ -195,6 +318,71 @@ impl Offload for DeviceOffload<'_> {
                 format!("compiled for {MAX_PROGRAMS} argument signatures"),
             );
         }
+        self.count();
         Some(result)
     }
+
+    fn op(&mut self, op: Op, args: &[&Value]) -> Option<Result<Value, (Code, String)>> {
+        if self.ops_declined.contains(&op) {
+            return None;
+        }
+        let result = op.result();
+        if !matches!(
+            result,
+            OpResult::Tensor | OpResult::Float | OpResult::Pair | OpResult::Triple
+        ) {
+            return None;
+        }
+        let ran = self.run_op(op, args);
+        let answer = match ran {
+            Ok(outs) => {
+                *self
+                    .stats
+                    .borrow_mut()
+                    .ops
+                    .entry(op.name().to_string())
+                    .or_insert(0) += 1;
+                op_value(result, outs).map_err(|m| (codes::CLI_XLA_EXECUTE, m))
+            }
+            Err(XlaError::Lower(e)) => {
+                self.decline_op(op, e.to_string());
+                return None;
+            }
+            Err(e) => Err((
+                code_of(&e),
+                format!("`{}` on the XLA device: {e}", op.name()),
+            )),
+        };
+        self.count();
+        Some(answer)
+    }
+}
+
+/// An op's device outputs as the interpreter's value of its result kind.
+fn op_value(kind: OpResult, outs: Vec<Tensor>) -> Result<Value, String> {
+    let n = match kind {
+        OpResult::Pair => 2,
+        OpResult::Triple => 3,
+        _ => 1,
+    };
+    if outs.len() != n {
+        return Err(format!(
+            "the device program gave {} outputs, not {n}",
+            outs.len()
+        ));
+    }
+    let mut outs = outs.into_iter();
+    Ok(match kind {
+        OpResult::Float => {
+            let x = outs.next().ok_or("no output")?;
+            match (x.rank(), x.value_at(0)) {
+                (0, Some(v)) => Value::Float(v),
+                _ => return Err("the device's number is not a rank-0 tensor".into()),
+            }
+        }
+        OpResult::Pair | OpResult::Triple => {
+            Value::Tuple(Rc::new(outs.map(|t| Value::Tensor(Rc::new(t))).collect()))
+        }
+        _ => Value::Tensor(Rc::new(outs.next().ok_or("no output")?)),
+    })
 }

@@ -115,19 +115,24 @@ impl PluginError {
         let PluginError::Call { message, code, .. } = self else {
             return false;
         };
-        if *code == c::ERROR_CODE_RESOURCE_EXHAUSTED {
-            return true;
-        }
-        let m = message.to_ascii_lowercase();
-        [
-            "resource_exhausted",
-            "resource exhausted",
-            "out of memory",
-            "out of device memory",
-        ]
-        .iter()
-        .any(|w| m.contains(w))
+        *code == c::ERROR_CODE_RESOURCE_EXHAUSTED || says_out_of_memory(message)
     }
+}
+
+/// Whether a plugin's message says it ran out of memory ("resource exhausted", "out
+/// of (device) memory"): how an error is classified when its code is unknown, as for
+/// a plugin without `PJRT_Error_GetCode` or a failure that reaches the command line
+/// as text only (a device-resident tensor's copy to the host, src/main.rs).
+pub fn says_out_of_memory(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "resource_exhausted",
+        "resource exhausted",
+        "out of memory",
+        "out of device memory",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
 }
 
 /// A loaded, initialised PJRT plugin.

@@ -85,7 +85,7 @@ pub(super) enum Flow {
 }
 
 /// The most passes of an `itera` the lowering unrolls.
-const MAX_UNROLLED: usize = 4096;
+pub(super) const MAX_UNROLLED: usize = 4096;
 
 /// The values of an `itera ab a ‥ e per st` (… `e` included when `inclusive`).
 pub(super) fn unrolled(a: i64, e: i64, st: i64, inclusive: bool) -> Result<Vec<i64>, LowerError> {

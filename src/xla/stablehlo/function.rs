@@ -6,14 +6,20 @@
 //!
 //! Values known when the function is traced stay on the host: literal numbers,
 //! truth values and shape lists, and the scalar arithmetic on them (`/ 1.0, 4` in a
-//! generated companion) is folded. A call of a known function is inlined. What the
-//! device program cannot express yet — control flow (`si`, `itera`, `dum`), records,
-//! host functions, closures — is a [`LowerError::Unsupported`] naming it; the
-//! function then runs in the interpreter as before.
+//! generated companion) is folded. A call of a known function is inlined; `itera ab`
+//! with known bounds and `itera ex` over a list of known length are unrolled, `si` on
+//! a known flag traces its branch; the parameter-tree host functions `hospes.folia`
+//! and `hospes.ex_foliis` walk the traced tree (trees.rs). What the device program
+//! cannot express yet — control flow on device values (`si`, `dum`), other host
+//! functions, closures — is a [`LowerError::Unsupported`] naming it; the function
+//! then runs in the interpreter as before.
 
-use super::bound::{append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow};
+use super::bound::{
+    append, place_root, rhs_name, stmt_name, store, unrolled, Bound, Flow, MAX_UNROLLED,
+};
 use super::dispatch::lower_op;
 use super::lower::{LowerError, Operand};
+use super::{numbers, trees};
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
 use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};
@@ -270,8 +276,10 @@ impl Tracer<'_> {
                     let b = place_root(place, slots)?;
                     store(b, &path, v)?;
                 }
+                // `appende`; its result (`vacuum`, kept by `… ergo r.appende(x)`) is
+                // left unset: a read of it does not lower.
                 Stmt::MethodInPlace {
-                    dst: None,
+                    dst,
                     method: ir::Method::Appende,
                     place,
                     args,
@@ -280,6 +288,9 @@ impl Tracer<'_> {
                     let v = self.operand(&args[0], slots)?;
                     let b = place_root(place, slots)?;
                     append(b, v)?;
+                    if let Some(slot) = dst.and_then(|d| slots.get_mut(d.0 as usize)) {
+                        *slot = None;
+                    }
                 }
                 // `si` on a truth value known now: only the branch taken is traced.
                 Stmt::If {
@@ -318,6 +329,41 @@ impl Tracer<'_> {
                     let passes = unrolled(a, e, st, *inclusive)?;
                     for i in passes {
                         slots[var.0 as usize] = Some(Bound::Int(i));
+                        if let Flow::Return(b) = self.block(body, slots, depth)? {
+                            return Ok(Flow::Return(b));
+                        }
+                    }
+                }
+                // `itera ex` over a list known now (its length, not its values): one
+                // trace per item, as `itera ab`.
+                Stmt::ForEach {
+                    var,
+                    kind,
+                    source,
+                    body,
+                    ..
+                } => {
+                    let items = match (self.operand(source, slots)?, kind) {
+                        (Bound::List(v) | Bound::Tuple(v), ir::EachKind::Values) => v,
+                        (Bound::Ints(v), ir::EachKind::Values) => {
+                            v.into_iter().map(Bound::Int).collect()
+                        }
+                        (Bound::List(v) | Bound::Tuple(v), ir::EachKind::Keys) => {
+                            (0..v.len() as i64).map(Bound::Int).collect()
+                        }
+                        (Bound::Ints(v), ir::EachKind::Keys) => {
+                            (0..v.len() as i64).map(Bound::Int).collect()
+                        }
+                        (other, _) => return unsupported(format!("`itera` over {other:?}")),
+                    };
+                    if items.len() > MAX_UNROLLED {
+                        return unsupported(format!("`itera` of more than {MAX_UNROLLED} passes"));
+                    }
+                    for item in items {
+                        match slots.get_mut(var.0 as usize) {
+                            Some(slot) => *slot = Some(item),
+                            None => return unsupported(format!("the slot %{}", var.0)),
+                        }
                         if let Flow::Return(b) = self.block(body, slots, depth)? {
                             return Ok(Flow::Return(b));
                         }
@@ -433,6 +479,18 @@ impl Tracer<'_> {
                     other => unsupported(format!("`longitudo` of {other:?}")),
                 }
             }
+            // `radix`, `potentia` of a number: folded when known now.
+            Rhs::Method(m @ (ir::Method::Radix | ir::Method::Potentia), x, ops) => {
+                let (x, args) = (self.operand(x, slots)?, read(ops)?);
+                numbers::method(&mut self.f, *m, x, &args)
+            }
+            // `↦ fractus` of a number known now (`t ↦ fractus`, a step count).
+            Rhs::Convert(x, ir::Ty::Float) => match self.operand(x, slots)? {
+                Bound::Int(n) => Ok(Bound::Float(n as f64)),
+                b @ (Bound::Float(_) | Bound::Number(_)) => Ok(b),
+                other => unsupported(format!("`↦ fractus` of {other:?}")),
+            },
+            Rhs::Host(h, ops) => trees::host(&self.f, *h, &read(ops)?),
             other => unsupported(format!("the expression {}", rhs_name(other))),
         }
     }

@@ -23,7 +23,9 @@ mod dispatch;
 pub mod function;
 pub mod lower;
 mod nn;
+mod numbers;
 mod optim;
+mod trees;
 
 use std::fmt::{self, Write as _};
 
@@ -106,6 +108,8 @@ pub enum Binary {
     Multiply,
     Divide,
     Maximum,
+    /// `a` to the power `b`.
+    Power,
 }
 
 /// A comparison direction of [`Function::select_if`].
@@ -232,6 +236,7 @@ impl Function {
             Binary::Multiply => "stablehlo.multiply",
             Binary::Divide => "stablehlo.divide",
             Binary::Maximum => "stablehlo.maximum",
+            Binary::Power => "stablehlo.power",
         };
         let ty = self.ty(a).clone();
         self.emit(name, &[a, b], "", ty)

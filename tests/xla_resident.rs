@@ -1,0 +1,153 @@
+//! Values that stay on the device (src/tensor/remote.rs, src/xla/resident.rs): a
+//! device program's results are device buffers inside the interpreter's values,
+//! copied to the host only when read, and passed to the next program as they are.
+//! `--verbose` counts the bytes each way; these tests check the counts against what
+//! the program must move, computed by hand below. Real plugin only (else the skip
+//! line of tests/common).
+
+mod common;
+
+use std::process::Output;
+
+use common::{pjrt_plugin, say_no_plugin, scratch_dir, write_file, Faber};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// (bytes to the device, bytes back) from the `--verbose` summary.
+fn traffic(o: &Output) -> (u64, u64) {
+    let err = text(&o.stderr);
+    let line = err
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("xla: ")?
+                .strip_suffix(" byte(s) back to the host")
+        })
+        .unwrap_or_else(|| panic!("no traffic line in:\n{err}"));
+    let (inn, out) = line
+        .split_once(" byte(s) copied to the device, ")
+        .unwrap_or_else(|| panic!("{line}"));
+    (inn.parse().unwrap(), out.parse().unwrap())
+}
+
+const NAN: &str = r#"
+importa ex "gradus:optimize" privata optimize
+
+genus Duo {
+    tf32[2, 3] a
+    tf32[3] b
+}
+
+functio logarithmi(Duo p) → Duo {
+    redde Duo { a = p.a.log(), b = p.b.log() }
+}
+
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum Duo p ← Duo { a = semen.strue([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3]), b = semen.strue([1.0, -2.0, 3.0], [3]) }
+    fixum Duo q ← logarithmi(p)
+    nota "primum: §"(optimize.primum_non_finitum(q))
+    fixum Duo r ← logarithmi(Duo { a = p.a, b = p.a.summa_axis(0, falsum) })
+    nota "primum: §"(optimize.primum_non_finitum(r))
+    nota r.b
+}
+"#;
+
+/// `log` of −2 on the device is NaN (the device makes no domain checks); gradus'
+/// divergence check finds it in leaf `b` by asking the device — one number per
+/// leaf comes back, not the leaf.
+#[test]
+fn a_non_finite_leaf_is_found_on_the_device() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_resident::non_finite");
+        return;
+    };
+    let dir = scratch_dir("xla_resident", "nan");
+    let file = dir.join("nan.fab");
+    write_file(&file, NAN);
+    let o = Faber::new()
+        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(&plugin)
+        .arg(&file)
+        .output();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "primum: b", "{out}");
+    assert_eq!(lines[1].trim_end(), "primum:", "{out}");
+    // log 5, log 7, log 9 (the columns of a summed), to f32's precision.
+    let r: Vec<f64> = lines[2]
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    for (got, want) in r.iter().zip([5f64.ln(), 7f64.ln(), 9f64.ln()]) {
+        assert!((got - want).abs() <= 1e-6 * want, "{got} vs {want}");
+    }
+    // In: each call copies its record — 6 + 3 f32 — as the host holds it (p, and
+    // p.a with the host's column sums). Back: the first check asks leaves a and b
+    // (b is not finite: it stops), the second a and b, one f32 each; then `nota`
+    // reads r.b's 3 elements.
+    assert_eq!(traffic(&o), (2 * (6 + 3) * 4, (2 + 2) * 4 + 3 * 4));
+}
+
+/// The GPT's training step with values on the device: per step only the batch,
+/// and the numbers of the step (the loss, the gradient norm's parts, the learning
+/// rate's coefficients), cross; the parameters, gradients and AdamW's moments stay.
+#[test]
+fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_resident::gpt");
+        return;
+    };
+    let run = |steps: u32| {
+        let o = Faber::new()
+            .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+            .arg("--xla-plugin")
+            .arg(&plugin)
+            .arg("examples/gpt-shakespeare")
+            .args(["--", "--tiny", "--sample", "0", "--eval-interval", "1000"])
+            .args(["--steps", &steps.to_string()])
+            .output();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        o
+    };
+    let (short, long) = (run(2), run(6));
+    // The tiny model's size and batch, as the run prints them.
+    let head = text(&short.stdout);
+    let word_before = |after: &str| -> u64 {
+        let s = head.split(after).next().unwrap_or_else(|| panic!("{head}"));
+        s.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let word_after = |before: &str| -> u64 {
+        let s = head
+            .split(before)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{head}"));
+        s.split(',').next().unwrap().trim().parse().unwrap()
+    };
+    let params = word_before(" parameters");
+    let (block, batch) = (word_after("block "), word_after("batch "));
+    let (a, b) = (traffic(&short), traffic(&long));
+    let per_step_in = (b.0 - a.0) / 4;
+    let per_step_out = (b.1 - a.1) / 4;
+    let batch_bytes = 2 * batch * block * 4; // x and y, f32
+    let param_bytes = params * 4;
+    println!(
+        "per step: {per_step_in} B in (batch {batch_bytes} B), {per_step_out} B back; \
+         parameters {param_bytes} B"
+    );
+    assert!(per_step_in >= batch_bytes, "the batch must go in");
+    // Copying the parameters (or gradients, or moments) would move param_bytes or
+    // more per step; the step's own numbers are a few hundred bytes.
+    assert!(
+        per_step_in < batch_bytes + param_bytes / 8,
+        "{per_step_in} B in per step"
+    );
+    assert!(
+        per_step_out < param_bytes / 8,
+        "{per_step_out} B back per step"
+    );
+}
