@@ -363,7 +363,8 @@ fn a_real_plugin_lists_its_devices() {
 /// executable of one output, a transfer gives a buffer, and each execution returns
 /// the f32 scalar 7 — until `OK_RUNS` executions have succeeded; the next fails
 /// with `FAIL_MESSAGE` and the `PJRT_Error_Code` `FAIL_CODE` (13, INTERNAL, unless
-/// given; 8 is RESOURCE_EXHAUSTED). `-DNO_GET_CODE` leaves `PJRT_Error_GetCode` out
+/// given; 8 is RESOURCE_EXHAUSTED). With `-DTO_HOST_OK=N`, copying a result to the
+/// host fails that way after N copies instead. `-DNO_GET_CODE` leaves `PJRT_Error_GetCode` out
 /// of the table, as an older plugin might. Slots and offsets as in
 /// [`WORKING_FAKE_PLUGIN`], pinned in src/xla/pjrt_api.rs.
 const RUNNING_FAKE_PLUGIN: &str = r#"
@@ -402,7 +403,15 @@ static void *execute(char *a) {
 }
 static void *element_type(char *a) { *(int *)(a + 24) = 11; return 0; }
 static void *dimensions(char *a) { *(void **)(a + 24) = 0; *(size_t *)(a + 32) = 0; return 0; }
-static void *to_host(char *a) { **(float **)(a + 32) = 7.0f; return 0; }
+static int fetched;
+static void *to_host(char *a) {
+#ifdef TO_HOST_OK
+  if (fetched >= TO_HOST_OK) return fail(FAIL_MESSAGE, FAIL_CODE);
+#endif
+  fetched++;
+  **(float **)(a + 32) = 7.0f;
+  return 0;
+}
 #ifdef NO_GET_CODE
 #define GET_CODE 0
 #else
@@ -648,5 +657,54 @@ fn device_n_must_be_one_of_the_plugins_devices() {
         plugin_env(Faber::new().args(["run", "--backend", "cpu", "--device", "1", "."])).output();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("use it with `--backend xla`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A result that stays on the device (src/tensor/remote.rs) and whose copy to the
+/// host fails when the program reads it: the same codes, exit 1, and the checkpoint
+/// of the last complete step.
+#[test]
+fn a_failed_copy_back_is_cli011_or_cli012_and_leaves_the_checkpoint_whole() {
+    let dir = scratch("copyback");
+    let fake =
+        |name: &str, defines: &[&str]| shared_library(&dir, name, RUNNING_FAKE_PLUGIN, defines);
+    let fine = fake("fine", &["-DOK_RUNS=1000", "-DFAIL_MESSAGE=\"unused\""]);
+    let reference = run_on(&dir, &fine, 1, &[]);
+    assert_eq!(reference.status.code(), Some(0), "{}", stderr(&reference));
+    let want = std::fs::read(dir.join("ckpt.safetensors")).unwrap();
+    std::fs::remove_file(dir.join("ckpt.safetensors")).unwrap();
+    for (name, defines, code) in [
+        (
+            "oom",
+            &[
+                "-DOK_RUNS=1000",
+                "-DTO_HOST_OK=1",
+                "-DNO_GET_CODE",
+                "-DFAIL_MESSAGE=\"RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4 bytes.\"",
+            ][..],
+            "CLI012",
+        ),
+        (
+            "refused",
+            &[
+                "-DOK_RUNS=1000",
+                "-DTO_HOST_OK=1",
+                "-DFAIL_MESSAGE=\"fake plugin: copy refused\"",
+            ][..],
+            "CLI011",
+        ),
+    ] {
+        let so = fake(name, defines);
+        let o = run_on(&dir, &so, 3, &[]);
+        let err = expect_run_error(&o, code);
+        assert!(err.contains("failed"), "{err}");
+        assert_eq!(
+            std::fs::read(dir.join("ckpt.safetensors")).unwrap(),
+            want,
+            "{name}: the checkpoint of step 0, whole"
+        );
+        no_temporaries(&dir);
+        std::fs::remove_file(dir.join("ckpt.safetensors")).unwrap();
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
