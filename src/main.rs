@@ -186,10 +186,16 @@ fn install_panic_hook() {
         // A device-resident tensor whose copy to the host failed (src/tensor/remote.rs):
         // the device's failure, not a bug; reported as running on it fails, exit 1.
         if let Some(faber::tensor::DeviceLost(m)) = payload.downcast_ref() {
+            // Out of device memory keeps its own code (CLI012) here too.
+            let code = if faber::xla::plugin::says_out_of_memory(m) {
+                faber::diag::codes::CLI_XLA_OUT_OF_MEMORY
+            } else {
+                faber::diag::codes::CLI_XLA_EXECUTE
+            };
             let _ = writeln!(
                 std::io::stderr(),
                 "error[{}]: copying a result from the XLA device failed: {m}",
-                faber::diag::codes::CLI_XLA_EXECUTE.id
+                code.id
             );
             std::process::exit(1);
         }

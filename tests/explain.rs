@@ -90,6 +90,16 @@ const UNREACHABLE: &[(&str, &str)] = &[
         "needs a compiled plugin whose transfers fail; tests/xla_devices.rs builds one with \
          cc and checks the report of `faber devices --check`",
     ),
+    (
+        "CLI012",
+        "needs a compiled plugin that runs out of device memory; tests/xla_devices.rs \
+         builds one with cc and checks the report of `faber run --backend xla`",
+    ),
+    (
+        "CLI013",
+        "needs a PJRT plugin (without one, CLI006 comes first); tests/xla_devices.rs \
+         builds a one-device plugin with cc and checks `faber run --device 3`",
+    ),
 ];
 
 /// `text` with every run of whitespace made one space (entries wrap their lines).

@@ -71,6 +71,25 @@ fn example_traces_on_the_device_equal_the_interpreters() {
         }
         let n = offloaded(&xla);
         assert!(n >= min_calls, "{example}: {n} calls on the device");
+        // `--verbose` names the device, and each function left to the CPU with the
+        // file and line where it is written.
+        let err = text(&xla.stderr);
+        assert!(err.contains("xla: device 0 ("), "{err}");
+        let declined: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("runs on the CPU"))
+            .collect();
+        assert!(!declined.is_empty(), "{err}");
+        for line in declined {
+            let at = line
+                .split_once("` (")
+                .and_then(|(_, rest)| rest.split_once(") runs on the CPU: "))
+                .map(|(at, _)| at)
+                .unwrap_or_else(|| panic!("no file:line in {line}"));
+            let (file, n) = at.rsplit_once(':').unwrap_or_else(|| panic!("{line}"));
+            assert!(file.ends_with(".fab"), "{line}");
+            assert!(n.parse::<u32>().is_ok_and(|n| n > 0), "{line}");
+        }
         println!("{example}: {n} calls on the device; traces agree to 1e-4");
     }
 }

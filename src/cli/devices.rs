@@ -11,7 +11,8 @@
 //! Errors are diagnostics: CLI006 (no plugin found), CLI007 (not a PJRT plugin),
 //! CLI008 (an incompatible PJRT C API version), CLI009 (a PJRT call failed).
 //! `--check` also compiles and runs a small program on every device
-//! (src/cli/devices_check.rs): CLI010 when compiling fails, CLI011 when running does.
+//! (src/cli/devices_check.rs): CLI010 when compiling fails, CLI011 when running does,
+//! CLI012 when the device runs out of memory.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -132,10 +133,15 @@ fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagn
     Ok(text)
 }
 
-/// CLI010 or CLI011 for a failed `--check`.
+/// CLI010, CLI011 or CLI012 (out of device memory) for a failed `--check`.
 fn check_error(sources: &mut SourceMap, path: &Path, e: &XlaError) -> Box<Diagnostic> {
     let file = sources.add(path.display().to_string(), String::new());
-    let (code, hint) = if super::devices_check::is_compile_failure(e) {
+    let (code, hint) = if matches!(e, XlaError::Plugin(p) if p.is_out_of_memory()) {
+        (
+            codes::CLI_XLA_OUT_OF_MEMORY,
+            "the device ran out of memory; the message is the plugin's own",
+        )
+    } else if super::devices_check::is_compile_failure(e) {
         (
             codes::CLI_XLA_COMPILE,
             "the plugin could not compile the StableHLO faber writes; the message is its own",

@@ -19,6 +19,9 @@
 //! [run]
 //! precision = "f32"   # f32 or f64: the element type of floating tensors (default
 //!                     # f64; `--precision` wins; docs/precision.md)
+//! backend = "xla"     # cpu or xla: where `faber run` computes (default cpu;
+//!                     # `--backend` wins; docs/xla.md)
+//! device = 0          # the PJRT device of the xla backend (default 0; `--device` wins)
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -56,8 +59,33 @@ pub struct Manifest {
     pub dir: std::path::PathBuf,
     /// `[run] precision`: `faber run`/`test`/`grad-check` without `--precision`.
     pub precision: Option<faber::tensor::DType>,
+    /// `[run] backend`: `faber run` without `--backend`.
+    pub backend: Option<Backend>,
+    /// `[run] device`: the PJRT device of `faber run --backend xla` without
+    /// `--device`, with where it is written (CLI013 points there when the plugin
+    /// has no such device).
+    pub device: Option<(usize, Span)>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
+}
+
+/// Where `faber run` computes: `cpu`, the interpreter, or `xla`, a PJRT device for
+/// the functions that lower to StableHLO (docs/xla.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Xla,
+}
+
+impl Backend {
+    /// `cpu` or `xla`, as `--backend` and `[run] backend` spell them.
+    pub fn from_name(name: &str) -> Option<Backend> {
+        match name {
+            "cpu" => Some(Backend::Cpu),
+            "xla" => Some(Backend::Xla),
+            _ => None,
+        }
+    }
 }
 
 impl Manifest {
@@ -107,6 +135,8 @@ struct RawPaths {
 #[derive(Deserialize)]
 struct RawRun {
     precision: Option<Spanned<String>>,
+    backend: Option<Spanned<String>>,
+    device: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -209,7 +239,42 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         }
     }
 
-    let precision = match raw.run.and_then(|r| r.precision) {
+    let (run_precision, run_backend, run_device) = match raw.run {
+        Some(r) => (r.precision, r.backend, r.device),
+        None => (None, None, None),
+    };
+    let backend = match run_backend {
+        None => None,
+        Some(b) => match Backend::from_name(b.get_ref()) {
+            Some(b) => Some(b),
+            None => {
+                return Err(Diagnostic::error(
+                    codes::CLI_MANIFEST,
+                    format!("unknown backend `{}` in [run]", b.get_ref()),
+                    span(b.span()),
+                )
+                .with_hint("the backends are \"cpu\" and \"xla\""));
+            }
+        },
+    };
+    let device = match run_device {
+        None => None,
+        Some(d) => match usize::try_from(*d.get_ref()) {
+            Ok(n) => Some((n, span(d.span()))),
+            Err(_) => {
+                return Err(Diagnostic::error(
+                    codes::CLI_MANIFEST,
+                    format!(
+                        "[run] device must be a device number (0, 1, …), not {}",
+                        d.get_ref()
+                    ),
+                    span(d.span()),
+                )
+                .with_hint("`faber devices` lists the devices and their numbers"));
+            }
+        },
+    };
+    let precision = match run_precision {
         None => None,
         Some(p) => match faber::tensor::DType::from_name(p.get_ref()) {
             Some(d) => Some(d),
@@ -254,6 +319,8 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         templates,
         dir: std::path::PathBuf::new(),
         precision,
+        backend,
+        device,
         notes,
     })
 }
@@ -392,5 +459,33 @@ mod tests {
         let d = err(text);
         assert!(d.message.contains("`f16`"), "{}", d.message);
         assert_eq!(&text[d.span.range()], "\"f16\"");
+    }
+
+    #[test]
+    fn run_backend_and_device() {
+        let m = ok("[package]\nname = \"p\"\n");
+        assert_eq!((m.backend, m.device), (None, None));
+        let text = "[package]\nname = \"p\"\n[run]\nbackend = \"xla\"\ndevice = 2\n";
+        let m = ok(text);
+        assert_eq!(m.backend, Some(Backend::Xla));
+        let (n, at) = m.device.unwrap();
+        assert_eq!((n, &text[at.range()]), (2, "2"));
+        let m = ok("[package]\nname = \"p\"\n[run]\nbackend = \"cpu\"\n");
+        assert_eq!(m.backend, Some(Backend::Cpu));
+        let text = "[package]\nname = \"p\"\n[run]\nbackend = \"tpu\"\n";
+        let d = err(text);
+        assert_eq!(d.code.id, "CLI002");
+        assert!(d.message.contains("unknown backend `tpu`"), "{}", d.message);
+        assert_eq!(&text[d.span.range()], "\"tpu\"");
+        assert!(d.hint.as_deref().is_some_and(|h| h.contains("\"xla\"")));
+        let text = "[package]\nname = \"p\"\n[run]\ndevice = -1\n";
+        let d = err(text);
+        assert_eq!(d.code.id, "CLI002");
+        assert!(d.message.contains("device number"), "{}", d.message);
+        assert_eq!(&text[d.span.range()], "-1");
+        let text = "[package]\nname = \"p\"\n[run]\ndevice = \"gpu\"\n";
+        let d = err(text);
+        assert_eq!(d.code.id, "CLI002");
+        assert_eq!(&text[d.span.range()], "\"gpu\"");
     }
 }

@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::hostfs::{host_file_methods, HostFiles};
+use super::manifest::Backend;
 use super::output::LineOut;
+use super::run_xla::DeviceChoice;
 use super::{load, modules::FsLoader, Context};
 use faber::diag::{codes, Diagnostic};
 use faber::source::{SourceMap, Span};
@@ -26,10 +28,15 @@ pub struct RunArgs {
     /// Accepted for compatibility; faber always interprets.
     #[arg(long)]
     pub interpret: bool,
-    /// `cpu` (the interpreter, the default) or `xla`: functions whose calls lower to
-    /// StableHLO run on a PJRT device (docs/xla.md).
+    /// `cpu` (the interpreter) or `xla`: functions whose calls lower to StableHLO run
+    /// on a PJRT device (default: `[run] backend` in faber.toml, else cpu;
+    /// docs/xla.md).
     #[arg(long, value_name = "cpu|xla")]
     pub backend: Option<String>,
+    /// The PJRT device for `--backend xla`, numbered as `faber devices` lists them
+    /// (default: `[run] device` in faber.toml, else 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
     /// The PJRT plugin for `--backend xla` (default: `FABER_PJRT_PLUGIN`, else the
     /// active Python environment, else `.venv-xla/`).
     #[arg(long, value_name = "PATH")]
@@ -178,26 +185,55 @@ impl faber::eval::Io for ProcessIo {
 
 pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     let mut sources = SourceMap::new();
-    let xla = match args.backend.as_deref() {
-        None | Some("cpu") => false,
-        Some("xla") => true,
-        Some(b) => {
-            super::print_stderr(&format!(
-                "error: backend `{b}` is not available: `cpu` or `xla`\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let flag_backend = match args.backend.as_deref() {
+        None => None,
+        Some(b) => match Backend::from_name(b) {
+            Some(b) => Some(b),
+            None => {
+                super::print_stderr(&format!(
+                    "error: backend `{b}` is not available: `cpu` or `xla`\n"
+                ));
+                return ExitCode::from(2);
+            }
+        },
     };
-    if xla && args.check_finite {
-        super::print_stderr(
-            "error: `--check-finite` checks the interpreter's operations; use it with \
-             `--backend cpu`\n",
-        );
+    if flag_backend == Some(Backend::Xla) && args.check_finite {
+        return check_finite_needs_cpu();
+    }
+    if flag_backend == Some(Backend::Cpu) && args.device.is_some() {
+        super::print_stderr("error: `--device` picks a PJRT device; use it with `--backend xla`\n");
         return ExitCode::from(2);
     }
     let input = match load::load(&args.path, &mut sources) {
         Ok(input) => input,
         Err(diags) => return ctx.report(&sources, &diags),
+    };
+    // The flag wins over `[run] backend`, which wins over the default, cpu.
+    let manifest = input.package.as_ref();
+    let backend = flag_backend
+        .or(manifest.and_then(|m| m.backend))
+        .unwrap_or(Backend::Cpu);
+    let xla = backend == Backend::Xla;
+    if xla && args.check_finite {
+        return check_finite_needs_cpu();
+    }
+    if !xla && args.device.is_some() {
+        super::print_stderr(
+            "error: `--device` picks a PJRT device; use it with `--backend xla` (or \
+             `[run] backend = \"xla\"`)\n",
+        );
+        return ExitCode::from(2);
+    }
+    let device = match (args.device, manifest.and_then(|m| m.device)) {
+        (Some(n), _) => DeviceChoice {
+            ordinal: n,
+            manifest: None,
+        },
+        (None, Some((n, at))) => DeviceChoice {
+            ordinal: n,
+            manifest: Some(at),
+        },
+        (None, None) => DeviceChoice::default(),
     };
     if let Some(package) = &input.package {
         ctx.status("Running", &package.describe());
@@ -235,7 +271,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         HostFiles::new(&config),
     );
     let backend = if xla {
-        match super::run_xla::install(args.xla_plugin.as_deref(), &mut sources) {
+        match super::run_xla::install(args.xla_plugin.as_deref(), device, &mut sources) {
             Ok(b) => Some(b),
             Err(d) => return ctx.report(&sources, &[*d]),
         }
@@ -245,7 +281,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     super::interrupt::install();
     let result = faber::eval::run_entry(&program, &mut io, &config);
     if let (Some(b), true) = (&backend, ctx.verbose) {
-        super::print_stderr(&super::run_xla::summary(&b.stats.borrow()));
+        super::print_stderr(&super::run_xla::summary(b, &program, &sources));
     }
     drop(backend);
     io.clear_progress();
@@ -258,6 +294,15 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         Ok(code) => ExitCode::from((code & 0xff) as u8),
         Err(e) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),
     }
+}
+
+/// The usage error for `--check-finite` on the xla backend (exit 2).
+fn check_finite_needs_cpu() -> ExitCode {
+    super::print_stderr(
+        "error: `--check-finite` checks the interpreter's operations; use it with \
+         `--backend cpu`\n",
+    );
+    ExitCode::from(2)
 }
 
 /// `hospes.directorium` for a `<path>` argument: the package directory, or the

@@ -1,7 +1,8 @@
 //! `faber run --backend xla`: finds and loads the PJRT plugin as `faber devices`
-//! does (src/cli/devices.rs), opens its first device and installs the evaluator's
-//! call hook (src/xla/offload.rs) for the run: calls of functions that lower to
-//! StableHLO run on the device, the rest in the interpreter (docs/xla.md).
+//! does (src/cli/devices.rs), opens the device `--device N` (or `[run] device`, else
+//! 0) names and installs the evaluator's call hook (src/xla/offload.rs) for the run:
+//! calls of functions that lower to StableHLO run on the device, the rest in the
+//! interpreter (docs/xla.md).
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -9,6 +10,7 @@ use std::rc::Rc;
 
 use faber::diag::{codes, Diagnostic};
 use faber::eval::offload::{self, Installed};
+use faber::ir::Program;
 use faber::source::{SourceMap, Span};
 use faber::xla::offload::{DeviceOffload, Stats};
 use faber::xla::resident::Traffic;
@@ -20,11 +22,27 @@ use super::devices::{find_plugin, plugin_error};
 pub struct Backend {
     _installed: Installed,
     pub stats: Rc<RefCell<Stats>>,
+    /// The device the run uses, for `--verbose`: `device 1 (cpu: CpuDevice(id=1))`.
+    pub device: String,
 }
 
-/// Loads the plugin (`--xla-plugin`, `FABER_PJRT_PLUGIN`, the search), opens device
-/// 0 and installs the hook; CLI006–CLI009 when that fails.
-pub fn install(flag: Option<&Path>, sources: &mut SourceMap) -> Result<Backend, Box<Diagnostic>> {
+/// Which device to run on: the ordinal (an index into the plugin's addressable
+/// devices, as `faber devices` numbers them) and, when `[run] device` gave it,
+/// where the manifest says so.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeviceChoice {
+    pub ordinal: usize,
+    pub manifest: Option<Span>,
+}
+
+/// Loads the plugin (`--xla-plugin`, `FABER_PJRT_PLUGIN`, the search), opens the
+/// chosen device and installs the hook; CLI006–CLI009 when that fails, CLI013 when
+/// the plugin has no such device.
+pub fn install(
+    flag: Option<&Path>,
+    choice: DeviceChoice,
+    sources: &mut SourceMap,
+) -> Result<Backend, Box<Diagnostic>> {
     let path = find_plugin(flag, sources)?;
     let plugin = Plugin::load(&path).map_err(|e| plugin_error(sources, &path, &e))?;
     // A plugin is never unloaded (src/xla/plugin.rs): the hook may hold it for the
@@ -33,7 +51,38 @@ pub fn install(flag: Option<&Path>, sources: &mut SourceMap) -> Result<Backend, 
     let client = plugin
         .client()
         .map_err(|e| plugin_error(sources, &path, &e))?;
-    let device = Device::new(client, 0).map_err(|e| {
+    let count = client
+        .addressable_device_count()
+        .map_err(|e| plugin_error(sources, &path, &e))?;
+    let ordinal = choice.ordinal;
+    if ordinal >= count {
+        let valid = match count {
+            0 => "none".to_string(),
+            1 => "0".to_string(),
+            n => format!("0 to {}", n - 1),
+        };
+        let (from, span) = match choice.manifest {
+            Some(at) => ("`[run] device`", at),
+            None => {
+                let file = sources.add("<command line>", String::new());
+                ("`--device`", Span::new(file, 0, 0))
+            }
+        };
+        return Err(Box::new(
+            Diagnostic::error(
+                codes::CLI_XLA_NO_DEVICE,
+                format!(
+                    "device {ordinal} (from {from}) is not a device of the PJRT plugin `{}`: \
+                     it has {count} addressable device(s) ({valid})",
+                    path.display()
+                ),
+                span,
+            )
+            .with_hint("`faber devices` lists the devices and their numbers"),
+        ));
+    }
+    let described = describe(&client, ordinal);
+    let device = Device::new(client, ordinal).map_err(|e| {
         let file = sources.add(path.display().to_string(), String::new());
         Box::new(Diagnostic::error(
             codes::CLI_PLUGIN_FAILED,
@@ -46,13 +95,34 @@ pub fn install(flag: Option<&Path>, sources: &mut SourceMap) -> Result<Backend, 
     Ok(Backend {
         _installed: offload::install(Box::new(hook)),
         stats,
+        device: described,
     })
 }
 
-/// The `--verbose` summary: how many calls ran on the device, and the functions left
-/// to the interpreter with why.
-pub fn summary(stats: &Stats) -> String {
-    let mut out = format!("xla: {} call(s) ran on the device\n", stats.offloaded);
+/// `device N (kind: description)`, or `device N` when the plugin cannot say.
+fn describe(client: &faber::xla::Client, ordinal: usize) -> String {
+    let info = client.addressable_device_id(ordinal).ok().and_then(|id| {
+        client
+            .devices()
+            .ok()?
+            .into_iter()
+            .find(|d| i64::from(d.id) == id)
+    });
+    match info {
+        Some(d) => format!("device {ordinal} ({}: {})", d.kind, d.description),
+        None => format!("device {ordinal}"),
+    }
+}
+
+/// The `--verbose` summary: the device, how many calls ran there, and the functions
+/// left to the interpreter with where they are written (`file:line`) and why.
+pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> String {
+    let stats = backend.stats.borrow();
+    let mut out = format!("xla: {}\n", backend.device);
+    out.push_str(&format!(
+        "xla: {} call(s) ran on the device\n",
+        stats.offloaded
+    ));
     out.push_str(&format!(
         "xla: compile cache: {} miss(es) (programs compiled), {} hit(s); the calls that \
          compiled took {:.1} ms\n",
@@ -64,7 +134,10 @@ pub fn summary(stats: &Stats) -> String {
         out.push_str(&format!("xla: `{name}` ran on the device {n} time(s)\n"));
     }
     for (name, why) in &stats.declined {
-        out.push_str(&format!("xla: `{name}` runs on the CPU: {why}\n"));
+        let at = location(program, sources, name)
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        out.push_str(&format!("xla: `{name}`{at} runs on the CPU: {why}\n"));
     }
     for (name, n) in &stats.ops {
         out.push_str(&format!(
@@ -84,4 +157,16 @@ pub fn summary(stats: &Stats) -> String {
         moved.bytes_in, moved.bytes_out
     ));
     out
+}
+
+/// `file:line` of the function named `name` (the names [`Stats`] records are the
+/// IR's qualified ones), when exactly one function has it.
+fn location(program: &Program, sources: &SourceMap, name: &str) -> Option<String> {
+    let mut found = program.functions.iter().filter(|f| f.name == name);
+    let f = found.next()?;
+    if found.next().is_some() || sources.files().nth(f.span.file.0 as usize).is_none() {
+        return None;
+    }
+    let (line, _) = sources.line_col(f.span);
+    Some(format!("{}:{line}", sources.name(f.span.file)))
 }

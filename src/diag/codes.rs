@@ -114,6 +114,8 @@ codes! {
     CLI_PLUGIN_FAILED = "CLI009", "a PJRT plugin call failed (initialisation, client creation, listing devices)";
     CLI_XLA_COMPILE = "CLI010", "a program could not be compiled for a PJRT device (an op without a StableHLO lowering, or the plugin's compiler refused it)";
     CLI_XLA_EXECUTE = "CLI011", "running a compiled program on a PJRT device failed (a transfer, the execution, or a result that differs from the native one)";
+    CLI_XLA_OUT_OF_MEMORY = "CLI012", "a PJRT device ran out of memory (a transfer or an execution the plugin refused with `RESOURCE_EXHAUSTED`)";
+    CLI_XLA_NO_DEVICE = "CLI013", "`--device N` (or `[run] device`) names a device the PJRT plugin does not have";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

@@ -85,6 +85,7 @@ fn failed(call: &'static str, message: &str) -> PluginError {
     PluginError::Call {
         call,
         message: message.to_string(),
+        code: 0,
     }
 }
 
@@ -168,6 +169,25 @@ pub(super) fn compile_on(
 }
 
 impl Client<'_> {
+    /// How many devices the client can address (`PJRT_Client_AddressableDevices`):
+    /// the ordinals `0..n` that [`Client::to_device`] and a device take.
+    pub fn addressable_device_count(&self) -> Result<usize, PluginError> {
+        let h = &self.handle;
+        let mut args = c::ClientAddressableDevicesArgs::new();
+        args.client = h.raw;
+        call(
+            h.api,
+            "PJRT_Client_AddressableDevices",
+            h.api.client_addressable_devices,
+            &mut args,
+        )?;
+        Ok(if args.addressable_devices.is_null() {
+            0
+        } else {
+            args.num_addressable_devices
+        })
+    }
+
     /// The id (`PJRT_DeviceDescription_Id`) of addressable device `index`, what a
     /// device assignment names.
     pub fn addressable_device_id(&self, index: usize) -> Result<i64, PluginError> {

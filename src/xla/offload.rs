@@ -264,9 +264,11 @@ fn rebuild(t: &Template, outputs: &mut [Option<Tensor>]) -> Result<Value, String
     })
 }
 
-/// The code of a device failure: CLI010 compiling, CLI011 running.
+/// The code of a device failure: CLI012 out of device memory, CLI010 compiling,
+/// CLI011 running.
 fn code_of(e: &XlaError) -> Code {
     match e {
+        XlaError::Plugin(p) if p.is_out_of_memory() => codes::CLI_XLA_OUT_OF_MEMORY,
         XlaError::Plugin(p) if p.stage() == Stage::Compile => codes::CLI_XLA_COMPILE,
         XlaError::Lower(_) => codes::CLI_XLA_COMPILE,
         _ => codes::CLI_XLA_EXECUTE,

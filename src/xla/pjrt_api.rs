@@ -141,7 +141,7 @@ pub struct Api {
 
     pub error_destroy: Option<unsafe extern "C" fn(args: *mut ErrorDestroyArgs)>,
     pub error_message: Option<unsafe extern "C" fn(args: *mut ErrorMessageArgs)>,
-    pub error_get_code: Unused,
+    pub error_get_code: Call<ErrorGetCodeArgs>,
 
     pub plugin_initialize: Call<PluginInitializeArgs>,
     pub plugin_attributes: Unused,
@@ -246,6 +246,21 @@ pub struct ErrorMessageArgs {
     pub message: *const c_char,
     pub message_size: usize,
 }
+
+/// `PJRT_Error_GetCode_Args`: `code` is a `PJRT_Error_Code`, absl's status codes.
+#[repr(C)]
+pub struct ErrorGetCodeArgs {
+    pub struct_size: usize,
+    pub extension_start: *mut ExtensionBase,
+    pub error: *const Error,
+    pub code: c_int,
+}
+
+/// `PJRT_Error_Code_RESOURCE_EXHAUSTED`: what a plugin returns when device memory
+/// runs out (the header's enum: `OK` = 0, `CANCELLED`, `UNKNOWN`,
+/// `INVALID_ARGUMENT`, `DEADLINE_EXCEEDED`, `NOT_FOUND`, `ALREADY_EXISTS`,
+/// `PERMISSION_DENIED`, `RESOURCE_EXHAUSTED` = 8, …).
+pub const ERROR_CODE_RESOURCE_EXHAUSTED: c_int = 8;
 
 /// `PJRT_Plugin_Initialize_Args`.
 #[repr(C)]
@@ -536,6 +551,7 @@ pub struct BufferToHostBufferArgs {
 struct_size! {
     ErrorDestroyArgs: error as *mut Error;
     ErrorMessageArgs: message_size as usize;
+    ErrorGetCodeArgs: code as c_int;
     PluginInitializeArgs: extension_start as *mut ExtensionBase;
     ClientCreateArgs: kv_try_get_user_arg as *mut c_void;
     ClientDestroyArgs: client as *mut Client;
@@ -602,6 +618,9 @@ mod tests {
 
         assert_eq!(ErrorDestroyArgs::SIZE, 24);
         assert_eq!(ErrorMessageArgs::SIZE, 40);
+        assert_eq!(offset_of!(Api, error_get_code), 56);
+        assert_eq!(offset_of!(ErrorGetCodeArgs, code), 24);
+        assert_eq!(ErrorGetCodeArgs::SIZE, 28);
         assert_eq!(PluginInitializeArgs::SIZE, 16);
         assert_eq!(ClientCreateArgs::SIZE, 88);
         assert_eq!(offset_of!(ClientCreateArgs, client), 64);

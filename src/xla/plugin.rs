@@ -31,8 +31,14 @@ pub enum PluginError {
         major: i32,
         minor: i32,
     },
-    /// A PJRT call returned an error; `call` names it (`PJRT_Client_Create`).
-    Call { call: &'static str, message: String },
+    /// A PJRT call returned an error; `call` names it (`PJRT_Client_Create`);
+    /// `code` is the error's `PJRT_Error_Code` (`PJRT_Error_GetCode`; 0 when the
+    /// plugin gives none, or the error is faber's own).
+    Call {
+        call: &'static str,
+        message: String,
+        code: i32,
+    },
 }
 
 impl fmt::Display for PluginError {
@@ -59,7 +65,7 @@ impl fmt::Display for PluginError {
                 path.display(),
                 c::API_MAJOR
             ),
-            PluginError::Call { call, message } => write!(f, "{call} failed: {message}"),
+            PluginError::Call { call, message, .. } => write!(f, "{call} failed: {message}"),
         }
     }
 }
@@ -100,6 +106,33 @@ impl PluginError {
             _ => Stage::Setup,
         }
     }
+
+    /// Whether the plugin ran out of memory: its error code is
+    /// `RESOURCE_EXHAUSTED`, or (for a plugin without `PJRT_Error_GetCode`) its
+    /// message says so (`RESOURCE_EXHAUSTED: Out of memory while trying to
+    /// allocate …`, the form XLA's allocators write).
+    pub fn is_out_of_memory(&self) -> bool {
+        let PluginError::Call { message, code, .. } = self else {
+            return false;
+        };
+        *code == c::ERROR_CODE_RESOURCE_EXHAUSTED || says_out_of_memory(message)
+    }
+}
+
+/// Whether a plugin's message says it ran out of memory ("resource exhausted", "out
+/// of (device) memory"): how an error is classified when its code is unknown, as for
+/// a plugin without `PJRT_Error_GetCode` or a failure that reaches the command line
+/// as text only (a device-resident tensor's copy to the host, src/main.rs).
+pub fn says_out_of_memory(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "resource_exhausted",
+        "resource exhausted",
+        "out of memory",
+        "out of device memory",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
 }
 
 /// A loaded, initialised PJRT plugin.
@@ -215,6 +248,7 @@ impl Plugin {
             return Err(PluginError::Call {
                 call: "PJRT_Client_Create",
                 message: "the plugin returned no client".to_string(),
+                code: 0,
             });
         }
         Ok(Client {
@@ -244,6 +278,7 @@ pub(super) fn call<A>(
         return Err(PluginError::Call {
             call: name,
             message: "the plugin does not implement it".to_string(),
+            code: 0,
         });
     };
     // SAFETY: `f` comes from the plugin's `PJRT_Api` at the slot whose header
@@ -253,15 +288,41 @@ pub(super) fn call<A>(
     if error.is_null() {
         Ok(())
     } else {
+        let (message, code) = take_error(api, error);
         Err(PluginError::Call {
             call: name,
-            message: take_error(api, error),
+            message,
+            code,
         })
     }
 }
 
-/// The message of `error`, which is then destroyed.
-fn take_error(api: &c::Api, error: *mut c::Error) -> String {
+/// The `PJRT_Error_Code` of the live `error`, 0 when the plugin cannot say.
+fn error_code(api: &c::Api, error: *mut c::Error) -> i32 {
+    let Some(f) = api.error_get_code else {
+        return 0;
+    };
+    let mut g = c::ErrorGetCodeArgs::new();
+    g.error = error;
+    // SAFETY: `error` is a live `PJRT_Error` the plugin returned; `g` is a valid
+    // `PJRT_Error_GetCode_Args` with `struct_size` set.
+    let failed = unsafe { f(&mut g) };
+    if failed.is_null() {
+        return g.code;
+    }
+    // The call's own error is destroyed without asking it anything more.
+    if let Some(d) = api.error_destroy {
+        let mut a = c::ErrorDestroyArgs::new();
+        a.error = failed;
+        // SAFETY: `failed` is a live error just returned, destroyed once.
+        unsafe { d(&mut a) };
+    }
+    0
+}
+
+/// The message and code of `error`, which is then destroyed.
+fn take_error(api: &c::Api, error: *mut c::Error) -> (String, i32) {
+    let code = error_code(api, error);
     let mut m = c::ErrorMessageArgs::new();
     m.error = error;
     let message = match api.error_message {
@@ -282,11 +343,12 @@ fn take_error(api: &c::Api, error: *mut c::Error) -> String {
         // was copied out.
         unsafe { f(&mut d) };
     }
-    if message.is_empty() {
+    let message = if message.is_empty() {
         "(the plugin gave no message)".to_string()
     } else {
         message
-    }
+    };
+    (message, code)
 }
 
 impl Client<'_> {
@@ -472,5 +534,39 @@ mod dl {
             path: path.to_path_buf(),
             reason: "faber loads PJRT plugins only on Unix (Linux, macOS)".to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_error(message: &str, code: i32) -> PluginError {
+        PluginError::Call {
+            call: "PJRT_LoadedExecutable_Execute",
+            message: message.to_string(),
+            code,
+        }
+    }
+
+    #[test]
+    fn out_of_memory_by_code_or_by_message() {
+        // RESOURCE_EXHAUSTED whatever the message says.
+        assert!(call_error("allocation refused", 8).is_out_of_memory());
+        // A plugin without PJRT_Error_GetCode: XLA's allocator messages.
+        for m in [
+            "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.",
+            "fake plugin: out of device memory",
+            "Resource exhausted: OOM when allocating tensor",
+        ] {
+            assert!(call_error(m, 0).is_out_of_memory(), "{m}");
+        }
+        // Other failures, and other codes (13 is INTERNAL).
+        assert!(!call_error("device lost", 13).is_out_of_memory());
+        assert!(!call_error("memory layout not supported", 0).is_out_of_memory());
+        let not_a_call = PluginError::NoEntryPoint {
+            path: PathBuf::from("p.so"),
+        };
+        assert!(!not_a_call.is_out_of_memory());
     }
 }
