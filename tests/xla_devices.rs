@@ -698,6 +698,14 @@ fn a_failed_copy_back_is_cli011_or_cli012_and_leaves_the_checkpoint_whole() {
         let o = run_on(&dir, &so, 3, &[]);
         let err = expect_run_error(&o, code);
         assert!(err.contains("failed"), "{err}");
+        // What the program printed before the failure is not lost (src/cli/run.rs
+        // catches the failure and flushes first).
+        let first = stdout(&reference).lines().next().unwrap_or_default().to_string();
+        assert!(
+            !first.is_empty() && stdout(&o).starts_with(&first),
+            "{name}: printed {:?}, the reference began {first:?}",
+            stdout(&o)
+        );
         assert_eq!(
             std::fs::read(dir.join("ckpt.safetensors")).unwrap(),
             want,

@@ -279,7 +279,19 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         None
     };
     super::interrupt::install();
-    let result = faber::eval::run_entry(&program, &mut io, &config);
+    // A device result whose copy to the host fails unwinds with `DeviceLost`
+    // (src/tensor/remote.rs): caught here, so what the program printed is flushed
+    // first and the failure is a diagnostic (exit 1), never a crash.
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        faber::eval::run_entry(&program, &mut io, &config)
+    }));
+    let result = match caught {
+        Ok(r) => Ok(r),
+        Err(payload) => match payload.downcast::<faber::tensor::DeviceLost>() {
+            Ok(lost) => Err(lost.0),
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    };
     if let (Some(b), true) = (&backend, ctx.verbose) {
         super::print_stderr(&super::run_xla::summary(b, &program, &sources));
     }
@@ -291,8 +303,23 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         return ExitCode::from(super::interrupt::EXIT_INTERRUPTED);
     }
     match result {
-        Ok(code) => ExitCode::from((code & 0xff) as u8),
-        Err(e) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),
+        Ok(Ok(code)) => ExitCode::from((code & 0xff) as u8),
+        Ok(Err(e)) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),
+        Err(lost) => {
+            // Out of device memory keeps its own code (CLI012) here too.
+            let code = if faber::xla::plugin::says_out_of_memory(&lost) {
+                codes::CLI_XLA_OUT_OF_MEMORY
+            } else {
+                codes::CLI_XLA_EXECUTE
+            };
+            let file = sources.add("<xla device>".to_string(), String::new());
+            let d = Diagnostic::error(
+                code,
+                format!("copying a result from the XLA device failed: {lost}"),
+                Span::new(file, 0, 0),
+            );
+            ctx.report(&sources, &[d])
+        }
     }
 }
 
