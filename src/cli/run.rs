@@ -283,7 +283,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     // (src/tensor/remote.rs): caught here, so what the program printed is flushed
     // first and the failure is a diagnostic (exit 1), never a crash.
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        faber::eval::run_entry(&program, &mut io, &config)
+        faber::eval::run_entry(&program, &mut io, &config).map_err(Box::new)
     }));
     let result = match caught {
         Ok(r) => Ok(r),
@@ -304,7 +304,7 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     }
     match result {
         Ok(Ok(code)) => ExitCode::from((code & 0xff) as u8),
-        Ok(Err(e)) => ctx.report(&sources, &[e.into_diagnostic_in(&sources)]),
+        Ok(Err(e)) => ctx.report(&sources, &[(*e).into_diagnostic_in(&sources)]),
         Err(lost) => {
             // Out of device memory keeps its own code (CLI012) here too.
             let code = if faber::xla::plugin::says_out_of_memory(&lost) {
