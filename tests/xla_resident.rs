@@ -151,3 +151,50 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
         "{per_step_out} B back per step"
     );
 }
+
+const NO_LOWERING: &str = r#"
+functio strepitus(tf32[2, 3] x, numerus semen) → tf32[2, 3] {
+    fixum tf32[2, 3] y ← x.scala(2.0)
+    fixum tf32[2, 3] u ← x.uniformis(semen, [2, 3])
+    redde y.addita(u)
+}
+
+incipit {
+    fixum tf32[] z ← vacua
+    fixum tf32[2, 3] x ← z.strue([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3])
+    nota strepitus(x, 7).magnitudines()
+}
+"#;
+
+/// A function with an op that has no lowering runs on the CPU; `--verbose` names
+/// the op, the function's line and the line of the statement that holds the op.
+#[test]
+fn an_op_without_a_lowering_is_named_with_its_line() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_resident::no_lowering");
+        return;
+    };
+    let dir = scratch_dir("xla_resident", "no_lowering");
+    let file = dir.join("strepitus.fab");
+    write_file(&file, NO_LOWERING);
+    let o = Faber::new()
+        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(&plugin)
+        .arg(&file)
+        .output();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "[2, 3]\n");
+    let err = text(&o.stderr);
+    // Lines of NO_LOWERING: the function on line 2, `uniformis` on line 4.
+    let line = err
+        .lines()
+        .find(|l| l.contains("`strepitus::strepitus`"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains("strepitus.fab:2)")
+            && line.contains("no StableHLO lowering for op `uniformis`")
+            && line.ends_with("strepitus.fab:4"),
+        "{line}"
+    );
+}

@@ -137,7 +137,14 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
         let at = location(program, sources, name)
             .map(|l| format!(" ({l})"))
             .unwrap_or_default();
-        out.push_str(&format!("xla: `{name}`{at} runs on the CPU: {why}\n"));
+        // The statement whose lowering failed, where the tracer knows it.
+        let line = stats
+            .declined_at
+            .get(name)
+            .and_then(|&span| span_line(sources, span))
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
+        out.push_str(&format!("xla: `{name}`{at} runs on the CPU: {why}{line}\n"));
     }
     for (name, n) in &stats.ops {
         out.push_str(&format!(
@@ -164,9 +171,15 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
 fn location(program: &Program, sources: &SourceMap, name: &str) -> Option<String> {
     let mut found = program.functions.iter().filter(|f| f.name == name);
     let f = found.next()?;
-    if found.next().is_some() || sources.files().nth(f.span.file.0 as usize).is_none() {
+    if found.next().is_some() {
         return None;
     }
-    let (line, _) = sources.line_col(f.span);
-    Some(format!("{}:{line}", sources.name(f.span.file)))
+    span_line(sources, f.span)
+}
+
+/// `file:line` of `span`, when its file is in `sources`.
+fn span_line(sources: &SourceMap, span: faber::source::Span) -> Option<String> {
+    sources.files().nth(span.file.0 as usize)?;
+    let (line, _) = sources.line_col(span);
+    Some(format!("{}:{line}", sources.name(span.file)))
 }

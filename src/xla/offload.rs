@@ -39,6 +39,9 @@ pub struct Stats {
     pub by_function: std::collections::BTreeMap<String, u64>,
     /// Functions left to the interpreter, with why (the first reason seen).
     pub declined: Vec<(String, String)>,
+    /// Per function left to the interpreter, the statement whose lowering failed,
+    /// when the tracer knows it (`--verbose` prints its `file:line`).
+    pub declined_at: std::collections::BTreeMap<String, crate::source::Span>,
     /// Single ops run on the device because an operand was there, per op name.
     pub ops: std::collections::BTreeMap<String, u64>,
     /// Ops whose operands were on the device but which ran on the host, with why.
@@ -318,6 +321,12 @@ impl Offload for DeviceOffload<'_> {
                 rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m))
             }
             Err(XlaError::Lower(e)) => {
+                if let Some(span) = e.span() {
+                    self.stats
+                        .borrow_mut()
+                        .declined_at
+                        .insert(program.func(func).name.clone(), span);
+                }
                 self.decline(program, func, e.to_string());
                 return None;
             }

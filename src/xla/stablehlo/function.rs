@@ -23,6 +23,7 @@ use super::{numbers, trees};
 use super::{Function, TensorType, Unary, Value};
 use crate::ir::ops::{Op, OpResult};
 use crate::ir::{self, BinOp, Const, FuncId, GenusId, Prim, Program, Rhs, Stmt, UnOp};
+use crate::source::Span;
 use crate::xla::exec::ElementType;
 
 /// A parameter of the lowered function.
@@ -53,6 +54,27 @@ struct Tracer<'p> {
     f: Function,
     /// The element type of a `nihil` seed (`nihil.crea(…)`): the run's precision.
     elem: ElementType,
+    /// The source span of the statement being traced (the innermost, through inlined
+    /// calls): where a lowering that fails is reported.
+    at: Option<Span>,
+}
+
+/// The source span a statement carries, if any.
+fn stmt_span(s: &Stmt) -> Option<Span> {
+    match s {
+        Stmt::Let { span, .. }
+        | Stmt::Store { span, .. }
+        | Stmt::MethodInPlace { span, .. }
+        | Stmt::CallInPlace { span, .. }
+        | Stmt::Loop { span, .. }
+        | Stmt::ForRange { span, .. }
+        | Stmt::ForEach { span, .. }
+        | Stmt::Throw { span, .. }
+        | Stmt::Fatal { span, .. }
+        | Stmt::Assert { span, .. }
+        | Stmt::Out { span, .. } => Some(*span),
+        _ => None,
+    }
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, LowerError> {
@@ -115,8 +137,16 @@ pub fn lower_function_with_template(
     let (f, values) = Function::new(&types);
     let mut values = values.into_iter();
     let args: Vec<Bound> = params.iter().map(|p| bind(p, &mut values)).collect();
-    let mut t = Tracer { program, f, elem };
-    let result = t.call(func, args, 0)?;
+    let mut t = Tracer {
+        program,
+        f,
+        elem,
+        at: None,
+    };
+    let result = match t.call(func, args, 0) {
+        Ok(r) => r,
+        Err(e) => return Err(e.at(t.at)),
+    };
     let mut results = Vec::new();
     let template = flatten(program, &program.func(func).ret, &result, &mut results)?;
     Ok((t.f.finish(&results), template))
@@ -254,6 +284,9 @@ impl Tracer<'_> {
         depth: usize,
     ) -> Result<Flow, LowerError> {
         for stmt in &block.stmts {
+            if let Some(sp) = stmt_span(stmt) {
+                self.at = Some(sp);
+            }
             match stmt {
                 Stmt::Let { dst, rhs, .. } => {
                     let b = self.rhs(rhs, slots, depth)?;

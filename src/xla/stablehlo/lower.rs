@@ -52,6 +52,32 @@ pub enum LowerError {
     /// Something of a function other than a tensor op that has no lowering (a
     /// statement, an expression kind, a value): src/xla/stablehlo/function.rs.
     Unsupported { what: String },
+    /// One of the above, met while tracing the statement at `span` of a function.
+    At {
+        span: crate::source::Span,
+        inner: Box<LowerError>,
+    },
+}
+
+impl LowerError {
+    /// This error located at `span` (when known and not located already).
+    pub fn at(self, span: Option<crate::source::Span>) -> LowerError {
+        match (self, span) {
+            (e @ LowerError::At { .. }, _) | (e, None) => e,
+            (e, Some(span)) => LowerError::At {
+                span,
+                inner: Box::new(e),
+            },
+        }
+    }
+
+    /// Where the lowering failed, when known.
+    pub fn span(&self) -> Option<crate::source::Span> {
+        match self {
+            LowerError::At { span, .. } => Some(*span),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for LowerError {
@@ -60,6 +86,7 @@ impl fmt::Display for LowerError {
             LowerError::NoLowering { op } => write!(f, "no StableHLO lowering for op `{op}`"),
             LowerError::Shape { op, reason } => write!(f, "`{op}`: {reason}"),
             LowerError::Unsupported { what } => write!(f, "no StableHLO lowering for {what}"),
+            LowerError::At { inner, .. } => inner.fmt(f),
         }
     }
 }
