@@ -30,6 +30,7 @@ pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
 pub mod resident;
+pub mod spmd;
 pub mod stablehlo;
 
 pub use device::{Arg, Cache, Device, FnArg, Key, XlaError};
