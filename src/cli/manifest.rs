@@ -19,6 +19,8 @@
 //! [run]
 //! precision = "f32"   # f32 or f64: the element type of floating tensors (default
 //!                     # f64; `--precision` wins; docs/precision.md)
+//! devices = 2         # under `--backend xla`: the train step data-parallel over
+//!                     # this many devices (default 1; `--devices` wins; docs/xla.md)
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -56,6 +58,8 @@ pub struct Manifest {
     pub dir: std::path::PathBuf,
     /// `[run] precision`: `faber run`/`test`/`grad-check` without `--precision`.
     pub precision: Option<faber::tensor::DType>,
+    /// `[run] devices`: `faber run --backend xla` without `--devices`.
+    pub devices: Option<usize>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -104,9 +108,32 @@ struct RawPaths {
     templates: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawRun {
     precision: Option<Spanned<String>>,
+    devices: Option<Spanned<i64>>,
+}
+
+/// `[run] devices`: a positive count.
+fn run_devices(
+    devices: Option<Spanned<i64>>,
+    span: impl Fn(std::ops::Range<usize>) -> Span,
+) -> Result<Option<usize>, Diagnostic> {
+    let Some(d) = devices else {
+        return Ok(None);
+    };
+    match usize::try_from(*d.get_ref()) {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!(
+                "`devices = {}` in [run] is not a positive count",
+                d.get_ref()
+            ),
+            span(d.span()),
+        )
+        .with_hint("the number of PJRT devices the train step runs on: 1, 2, …")),
+    }
 }
 
 #[derive(Deserialize)]
@@ -209,7 +236,9 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         }
     }
 
-    let precision = match raw.run.and_then(|r| r.precision) {
+    let run = raw.run.unwrap_or_default();
+    let devices = run_devices(run.devices, &span)?;
+    let precision = match run.precision {
         None => None,
         Some(p) => match faber::tensor::DType::from_name(p.get_ref()) {
             Some(d) => Some(d),
@@ -254,6 +283,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         templates,
         dir: std::path::PathBuf::new(),
         precision,
+        devices,
         notes,
     })
 }
@@ -378,6 +408,17 @@ mod tests {
         assert!(d.message.contains("source"));
         let d = err("[package]\nname = \"p\"\n[paths]\nentry = \"\"\n");
         assert!(d.message.contains("entry"));
+    }
+
+    #[test]
+    fn run_devices() {
+        assert_eq!(ok("[package]\nname = \"p\"\n").devices, None);
+        let m = ok("[package]\nname = \"p\"\n[run]\ndevices = 4\n");
+        assert_eq!(m.devices, Some(4));
+        for bad in ["0", "-2"] {
+            let text = format!("[package]\nname = \"p\"\n[run]\ndevices = {bad}\n");
+            assert!(parse(&text, FileId(0)).is_err(), "devices = {bad}");
+        }
     }
 
     #[test]

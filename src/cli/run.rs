@@ -34,6 +34,12 @@ pub struct RunArgs {
     /// active Python environment, else `.venv-xla/`).
     #[arg(long, value_name = "PATH")]
     pub xla_plugin: Option<PathBuf>,
+    /// With `--backend xla`: run the train step (a gradient companion `grad_…` called
+    /// with tensors) data-parallel on the plugin's first N devices, the batch split
+    /// along its first axis (default: `[run] devices` in faber.toml, else 1;
+    /// docs/xla.md).
+    #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub devices: Option<usize>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
@@ -195,6 +201,10 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Some(usage) = super::run_xla::devices_usage(xla, args.devices) {
+        super::print_stderr(&usage);
+        return ExitCode::from(2);
+    }
     let input = match load::load(&args.path, &mut sources) {
         Ok(input) => input,
         Err(diags) => return ctx.report(&sources, &diags),
@@ -235,7 +245,8 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         HostFiles::new(&config),
     );
     let backend = if xla {
-        match super::run_xla::install(args.xla_plugin.as_deref(), &mut sources) {
+        let devices = super::run_xla::devices_of(args.devices, input.package.as_ref());
+        match super::run_xla::install(args.xla_plugin.as_deref(), devices, &mut sources) {
             Ok(b) => Some(b),
             Err(d) => return ctx.report(&sources, &[*d]),
         }

@@ -114,6 +114,8 @@ codes! {
     CLI_PLUGIN_FAILED = "CLI009", "a PJRT plugin call failed (initialisation, client creation, listing devices)";
     CLI_XLA_COMPILE = "CLI010", "a program could not be compiled for a PJRT device (an op without a StableHLO lowering, or the plugin's compiler refused it)";
     CLI_XLA_EXECUTE = "CLI011", "running a compiled program on a PJRT device failed (a transfer, the execution, or a result that differs from the native one)";
+    CLI_SPMD_DEVICES = "CLI014", "`--devices N` asks for more devices than the PJRT plugin offers";
+    CLI_SPMD_BATCH = "CLI015", "the batch of a data-parallel train step does not split evenly over the devices";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

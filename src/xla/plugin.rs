@@ -120,7 +120,9 @@ pub struct DeviceInfo {
 }
 
 /// A PJRT client; destroyed (`PJRT_Client_Destroy`) when it and everything made
-/// with it (executables, buffers: src/xla/exec.rs) are dropped.
+/// with it (executables, buffers: src/xla/exec.rs) are dropped. A clone shares the
+/// one PJRT client.
+#[derive(Clone)]
 pub struct Client<'p> {
     plugin: &'p Plugin,
     pub(super) handle: Rc<ClientHandle>,
