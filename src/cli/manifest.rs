@@ -237,7 +237,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
     }
 
     let run = raw.run.unwrap_or_default();
-    let devices = run_devices(run.devices, &span)?;
+    let devices = run_devices(run.devices, span)?;
     let precision = match run.precision {
         None => None,
         Some(p) => match faber::tensor::DType::from_name(p.get_ref()) {

@@ -130,8 +130,8 @@ impl<'p> DeviceOffload<'p> {
         let mut stats = self.stats.borrow_mut();
         stats.offloaded += 1;
         *stats.data_parallel.entry(name.clone()).or_insert(0) += 1;
-        stats.compiles = self.device.cache().misses() + spmd.compiles;
         drop(stats);
+        self.count();
         let mut outputs: Vec<Option<Tensor>> = outputs.into_iter().map(Some).collect();
         Some(rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m)))
     }
@@ -140,7 +140,7 @@ impl<'p> DeviceOffload<'p> {
     fn count(&self) {
         let mut s = self.stats.borrow_mut();
         s.compiles = self.device.cache().misses() + self.spmd.as_ref().map_or(0, |s| s.compiles);
-        s.cache_hits = self.device.cache().hits();
+        s.cache_hits = self.device.cache().hits() + self.spmd.as_ref().map_or(0, |s| s.hits);
     }
 
     fn decline_op(&mut self, op: Op, why: String) {

@@ -368,8 +368,12 @@ impl<'p> Spmd<'p> {
                 });
             }
         }
-        let exe = match self.cache.get(&key) {
-            Some(_) => self.compile(&key, "")?,
+        let cached = self.cache.get(&key).cloned();
+        let exe = match cached {
+            Some(e) => {
+                self.hits += 1;
+                e
+            }
             None => {
                 let (text, template) =
                     lower_function_with_template(program, func, &flat.params, elem)
