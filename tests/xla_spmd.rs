@@ -493,3 +493,37 @@ fn devices_usage_errors() {
         .output();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
+
+/// `[run] devices` in faber.toml is the default of `--devices`; the flag wins.
+#[test]
+fn run_devices_in_the_manifest() {
+    let Some(path) = pjrt_plugin() else {
+        say_no_plugin("xla_spmd::manifest");
+        return;
+    };
+    let dir = common::scratch_dir("xla_spmd", "manifest");
+    common::write_file(
+        &dir.join("faber.toml"),
+        "[package]\nname = \"p\"\n[run]\ndevices = 99\n",
+    );
+    common::write_file(
+        &dir.join("src/main.fab"),
+        "incipit {\n    nota \"salve\"\n}\n",
+    );
+    let go = |extra: &[&str]| {
+        Faber::new()
+            .args(["run", "--backend", "xla", "--xla-plugin"])
+            .arg(&path)
+            .args(extra)
+            .arg(&dir)
+            .output()
+    };
+    let o = go(&[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some("CLI014"), "{err}");
+    assert!(err.contains("99 devices asked for"), "{err}");
+    let o = go(&["--devices", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), "salve");
+}
