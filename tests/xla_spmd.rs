@@ -96,7 +96,18 @@ fn n_devices(
     inputs: &[(Vec<f32>, Vec<usize>, Sharding)],
     results: &[Sharding],
 ) -> Vec<Vec<f32>> {
-    let mut spmd = Spmd::new(plugin.client().unwrap(), n).expect("enough devices");
+    n_devices_of(plugin.client().unwrap(), n, text, inputs, results)
+}
+
+/// [`n_devices`] on the devices of `client`.
+fn n_devices_of(
+    client: Client<'static>,
+    n: usize,
+    text: &str,
+    inputs: &[(Vec<f32>, Vec<usize>, Sharding)],
+    results: &[Sharding],
+) -> Vec<Vec<f32>> {
+    let mut spmd = Spmd::new(client, n).expect("enough devices");
     let args: Vec<Sharding> = inputs.iter().map(|i| i.2).collect();
     let annotated = faber::xla::spmd::annotate(text, &args, results, n).unwrap();
     let exe = spmd
@@ -167,6 +178,47 @@ fn a_batch_mean_on_one_two_and_four_devices_equals_one_device() {
         );
         close(&got[0], want, &tol, &format!("mean on {n} device(s)"));
     }
+}
+
+/// The CPU plugin's `cpu_device_count` client option: 8 host devices, and a batch
+/// of 8 rows over 8 of them (one row each; the all-reduce sums 8 partial sums)
+/// equals one device's mean within the bound above.
+#[test]
+fn the_cpu_plugin_presents_eight_devices_when_asked() {
+    let Some(plugin) = plugin("xla_spmd::cpu_device_count") else {
+        return;
+    };
+    let default = plugin.client().unwrap();
+    if default.platform_name().unwrap() != "cpu" {
+        return;
+    }
+    assert_eq!(default.addressable_device_count().unwrap(), 4);
+    let client = plugin.client_with(&[("cpu_device_count", 8)]).unwrap();
+    assert_eq!(client.addressable_device_count().unwrap(), 8);
+    assert_eq!(client.devices().unwrap().len(), 8);
+    let (b, f) = (8, 3);
+    let t = TensorType::new(ElementType::F32, &[b, f]);
+    let (mut func, p) = Function::new(&[t]);
+    let s = func.reduce(p[0], &[0], Reduction::Sum);
+    let k = func.splat(ElementType::F32, 1.0 / b as f64, &[f]);
+    let m = func.binary(Binary::Multiply, s, k);
+    let text = func.finish(&[m]);
+    let x = values(8, b * f);
+    let want = &one_device(&default, &text, &[(x.clone(), vec![b, f])])[0];
+    let tol: Vec<f64> = (0..f)
+        .map(|j| {
+            let abs: f64 = (0..b).map(|i| f64::from(x[i * f + j]).abs()).sum();
+            2.0 * (b as f64 + 1.0) * U * abs / b as f64 + U * f64::from(want[j]).abs()
+        })
+        .collect();
+    let got = n_devices_of(
+        client,
+        8,
+        &text,
+        &[(x, vec![b, f], Sharding::Batch)],
+        &[Sharding::Replicated],
+    );
+    close(&got[0], want, &tol, "mean on 8 devices");
 }
 
 /// The loss and the gradient of an MSE of a linear layer, x [8, 3] and y [8, 2]
