@@ -9,6 +9,10 @@
 //! [`MAX_PROGRAMS`] argument signatures (an integer argument that changes every call)
 //! runs in the interpreter from then on.
 //!
+//! With an SPMD runner ([`DeviceOffload::with_spmd`], `--devices N`), a call of the
+//! train step ([`is_train_step`]) runs data-parallel on N devices instead
+//! (src/xla/spmd.rs).
+//!
 //! Values are copied to the device at each offloaded call and back at its return;
 //! keeping them on the device between calls is the next step (docs/xla.md).
 
