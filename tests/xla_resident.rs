@@ -31,6 +31,26 @@ fn traffic(o: &Output) -> (u64, u64) {
     (inn.parse().unwrap(), out.parse().unwrap())
 }
 
+/// Runs `source` (written to a scratch file `name`) with `--backend xla --verbose`
+/// under `--precision f32`; `None` without a plugin (after the skip line).
+fn run_on_device(name: &str, source: &str) -> Option<Output> {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin(&format!("xla_resident::{name}"));
+        return None;
+    };
+    let dir = scratch_dir("xla_resident", name);
+    let file = dir.join(name);
+    write_file(&file, source);
+    let o = Faber::new()
+        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(&plugin)
+        .arg(&file)
+        .output();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    Some(o)
+}
+
 const NAN: &str = r#"
 importa ex "gradus:optimize" privata optimize
 
@@ -59,20 +79,9 @@ incipit {
 /// leaf comes back, not the leaf.
 #[test]
 fn a_non_finite_leaf_is_found_on_the_device() {
-    let Some(plugin) = pjrt_plugin() else {
-        say_no_plugin("xla_resident::non_finite");
+    let Some(o) = run_on_device("nan.fab", NAN) else {
         return;
     };
-    let dir = scratch_dir("xla_resident", "nan");
-    let file = dir.join("nan.fab");
-    write_file(&file, NAN);
-    let o = Faber::new()
-        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
-        .arg("--xla-plugin")
-        .arg(&plugin)
-        .arg(&file)
-        .output();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "primum: b", "{out}");
@@ -170,20 +179,9 @@ incipit {
 /// the op, the function's line and the line of the statement that holds the op.
 #[test]
 fn an_op_without_a_lowering_is_named_with_its_line() {
-    let Some(plugin) = pjrt_plugin() else {
-        say_no_plugin("xla_resident::no_lowering");
+    let Some(o) = run_on_device("strepitus.fab", NO_LOWERING) else {
         return;
     };
-    let dir = scratch_dir("xla_resident", "no_lowering");
-    let file = dir.join("strepitus.fab");
-    write_file(&file, NO_LOWERING);
-    let o = Faber::new()
-        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
-        .arg("--xla-plugin")
-        .arg(&plugin)
-        .arg(&file)
-        .output();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "[2, 3]\n");
     let err = text(&o.stderr);
     // Lines of NO_LOWERING: the function on line 2, `uniformis` on line 4.
