@@ -111,6 +111,7 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
         say_no_plugin("xla_resident::gpt");
         return;
     };
+    let out = scratch_dir("xla_resident", "gpt");
     let run = |steps: u32| {
         let o = Faber::new()
             .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
@@ -118,6 +119,8 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
             .arg(&plugin)
             .arg("examples/gpt-shakespeare")
             .args(["--", "--tiny", "--sample", "0", "--eval-interval", "1000"])
+            .arg("--out")
+            .arg(&out)
             .args(["--steps", &steps.to_string()])
             .output();
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));

@@ -103,7 +103,9 @@ fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
         return;
     };
     let example = "examples/gpt-shakespeare";
-    let args = ["--", "--tiny", "--steps", "4", "--trace"];
+    let out = common::scratch_dir("xla_run", "gpt");
+    let out = out.to_str().unwrap();
+    let args = ["--", "--tiny", "--steps", "4", "--trace", "--out", out];
     let go = |backend: &[&str]| {
         let o = Faber::new()
             .args(["--verbose", "run", "--precision", "f32"])
