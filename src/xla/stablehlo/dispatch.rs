@@ -8,7 +8,7 @@
 use super::lower::*;
 #[cfg(test)]
 use super::TensorType;
-use super::{attention, cotangent, nn, optim, reduce, Binary, Function, Reduction, Unary};
+use super::{attention, cotangent, nn, optim, random, reduce, Binary, Function, Reduction, Unary};
 use crate::ir::ops::Op;
 #[cfg(test)]
 use crate::xla::exec::ElementType;
@@ -261,16 +261,16 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
         Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
         Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
-        // The seeded random tensors: faber's SplitMix64 bits, drawn on the CPU (see
-        // docs/xla.md). `magnitudines` and `numerus_elementorum` give host values (the
-        // function tracer reads them off the static shape); `planata`, a list of
-        // numbers read back from a tensor.
-        Op::Normalis
-        | Op::Uniformis
-        | Op::Multinomialis
-        | Op::Magnitudines
-        | Op::Planata
-        | Op::Numerus => Err(LowerError::NoLowering { op: op.name() }),
+        // The seeded random tensors: faber's SplitMix64 in `ui64` arithmetic.
+        Op::Uniformis => random::uniformis(f, a),
+        Op::Normalis => random::normalis(f, a),
+        Op::Multinomialis => random::multinomialis(f, a),
+        // `magnitudines` and `numerus_elementorum` give host values (the function
+        // tracer reads them off the static shape); `planata`, a list of numbers read
+        // back from a tensor.
+        Op::Magnitudines | Op::Planata | Op::Numerus => {
+            Err(LowerError::NoLowering { op: op.name() })
+        }
     }
 }
 
