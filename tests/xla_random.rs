@@ -330,6 +330,21 @@ fn multinomialis_draws_the_native_indices_away_from_ties() {
             }
         }
     }
+    // Many rows without a margin, in one program each.
+    for dtype in [DType::F32, DType::F64] {
+        let rows: Vec<Vec<f64>> = (0..2000).map(|_| row(&mut g, 50, dtype)).collect();
+        let p = probs(&rows, false, dtype);
+        let want = SplitMix64::new(31).multinomial(&p).unwrap();
+        let got = run(
+            &mut dev,
+            Op::Multinomialis,
+            &[Arg::Tensor(&p), Arg::Int(31)],
+            "rows",
+        );
+        let (x, y) = (values(&got), values(&want));
+        mismatched += x.iter().zip(&y).filter(|(a, b)| a != b).count();
+        drawn += y.len();
+    }
     println!("multinomialis: {mismatched} of {drawn} draws on rows without a margin differ");
     assert!(mismatched * 10 <= drawn, "{mismatched} of {drawn} differ");
 }

@@ -383,6 +383,46 @@ mod tests {
         assert!(e.unwrap_err().to_string().contains("no elements [3, 6)"));
     }
 
+    #[test]
+    fn random_tensors_have_the_native_result_types() {
+        let f64s = |dims: &[usize]| TensorType::new(ElementType::F64, dims);
+        let shape = Operand::Dims(vec![2, 3]);
+        let u = lowered(
+            Op::Uniformis,
+            &[],
+            &[
+                Operand::Elem(ElementType::F32),
+                Operand::Int(-1),
+                shape.clone(),
+            ],
+        );
+        assert_eq!(u.unwrap(), [f32s(&[2, 3])]);
+        let normal = [
+            Operand::Num(0.0),
+            Operand::Int(7),
+            shape.clone(),
+            Operand::Num(0.0),
+            Operand::Num(0.02),
+        ];
+        let n = lowered(Op::Normalis, &[], &normal);
+        assert_eq!(n.unwrap(), [f64s(&[2, 3])]);
+        let m = lowered(Op::Multinomialis, &[f32s(&[4, 5])], &[Operand::Int(1)]);
+        assert_eq!(m.unwrap(), [f32s(&[4])]);
+        let m = lowered(Op::Multinomialis, &[f64s(&[5])], &[Operand::Int(1)]);
+        assert_eq!(m.unwrap(), [f64s(&[])]);
+        let e = lowered(Op::Multinomialis, &[f32s(&[4, 0])], &[Operand::Int(1)]);
+        assert_eq!(e.unwrap_err().to_string(), "`multinomialis`: no classes");
+        let e = lowered(
+            Op::Uniformis,
+            &[],
+            &[Operand::Elem(ElementType::F32), Operand::Num(1.0), shape],
+        );
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .starts_with("`uniformis`: the seed (operand 1) must be an integer"));
+    }
+
     /// `strue` of literals, a number the device computes and a tensor, in order:
     /// two runs of literals become two constants, joined with the device values.
     #[test]

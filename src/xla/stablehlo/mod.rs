@@ -653,6 +653,40 @@ mod tests {
         assert_eq!(text, want);
     }
 
+    /// `ui64` values: their types, decimal constants, and the way back to floats.
+    #[test]
+    fn u64_values_print_as_ui64_with_decimal_constants() {
+        let (mut f, _) = Function::new(&[]);
+        let i = f.iota_u64(&[3], 0);
+        let c = f.splat_u64(u64::MAX, &[3]);
+        let m = f.int_binary(IntBinary::Multiply, i, c);
+        let x = f.u64_to_float(m, ElementType::F64);
+        let text = f.finish(&[x]);
+        for want in [
+            "%v0 = \"stablehlo.iota\"() {iota_dimension = 0 : i64} : () -> tensor<3xui64>",
+            "{value = dense<18446744073709551615> : tensor<ui64>} : () -> tensor<ui64>",
+            "\"stablehlo.multiply\"(%v0, %v2) : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xui64>",
+            "\"stablehlo.convert\"(%v3) : (tensor<3xui64>) -> tensor<3xf64>",
+        ] {
+            assert!(text.contains(want), "{want}\n{text}");
+        }
+    }
+
+    #[test]
+    fn cumulative_sums_pad_the_axis_before() {
+        let (mut f, p) = Function::new(&[TensorType::new(ElementType::F64, &[2, 5])]);
+        let c = f.cumulative_sum(p[0], 1);
+        assert_eq!(f.ty(c), &TensorType::new(ElementType::F64, &[2, 5]));
+        let text = f.finish(&[c]);
+        assert!(
+            text.contains(
+                "{padding = dense<[[0, 0], [4, 0]]> : tensor<2x2xi64>, \
+                 window_dimensions = array<i64: 1, 5>}"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn dot_general_orders_batch_then_free_axes() {
         let a = TensorType::new(ElementType::F32, &[4, 2, 3]);

@@ -189,11 +189,10 @@ pub(super) fn multinomialis(f: &mut Function, a: &Args) -> Lowered {
     let at_or_below = f.select_if(c, Compare::Gt, ub, zeros, ones);
     let idx = f.reduce(at_or_below, &[1], Reduction::Sum);
 
-    // A row the native kernel refuses: NaN.
-    let inf = all_splat(f, f64::INFINITY);
+    // A row the native kernel refuses: NaN. A probability that is negative or NaN
+    // fails `p ≥ 0`; an infinite one makes the total infinite or NaN.
     let not_neg = f.select_if(p, Compare::Ge, zeros, zeros, ones);
-    let bad = f.select_if(p, Compare::Lt, inf, not_neg, ones);
-    let bad = f.reduce(bad, &[1], Reduction::Sum);
+    let bad = f.reduce(not_neg, &[1], Reduction::Sum);
     let (rzero, rone) = (row_splat(f, 0.0), row_splat(f, 1.0));
     let rinf = row_splat(f, f64::INFINITY);
     let bad = f.select_if(total, Compare::Gt, rzero, bad, rone);
