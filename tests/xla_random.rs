@@ -23,6 +23,11 @@
 //!   NaN for the rows the native kernel refuses. Random rows without that margin
 //!   are run too and their mismatches counted and printed (0 where the plugin adds
 //!   in order).
+//!
+//! Under `faber run --backend xla` (src/xla/offload.rs): a function that draws runs
+//! on the device and prints what the CPU backend prints, and `multinomialis` of a
+//! device value with a new seed at every call compiles 8 programs, then runs on the
+//! host.
 
 mod common;
 mod xla_support;
@@ -433,4 +438,65 @@ fn misfits_are_errors_naming_the_op() {
         .run_op(Op::Uniformis, &[Arg::Tensor(&recv), Arg::Int(1)])
         .unwrap_err();
     assert!(e.to_string().contains("takes 3 operands, 2 given"), "{e}");
+}
+
+const DRAWS: &str = r#"
+functio trahe(tf32[5] x, numerus semen) → tf32[3] {
+    fixum tf32[] z ← vacua
+    fixum tf32[3, 5] u ← z.uniformis(semen, [3, 5])
+    redde u.multiplica(x).multinomialis(semen + 1)
+}
+
+functio probabilitates(tf32[5] x) → tf32[5] {
+    redde x.activatio_softmax()
+}
+
+incipit {
+    fixum tf32[] z ← vacua
+    fixum tf32[5] x ← z.strue([0.5, 1.0, 2.0, 0.25, 1.5], [5])
+    nota trahe(x, 7)
+    fixum tf32[5] p ← probabilitates(x)
+    itera ab 0 ‥ 12 fixum k ergo nota p.multinomialis(k)
+}
+"#;
+
+/// Under `faber run --backend xla`: a function that draws runs on the device with
+/// the CPU backend's draws, and an op drawing from a device value with a new seed
+/// at every call (sampling) goes back to the host after 8 programs.
+#[test]
+fn draws_run_on_the_device_and_new_seeds_stop_compiling() {
+    let Some(plugin) = common::pjrt_plugin() else {
+        common::say_no_plugin("xla_random::run");
+        return;
+    };
+    let dir = common::scratch_dir("xla_random", "run");
+    let file = dir.join("draws.fab");
+    common::write_file(&file, DRAWS);
+    let go = |backend: &str| {
+        let o = common::Faber::new()
+            .args([
+                "--verbose",
+                "run",
+                "--precision",
+                "f32",
+                "--backend",
+                backend,
+            ])
+            .arg("--xla-plugin")
+            .arg(&plugin)
+            .arg(&file)
+            .output();
+        assert_eq!(o.status.code(), Some(0), "{}", common::text(&o.stderr));
+        o
+    };
+    let (cpu, xla) = (go("cpu"), go("xla"));
+    assert_eq!(common::text(&xla.stdout), common::text(&cpu.stdout));
+    let err = common::text(&xla.stderr);
+    for line in [
+        "xla: `draws::trahe` ran on the device 1 time(s)",
+        "xla: op `multinomialis` ran on the device 8 time(s) (an operand was there)",
+        "xla: op `multinomialis` runs on the CPU: compiled for 8 literal operands",
+    ] {
+        assert!(err.contains(line), "{line}\n{err}");
+    }
 }
