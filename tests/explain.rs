@@ -100,6 +100,16 @@ const UNREACHABLE: &[(&str, &str)] = &[
         "needs a PJRT plugin (without one, CLI006 comes first); tests/xla_devices.rs \
          builds a one-device plugin with cc and checks `faber run --device 3`",
     ),
+    (
+        "CLI014",
+        "needs a PJRT plugin, which a page cannot hold; tests/xla_spmd.rs asks the CPU \
+         plugin for one device more than it offers and checks the report",
+    ),
+    (
+        "CLI015",
+        "needs a PJRT plugin with two devices, which a page cannot hold; tests/xla_spmd.rs \
+         runs a gradient companion on an odd batch over two devices and checks the report",
+    ),
 ];
 
 /// `text` with every run of whitespace made one space (entries wrap their lines).

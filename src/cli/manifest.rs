@@ -22,6 +22,8 @@
 //! backend = "xla"     # cpu or xla: where `faber run` computes (default cpu;
 //!                     # `--backend` wins; docs/xla.md)
 //! device = 0          # the PJRT device of the xla backend (default 0; `--device` wins)
+//! devices = 2         # under `--backend xla`: the train step data-parallel over
+//!                     # this many devices (default 1; `--devices` wins; docs/xla.md)
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -65,6 +67,8 @@ pub struct Manifest {
     /// `--device`, with where it is written (CLI013 points there when the plugin
     /// has no such device).
     pub device: Option<(usize, Span)>,
+    /// `[run] devices`: `faber run --backend xla` without `--devices`.
+    pub devices: Option<usize>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -132,11 +136,34 @@ struct RawPaths {
     templates: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawRun {
     precision: Option<Spanned<String>>,
     backend: Option<Spanned<String>>,
     device: Option<Spanned<i64>>,
+    devices: Option<Spanned<i64>>,
+}
+
+/// `[run] devices`: a positive count.
+fn run_devices(
+    devices: Option<Spanned<i64>>,
+    span: impl Fn(std::ops::Range<usize>) -> Span,
+) -> Result<Option<usize>, Diagnostic> {
+    let Some(d) = devices else {
+        return Ok(None);
+    };
+    match usize::try_from(*d.get_ref()) {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(Diagnostic::error(
+            codes::CLI_MANIFEST,
+            format!(
+                "`devices = {}` in [run] is not a positive count",
+                d.get_ref()
+            ),
+            span(d.span()),
+        )
+        .with_hint("the number of PJRT devices the train step runs on: 1, 2, …")),
+    }
 }
 
 #[derive(Deserialize)]
@@ -239,10 +266,9 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         }
     }
 
-    let (run_precision, run_backend, run_device) = match raw.run {
-        Some(r) => (r.precision, r.backend, r.device),
-        None => (None, None, None),
-    };
+    let run = raw.run.unwrap_or_default();
+    let devices = run_devices(run.devices, span)?;
+    let (run_precision, run_backend, run_device) = (run.precision, run.backend, run.device);
     let backend = match run_backend {
         None => None,
         Some(b) => match Backend::from_name(b.get_ref()) {
@@ -321,6 +347,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         precision,
         backend,
         device,
+        devices,
         notes,
     })
 }
@@ -445,6 +472,17 @@ mod tests {
         assert!(d.message.contains("source"));
         let d = err("[package]\nname = \"p\"\n[paths]\nentry = \"\"\n");
         assert!(d.message.contains("entry"));
+    }
+
+    #[test]
+    fn run_devices() {
+        assert_eq!(ok("[package]\nname = \"p\"\n").devices, None);
+        let m = ok("[package]\nname = \"p\"\n[run]\ndevices = 4\n");
+        assert_eq!(m.devices, Some(4));
+        for bad in ["0", "-2"] {
+            let text = format!("[package]\nname = \"p\"\n[run]\ndevices = {bad}\n");
+            assert!(parse(&text, FileId(0)).is_err(), "devices = {bad}");
+        }
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// active Python environment, else `.venv-xla/`).
     #[arg(long, value_name = "PATH")]
     pub xla_plugin: Option<PathBuf>,
+    /// With `--backend xla`: run the train step (a gradient companion `grad_…` called
+    /// with tensors) data-parallel on the plugin's first N devices, the batch split
+    /// along its first axis (default: `[run] devices` in faber.toml, else 1;
+    /// docs/xla.md).
+    #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub devices: Option<usize>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
@@ -217,6 +223,10 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     if xla && args.check_finite {
         return check_finite_needs_cpu();
     }
+    if let Some(usage) = super::run_xla::devices_usage(xla, args.devices) {
+        super::print_stderr(&usage);
+        return ExitCode::from(2);
+    }
     if !xla && args.device.is_some() {
         super::print_stderr(
             "error: `--device` picks a PJRT device; use it with `--backend xla` (or \
@@ -271,7 +281,8 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         HostFiles::new(&config),
     );
     let backend = if xla {
-        match super::run_xla::install(args.xla_plugin.as_deref(), device, &mut sources) {
+        let devices = super::run_xla::devices_of(args.devices, input.package.as_ref());
+        match super::run_xla::install(args.xla_plugin.as_deref(), device, devices, &mut sources) {
             Ok(b) => Some(b),
             Err(d) => return ctx.report(&sources, &[*d]),
         }

@@ -14,7 +14,8 @@ use faber::ir::Program;
 use faber::source::{SourceMap, Span};
 use faber::xla::offload::{DeviceOffload, Stats};
 use faber::xla::resident::Traffic;
-use faber::xla::{Device, Plugin};
+use faber::xla::spmd::{Spmd, SpmdError};
+use faber::xla::{Client, Device, Plugin};
 
 use super::devices::{find_plugin, plugin_error};
 
@@ -37,10 +38,12 @@ pub struct DeviceChoice {
 
 /// Loads the plugin (`--xla-plugin`, `FABER_PJRT_PLUGIN`, the search), opens the
 /// chosen device and installs the hook; CLI006–CLI009 when that fails, CLI013 when
-/// the plugin has no such device.
+/// the plugin has no such device. With `devices` N > 1 the train step runs
+/// data-parallel on devices 0..N (CLI014 when the plugin offers fewer).
 pub fn install(
     flag: Option<&Path>,
     choice: DeviceChoice,
+    devices: usize,
     sources: &mut SourceMap,
 ) -> Result<Backend, Box<Diagnostic>> {
     let path = find_plugin(flag, sources)?;
@@ -82,7 +85,7 @@ pub fn install(
         ));
     }
     let described = describe(&client, ordinal);
-    let device = Device::new(client, ordinal).map_err(|e| {
+    let device = Device::new(client.clone(), ordinal).map_err(|e| {
         let file = sources.add(path.display().to_string(), String::new());
         Box::new(Diagnostic::error(
             codes::CLI_PLUGIN_FAILED,
@@ -90,12 +93,54 @@ pub fn install(
             Span::new(file, 0, 0),
         ))
     })?;
+    let spmd = data_parallel(&client, devices, &path, sources)?;
     let stats = Rc::new(RefCell::new(Stats::default()));
-    let hook = DeviceOffload::new(device, Rc::clone(&stats));
+    let mut hook = DeviceOffload::new(device, Rc::clone(&stats));
+    if let Some(spmd) = spmd {
+        hook = hook.with_spmd(spmd);
+    }
     Ok(Backend {
         _installed: offload::install(Box::new(hook)),
         stats,
         device: described,
+    })
+}
+
+/// The usage error of `--devices` without `--backend xla`, if it is one.
+pub fn devices_usage(xla: bool, devices: Option<usize>) -> Option<String> {
+    (!xla && devices.is_some()).then(|| {
+        "error: `--devices` runs the train step on several PJRT devices; use it with \
+         `--backend xla`\n"
+            .to_string()
+    })
+}
+
+/// The device count of a run: `--devices`, else `[run] devices`, else 1.
+pub fn devices_of(flag: Option<usize>, manifest: Option<&super::manifest::Manifest>) -> usize {
+    flag.or(manifest.and_then(|m| m.devices)).unwrap_or(1)
+}
+
+/// The SPMD runner over devices 0..`devices` of `client` (src/xla/spmd.rs), `None`
+/// for one device; CLI014 when the plugin offers fewer.
+fn data_parallel<'p>(
+    client: &Client<'p>,
+    devices: usize,
+    path: &Path,
+    sources: &mut SourceMap,
+) -> Result<Option<Spmd<'p>>, Box<Diagnostic>> {
+    if devices <= 1 {
+        return Ok(None);
+    }
+    Spmd::new(client.clone(), devices).map(Some).map_err(|e| {
+        let file = sources.add(path.display().to_string(), String::new());
+        let code = match e {
+            SpmdError::TooManyDevices { .. } => codes::CLI_SPMD_DEVICES,
+            _ => codes::CLI_PLUGIN_FAILED,
+        };
+        Box::new(
+            Diagnostic::error(code, e.to_string(), Span::new(file, 0, 0))
+                .with_hint("`faber devices` lists the devices the plugin offers"),
+        )
     })
 }
 
@@ -132,6 +177,12 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
     ));
     for (name, n) in &stats.by_function {
         out.push_str(&format!("xla: `{name}` ran on the device {n} time(s)\n"));
+    }
+    for (name, n) in &stats.data_parallel {
+        out.push_str(&format!(
+            "xla: `{name}` ran data-parallel on {} devices {n} time(s)\n",
+            stats.devices
+        ));
     }
     for (name, why) in &stats.declined {
         let at = location(program, sources, name)

@@ -116,6 +116,8 @@ codes! {
     CLI_XLA_EXECUTE = "CLI011", "running a compiled program on a PJRT device failed (a transfer, the execution, or a result that differs from the native one)";
     CLI_XLA_OUT_OF_MEMORY = "CLI012", "a PJRT device ran out of memory (a transfer or an execution the plugin refused with `RESOURCE_EXHAUSTED`)";
     CLI_XLA_NO_DEVICE = "CLI013", "`--device N` (or `[run] device`) names a device the PJRT plugin does not have";
+    CLI_SPMD_DEVICES = "CLI014", "`--devices N` asks for more devices than the PJRT plugin offers";
+    CLI_SPMD_BATCH = "CLI015", "the batch of a data-parallel train step does not split evenly over the devices";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

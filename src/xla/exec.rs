@@ -138,6 +138,17 @@ pub(super) fn compile_on(
     mlir: &str,
     options: &CompileOptions,
 ) -> Result<Executable, PluginError> {
+    compile_encoded(h, mlir, &options.encode())
+}
+
+/// Compiles StableHLO text with serialized compile options `opts` (a
+/// `CompileOptionsProto`: [`CompileOptions`], or the SPMD options of
+/// src/xla/spmd.rs).
+pub(super) fn compile_encoded(
+    h: &Rc<ClientHandle>,
+    mlir: &str,
+    opts: &[u8],
+) -> Result<Executable, PluginError> {
     let api = h.api;
     let format = b"mlir";
     let mut code = mlir.as_bytes().to_vec();
@@ -146,7 +157,6 @@ pub(super) fn compile_on(
     program.code_size = code.len();
     program.format = format.as_ptr().cast::<c_char>();
     program.format_size = format.len();
-    let opts = options.encode();
     let mut args = c::ClientCompileArgs::new();
     args.client = h.raw;
     args.program = &program;
@@ -288,40 +298,79 @@ impl Executable {
     /// the plugin's default) with `args`, which must live there
     /// (`PJRT_LoadedExecutable_Execute`), waits for the outputs and returns them.
     pub fn execute(&self, args: &[&Buffer]) -> Result<Vec<Buffer>, PluginError> {
+        let mut outs = self.execute_on_devices(&[args.to_vec()])?;
+        outs.pop()
+            .ok_or_else(|| failed("PJRT_LoadedExecutable_Execute", "no output list"))
+    }
+
+    /// Runs once on each device of the program's device assignment, argument list
+    /// `d` on device `d` (its buffers must live there), as one
+    /// `PJRT_LoadedExecutable_Execute` with `num_devices` = `lists.len()`: an SPMD
+    /// program's partitions (src/xla/spmd.rs). Waits for every device; returns the
+    /// output lists in the same order.
+    pub fn execute_on_devices(
+        &self,
+        lists: &[Vec<&Buffer>],
+    ) -> Result<Vec<Vec<Buffer>>, PluginError> {
         const CALL: &str = "PJRT_LoadedExecutable_Execute";
         let api = self.client.api;
-        if args.iter().any(|b| !Rc::ptr_eq(&b.client, &self.client)) {
+        let num_args = lists.first().map_or(0, Vec::len);
+        if lists.is_empty() || lists.iter().any(|l| l.len() != num_args) {
+            return Err(failed(CALL, "argument lists of different lengths"));
+        }
+        if lists
+            .iter()
+            .flatten()
+            .any(|b| !Rc::ptr_eq(&b.client, &self.client))
+        {
             return Err(failed(CALL, "an argument lives on another client"));
         }
-        let raw_args: Vec<*mut c::Buffer> = args.iter().map(|b| b.raw).collect();
-        let arg_lists: [*const *mut c::Buffer; 1] = [raw_args.as_ptr()];
-        let mut outputs: Vec<*mut c::Buffer> = vec![std::ptr::null_mut(); self.num_outputs];
-        let output_lists: [*mut *mut c::Buffer; 1] = [outputs.as_mut_ptr()];
-        let mut done: [*mut c::Event; 1] = [std::ptr::null_mut()];
+        let raw_args: Vec<Vec<*mut c::Buffer>> = lists
+            .iter()
+            .map(|l| l.iter().map(|b| b.raw).collect())
+            .collect();
+        let arg_lists: Vec<*const *mut c::Buffer> = raw_args.iter().map(|l| l.as_ptr()).collect();
+        let mut outputs: Vec<Vec<*mut c::Buffer>> =
+            vec![vec![std::ptr::null_mut(); self.num_outputs]; lists.len()];
+        let output_lists: Vec<*mut *mut c::Buffer> =
+            outputs.iter_mut().map(|l| l.as_mut_ptr()).collect();
+        let mut done: Vec<*mut c::Event> = vec![std::ptr::null_mut(); lists.len()];
         let mut options = c::ExecuteOptions::new();
         let mut e = c::LoadedExecutableExecuteArgs::new();
         e.executable = self.raw;
         e.options = &mut options;
         e.argument_lists = arg_lists.as_ptr();
-        e.num_devices = 1;
-        e.num_args = raw_args.len();
+        e.num_devices = lists.len();
+        e.num_args = num_args;
         e.output_lists = output_lists.as_ptr();
         e.device_complete_events = done.as_mut_ptr();
         call(api, CALL, api.loaded_executable_execute, &mut e)?;
         // Own every output first, so all are destroyed on any later error.
-        let owned: Vec<Option<Buffer>> = outputs
+        let owned: Vec<Vec<Option<Buffer>>> = outputs
             .iter()
-            .map(|&raw| {
-                (!raw.is_null()).then(|| Buffer {
-                    client: Rc::clone(&self.client),
-                    raw,
-                })
+            .map(|l| {
+                l.iter()
+                    .map(|&raw| {
+                        (!raw.is_null()).then(|| Buffer {
+                            client: Rc::clone(&self.client),
+                            raw,
+                        })
+                    })
+                    .collect()
             })
             .collect();
-        await_event(api, done[0])?;
+        let mut awaited = Ok(());
+        for &event in &done {
+            awaited = awaited.and(await_event(api, event));
+        }
+        awaited?;
         owned
             .into_iter()
-            .map(|b| b.ok_or_else(|| failed(CALL, "the plugin returned a null output")))
+            .map(|l| {
+                l.into_iter()
+                    .map(|b| b.ok_or_else(|| failed(CALL, "the plugin returned a null output")))
+                    .collect()
+            })
             .collect()
     }
 }

@@ -7,7 +7,9 @@
 //! moves arrays to and from a device and executes, with the compile options
 //! [`proto`] serializes; [`stablehlo`] writes StableHLO text and lowers the Radix
 //! IR's tensor ops and straight-line functions to it; [`device`] runs one op or one
-//! function on a device through a compile cache. Control flow on the device,
+//! function on a device through a compile cache; [`spmd`] compiles one program for
+//! N devices with XLA's SPMD partitioner and runs the train step data-parallel
+//! (issue 25). Control flow on the device,
 //! device-resident values and `faber run --backend xla` are the rest of the issue
 //! (docs/xla.md).
 //!
@@ -30,6 +32,7 @@ pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
 pub mod resident;
+pub mod spmd;
 pub mod stablehlo;
 
 pub use device::{Arg, Cache, Device, FnArg, Key, XlaError};

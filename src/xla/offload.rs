@@ -9,6 +9,10 @@
 //! [`MAX_PROGRAMS`] argument signatures (an integer argument that changes every call)
 //! runs in the interpreter from then on.
 //!
+//! With an SPMD runner ([`DeviceOffload::with_spmd`], `--devices N`), a call of the
+//! train step ([`is_train_step`]) runs data-parallel on N devices instead
+//! (src/xla/spmd.rs).
+//!
 //! Values are copied to the device at each offloaded call and back at its return;
 //! keeping them on the device between calls is the next step (docs/xla.md).
 
@@ -19,6 +23,7 @@ use super::device::{Arg, Device, FnArg, XlaError};
 use super::exec::ElementType;
 use super::plugin::Stage;
 use super::resident::Traffic;
+use super::spmd::{Spmd, SpmdError};
 use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
@@ -58,6 +63,10 @@ pub struct Stats {
     /// The thread's device traffic when the hook was made: [`Traffic::since`] gives
     /// what the run moved.
     pub start: Traffic,
+    /// Calls of the train step run data-parallel over several devices (`--devices
+    /// N`: src/xla/spmd.rs), per function, and the device count.
+    pub data_parallel: std::collections::BTreeMap<String, u64>,
+    pub devices: usize,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -72,6 +81,8 @@ pub struct DeviceOffload<'p> {
     ops_declined: HashSet<Op>,
     op_programs: HashMap<Op, u64>,
     stats: Rc<std::cell::RefCell<Stats>>,
+    /// `--devices N` (N > 1): the train step's runner over N devices.
+    spmd: Option<Spmd<'p>>,
 }
 
 impl<'p> DeviceOffload<'p> {
@@ -86,13 +97,62 @@ impl<'p> DeviceOffload<'p> {
             ops_declined: HashSet::new(),
             op_programs: HashMap::new(),
             stats,
+            spmd: None,
         }
+    }
+
+    /// The hook running the train step data-parallel on `spmd`'s devices
+    /// ([`is_train_step`]); every other call as before, on one device.
+    pub fn with_spmd(mut self, spmd: Spmd<'p>) -> DeviceOffload<'p> {
+        self.stats.borrow_mut().devices = spmd.devices();
+        self.spmd = Some(spmd);
+        self
+    }
+
+    /// The train step on the N devices, or `None` when `func` is not one (or there
+    /// is no SPMD runner, or it does not lower: the one-device path then declines
+    /// it with why).
+    fn call_spmd(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Option<Result<Value, (Code, String)>> {
+        let spmd = self.spmd.as_mut()?;
+        let name = &program.func(func).name;
+        if !is_train_step(name, args) {
+            return None;
+        }
+        let (outputs, template) = match spmd.call_function(program, func, args) {
+            Ok(r) => r,
+            Err(SpmdError::Xla(XlaError::Lower(_))) => return None,
+            Err(e @ SpmdError::Indivisible { .. }) => {
+                return Some(Err((
+                    codes::CLI_SPMD_BATCH,
+                    format!("`{name}` on {} devices: {e}", spmd.devices()),
+                )))
+            }
+            Err(SpmdError::Xla(e)) => {
+                return Some(Err((
+                    code_of(&e),
+                    format!("`{name}` on the XLA devices: {e}"),
+                )))
+            }
+            Err(e) => return Some(Err((codes::CLI_XLA_EXECUTE, e.to_string()))),
+        };
+        let mut stats = self.stats.borrow_mut();
+        stats.offloaded += 1;
+        *stats.data_parallel.entry(name.clone()).or_insert(0) += 1;
+        drop(stats);
+        self.count();
+        let mut outputs: Vec<Option<Tensor>> = outputs.into_iter().map(Some).collect();
+        Some(rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m)))
     }
 
     /// Copies the device's counters into the stats.
     fn count(&self) {
         let mut s = self.stats.borrow_mut();
-        s.programs = self.device.cache().misses();
+        s.programs = self.device.cache().misses() + self.spmd.as_ref().map_or(0, |s| s.compiles);
     }
 
     fn decline_op(&mut self, op: Op, why: String) {
@@ -238,6 +298,18 @@ fn has_tensor(a: &FnArg) -> bool {
     }
 }
 
+/// Whether a call of the function `name` with `args` is the train step that `--devices
+/// N` runs data-parallel: a gradient companion (its name, after any module path,
+/// begins with `grad_`: `@ radix backward "grad_f"` or one the autodiff pass
+/// generated) called with a top-level tensor of rank ≥ 1 — the batch.
+pub fn is_train_step(name: &str, args: &[FnArg]) -> bool {
+    let base = name.rsplit("::").next().unwrap_or(name);
+    base.starts_with("grad_")
+        && args
+            .iter()
+            .any(|a| matches!(a, FnArg::Tensor(t) if t.rank() > 0))
+}
+
 /// The interpreter value `t` describes, taking tensors from `outputs`.
 fn rebuild(t: &Template, outputs: &mut [Option<Tensor>]) -> Result<Value, String> {
     let mut take = |i: usize| {
@@ -305,6 +377,9 @@ impl Offload for DeviceOffload<'_> {
         let fargs = args.iter().map(fn_arg).collect::<Option<Vec<_>>>()?;
         if !fargs.iter().any(has_tensor) {
             return None;
+        }
+        if let Some(r) = self.call_spmd(program, func, &fargs) {
+            return Some(r);
         }
         let before = self.device.cache().misses();
         let hits = self.device.cache().hits();

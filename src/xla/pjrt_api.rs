@@ -80,8 +80,6 @@ opaque! {
     Device;
     /// `PJRT_DeviceDescription`, owned by its device.
     DeviceDescription;
-    /// `PJRT_NamedValue`: faber passes no options (always null).
-    NamedValue;
     /// `PJRT_Event`: completion of an asynchronous transfer; awaited, then destroyed.
     Event;
     /// `PJRT_Memory`: faber copies to a device's default memory (always null).
@@ -548,7 +546,28 @@ pub struct BufferToHostBufferArgs {
     pub event: *mut Event,
 }
 
+/// `PJRT_NamedValue`: an option of `PJRT_Client_Create`. faber passes int64 ones
+/// only (the CPU plugin's `cpu_device_count`), so the header's anonymous union
+/// (`string_value`, `int64_value`, `int64_array_value`, `float_value`,
+/// `bool_value`; 8 bytes, 8-aligned) is declared as its `int64_value` member.
+#[repr(C)]
+pub struct NamedValue {
+    pub struct_size: usize,
+    pub extension_start: *mut ExtensionBase,
+    pub name: *const c_char,
+    pub name_size: usize,
+    /// `PJRT_NamedValue_Type`, a C enum.
+    pub type_: c_int,
+    pub int64_value: i64,
+    /// 1 for a scalar.
+    pub value_size: usize,
+}
+
+/// `PJRT_NamedValue_kInt64`.
+pub const NAMED_VALUE_INT64: c_int = 1;
+
 struct_size! {
+    NamedValue: value_size as usize;
     ErrorDestroyArgs: error as *mut Error;
     ErrorMessageArgs: message_size as usize;
     ErrorGetCodeArgs: code as c_int;
@@ -622,6 +641,10 @@ mod tests {
         assert_eq!(offset_of!(ErrorGetCodeArgs, code), 24);
         assert_eq!(ErrorGetCodeArgs::SIZE, 28);
         assert_eq!(PluginInitializeArgs::SIZE, 16);
+        assert_eq!(NamedValue::SIZE, 56);
+        assert_eq!(offset_of!(NamedValue, type_), 32);
+        assert_eq!(offset_of!(NamedValue, int64_value), 40);
+        assert_eq!(offset_of!(NamedValue, value_size), 48);
         assert_eq!(ClientCreateArgs::SIZE, 88);
         assert_eq!(offset_of!(ClientCreateArgs, client), 64);
         assert_eq!(ClientDestroyArgs::SIZE, 24);

@@ -153,7 +153,9 @@ pub struct DeviceInfo {
 }
 
 /// A PJRT client; destroyed (`PJRT_Client_Destroy`) when it and everything made
-/// with it (executables, buffers: src/xla/exec.rs) are dropped.
+/// with it (executables, buffers: src/xla/exec.rs) are dropped. A clone shares the
+/// one PJRT client.
+#[derive(Clone)]
 pub struct Client<'p> {
     plugin: &'p Plugin,
     pub(super) handle: Rc<ClientHandle>,
@@ -242,7 +244,31 @@ impl Plugin {
 
     /// Creates a client with no options (`PJRT_Client_Create`).
     pub fn client(&self) -> Result<Client<'_>, PluginError> {
+        self.client_with(&[])
+    }
+
+    /// Creates a client with integer options (`PJRT_Client_Create`'s
+    /// `create_options`, each a `PJRT_NamedValue` of type int64): the CPU plugin
+    /// takes `cpu_device_count`, the number of host devices it presents (4 without
+    /// it). What a plugin does with a name it does not know is its own affair.
+    pub fn client_with(&self, options: &[(&str, i64)]) -> Result<Client<'_>, PluginError> {
+        let named: Vec<c::NamedValue> = options
+            .iter()
+            .map(|(name, v)| {
+                let mut n = c::NamedValue::new();
+                n.name = name.as_ptr().cast();
+                n.name_size = name.len();
+                n.type_ = c::NAMED_VALUE_INT64;
+                n.int64_value = *v;
+                n.value_size = 1;
+                n
+            })
+            .collect();
         let mut args = c::ClientCreateArgs::new();
+        if !named.is_empty() {
+            args.create_options = named.as_ptr();
+            args.num_options = named.len();
+        }
         self.call("PJRT_Client_Create", self.api.client_create, &mut args)?;
         if args.client.is_null() {
             return Err(PluginError::Call {

@@ -14,6 +14,7 @@
 //!   int64 device_ordinal = 1;   // -1: not set
 //!   int64 num_replicas = 4;
 //!   int64 num_partitions = 5;
+//!   bool use_spmd_partitioning = 6;
 //!   xla.DeviceAssignmentProto device_assignment = 9;
 //!   …
 //! }
@@ -50,6 +51,15 @@ pub struct CompileOptions {
     pub device_id: Option<i64>,
 }
 
+/// The options of an SPMD compilation (issue 25): one replica, `device_ids.len()`
+/// partitions, `use_spmd_partitioning` set, and a device assignment of one replica
+/// of computation `i` on the device of id `device_ids[i]` — partition `i` runs
+/// there and takes the `i`-th argument list of an execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpmdOptions {
+    pub device_ids: Vec<i64>,
+}
+
 impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
@@ -72,6 +82,8 @@ const DEVICE_ORDINAL: u64 = 1;
 const NUM_REPLICAS: u64 = 4;
 /// `ExecutableBuildOptionsProto.num_partitions`.
 const NUM_PARTITIONS: u64 = 5;
+/// `ExecutableBuildOptionsProto.use_spmd_partitioning`.
+const USE_SPMD_PARTITIONING: u64 = 6;
 /// `ExecutableBuildOptionsProto.device_assignment`.
 const DEVICE_ASSIGNMENT: u64 = 9;
 /// `DeviceAssignmentProto.replica_count`, `.computation_count`,
@@ -109,15 +121,37 @@ fn bytes_field(out: &mut Vec<u8>, field: u64, bytes: &[u8]) {
 
 /// A `DeviceAssignmentProto` of one replica of one computation on device `id`.
 fn one_device_assignment(id: i64) -> Vec<u8> {
-    let mut ids = Vec::new();
-    varint(&mut ids, id as u64);
-    let mut computation = Vec::new();
-    bytes_field(&mut computation, REPLICA_DEVICE_IDS, &ids);
+    assignment(&[id])
+}
+
+/// A `DeviceAssignmentProto` of one replica of `ids.len()` computations, computation
+/// `i` on device `ids[i]`.
+fn assignment(ids: &[i64]) -> Vec<u8> {
     let mut out = Vec::new();
     int64_field(&mut out, REPLICA_COUNT, 1);
-    int64_field(&mut out, COMPUTATION_COUNT, 1);
-    bytes_field(&mut out, COMPUTATION_DEVICES, &computation);
+    int64_field(&mut out, COMPUTATION_COUNT, ids.len() as i64);
+    for &id in ids {
+        let mut packed = Vec::new();
+        varint(&mut packed, id as u64);
+        let mut computation = Vec::new();
+        bytes_field(&mut computation, REPLICA_DEVICE_IDS, &packed);
+        bytes_field(&mut out, COMPUTATION_DEVICES, &computation);
+    }
     out
+}
+
+impl SpmdOptions {
+    /// The options as a serialized `CompileOptionsProto`.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut build = Vec::new();
+        int64_field(&mut build, NUM_REPLICAS, 1);
+        int64_field(&mut build, NUM_PARTITIONS, self.device_ids.len() as i64);
+        int64_field(&mut build, USE_SPMD_PARTITIONING, 1);
+        bytes_field(&mut build, DEVICE_ASSIGNMENT, &assignment(&self.device_ids));
+        let mut out = Vec::with_capacity(build.len() + 2);
+        bytes_field(&mut out, EXECUTABLE_BUILD_OPTIONS, &build);
+        out
+    }
 }
 
 impl CompileOptions {
@@ -181,6 +215,34 @@ mod tests {
         let assignment = [0x08, 0x01, 0x10, 0x01, 0x1a, 0x03, 0x0a, 0x01, 0x03];
         let mut want = vec![0x1a, 4 + 2 + assignment.len() as u8];
         want.extend([0x20, 0x01, 0x28, 0x01, 0x4a, assignment.len() as u8]);
+        want.extend(assignment);
+        assert_eq!(o.encode(), want);
+    }
+
+    /// Two partitions on devices 0 and 1: num_replicas 1 (0x20 0x01),
+    /// num_partitions 2 (0x28 0x02), use_spmd_partitioning true (key 6<<3|0 = 0x30,
+    /// 0x01), then the assignment (0x4a): replica_count 1, computation_count 2, and
+    /// two computation_devices entries, each key 0x1a, length 3, packed ids
+    /// (0x0a, length 1, the id).
+    #[test]
+    fn spmd_options_of_two_partitions() {
+        let o = SpmdOptions {
+            device_ids: vec![0, 1],
+        };
+        let assignment = [
+            0x08, 0x01, 0x10, 0x02, 0x1a, 0x03, 0x0a, 0x01, 0x00, 0x1a, 0x03, 0x0a, 0x01, 0x01,
+        ];
+        let mut want = vec![0x1a, 6 + 2 + assignment.len() as u8];
+        want.extend([
+            0x20,
+            0x01,
+            0x28,
+            0x02,
+            0x30,
+            0x01,
+            0x4a,
+            assignment.len() as u8,
+        ]);
         want.extend(assignment);
         assert_eq!(o.encode(), want);
     }
