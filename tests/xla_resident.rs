@@ -167,7 +167,7 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
 const NO_LOWERING: &str = r#"
 functio strepitus(tf32[2, 3] x, numerus semen) → tf32[2, 3] {
     fixum tf32[2, 3] y ← x.scala(2.0)
-    fixum tf32[2, 3] u ← x.uniformis(semen, [2, 3])
+    fixum tf32[2, 3] u ← x.strue(x.planata(), [2, 3]).scala(semen ↦ fractus)
     redde y.addita(u)
 }
 
@@ -187,14 +187,14 @@ fn an_op_without_a_lowering_is_named_with_its_line() {
     };
     assert_eq!(text(&o.stdout), "[2, 3]\n");
     let err = text(&o.stderr);
-    // Lines of NO_LOWERING: the function on line 2, `uniformis` on line 4.
+    // Lines of NO_LOWERING: the function on line 2, `planata` on line 4.
     let line = err
         .lines()
         .find(|l| l.contains("`strepitus::strepitus`"))
         .unwrap_or_else(|| panic!("{err}"));
     assert!(
         line.contains("strepitus.fab:2)")
-            && line.contains("no StableHLO lowering for op `uniformis`")
+            && line.contains("no StableHLO lowering for op `planata`")
             && line.ends_with("strepitus.fab:4"),
         "{line}"
     );
