@@ -155,8 +155,8 @@ fn dist_error(
                     Span::new(file, 0, 0),
                 )
                 .with_hint(
-                    "the CPU plugin's collectives are in-process only: run one process \
-                     with `--devices N` instead (docs/xla.md, \"Several processes\")",
+                    "this plugin runs a program within one process: run one process with \
+                     `--devices N` instead (docs/xla.md, \"Several processes\")",
                 ),
             )
         }
