@@ -3,8 +3,9 @@
 //! (the coordinator; `127.0.0.1:PORT` in the tests), and each creates its PJRT
 //! client with that store behind `PJRT_Client_Create`'s key-value callbacks
 //! (`kv_get_callback`, `kv_put_callback`, `kv_try_get_callback`) and its node id
-//! and count as create options (`node_id`, `num_nodes`, the names XLA's
-//! multi-process plugins read).
+//! and count as create options (`node_id`, `num_nodes`: the int64 options and the
+//! callbacks OpenXLA's GPU plugin reads, `xla/pjrt/c/pjrt_c_api_gpu_internal.cc`,
+//! and hands to its client as the node's place and key-value store).
 //!
 //! What this file provides: [`KvServer`] and [`KvClient`] (the store: `put`, a
 //! blocking `get` with a deadline, `try_get`), [`join`] (every process announces
@@ -526,12 +527,15 @@ impl Session {
     pub fn meet(&self, stage: &'static str, value: &str) -> Result<Vec<String>, DistError> {
         let start = Instant::now();
         let deadline = start + self.spec.timeout;
+        // How the message says what a missing node did not do.
+        let verb = if stage == "joined" {
+            "joined"
+        } else {
+            "reached the same point of the run"
+        };
         let never =
             |missing: Vec<usize>, reached: bool, reason: Option<String>| DistError::NeverJoined {
-                stage: match stage {
-                    "joined" => "joined",
-                    _ => "reached the same point of the run",
-                },
+                stage: verb,
                 missing,
                 waited: start.elapsed(),
                 coordinator: self.spec.coordinator,
