@@ -15,8 +15,8 @@
 mod common;
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -333,6 +333,148 @@ fn multi_process_flags_that_do_not_fit_are_usage_errors() {
             Some(2),
             "{args:?}: {}",
             text(&out.stderr)
+        );
+    }
+}
+
+/// A fake multi-process PJRT plugin, compiled here with `cc`: its
+/// `PJRT_Client_Create` reads `node_id` and `num_nodes` from the create options,
+/// puts `node/<id>` = `here <id>` through `kv_put_callback`, reads every other
+/// node's entry through `kv_get_callback` (10 s), checks it and frees it with the
+/// deleter the callback set; its client then lists one device per node (ids
+/// 0..num_nodes), of which only its own is addressable. Entries sit at their
+/// `PJRT_Api` slots (`fns[i]` is the field at byte 40 + 8·i) and read and write
+/// the args structs at the offsets pinned in src/xla/pjrt_api.rs and
+/// src/xla/distributed.rs.
+const MULTI_PROCESS_FAKE: &str = r#"
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+typedef struct { size_t struct_size; void *ext; const void *error;
+                 const char *message; size_t message_size; } MessageArgs;
+typedef void *(*cb_error_t)(int, const char *, size_t);
+typedef void *(*kv_fn)(void *);
+typedef void (*deleter_t)(char *);
+struct put_args { size_t struct_size; void *ext; const char *key; size_t key_size;
+                  const char *value; size_t value_size; cb_error_t *callback_error;
+                  void *user_arg; };
+struct get_args { size_t struct_size; void *ext; const char *key; size_t key_size;
+                  int timeout_in_ms; cb_error_t *callback_error; void *user_arg;
+                  char *value; size_t value_size; deleter_t deleter; };
+struct named { size_t struct_size; void *ext; const char *name; size_t name_size;
+               int type; long value; size_t value_size; };
+static char msg[256];
+static int the_error, client, devs[8], descs[8];
+static void *all[8], *mine[1];
+static long node_id = 0, num_nodes = 1;
+static void error_destroy(void *a) { (void)a; }
+static void error_message(MessageArgs *a) { a->message = msg; a->message_size = strlen(msg); }
+static void *fail(const char *m) { snprintf(msg, sizeof msg, "%s", m); return &the_error; }
+static void *cb_error(int code, const char *m, size_t n) {
+  snprintf(msg, sizeof msg, "fake plugin: key-value store (%d): %.*s", code, (int)n, m);
+  return &the_error;
+}
+static cb_error_t make_error = cb_error;
+static void *ok(char *a) { (void)a; return 0; }
+static void *text(char *a) { *(const char **)(a + 24) = "fake"; *(size_t *)(a + 32) = 4; return 0; }
+static void *client_create(char *a) {
+  const struct named *opts = *(const struct named **)(a + 16);
+  size_t n = *(size_t *)(a + 24);
+  for (size_t i = 0; i < n; i++) {
+    if (opts[i].name_size == 7 && !memcmp(opts[i].name, "node_id", 7)) node_id = opts[i].value;
+    if (opts[i].name_size == 9 && !memcmp(opts[i].name, "num_nodes", 9)) num_nodes = opts[i].value;
+  }
+  if (num_nodes < 1 || num_nodes > 8 || node_id < 0 || node_id >= num_nodes)
+    return fail("fake plugin: bad node_id/num_nodes");
+  kv_fn get = *(kv_fn *)(a + 32); void *get_arg = *(void **)(a + 40);
+  kv_fn put = *(kv_fn *)(a + 48); void *put_arg = *(void **)(a + 56);
+  if (num_nodes > 1 && (!get || !put)) return fail("fake plugin: no key-value callbacks");
+  char key[32], value[32], want[32];
+  if (num_nodes > 1) {
+    snprintf(key, sizeof key, "node/%ld", node_id);
+    snprintf(value, sizeof value, "here %ld", node_id);
+    struct put_args p = { sizeof p, 0, key, strlen(key), value, strlen(value), &make_error, put_arg };
+    void *e = put(&p);
+    if (e) return e;
+    for (long j = 0; j < num_nodes; j++) {
+      if (j == node_id) continue;
+      snprintf(key, sizeof key, "node/%ld", j);
+      snprintf(want, sizeof want, "here %ld", j);
+      struct get_args g = { sizeof g, 0, key, strlen(key), 10000, &make_error, get_arg, 0, 0, 0 };
+      e = get(&g);
+      if (e) return e;
+      int same = g.value_size == strlen(want) && !memcmp(g.value, want, g.value_size);
+      if (g.deleter) g.deleter(g.value);
+      if (!same) return fail("fake plugin: another node's value differs");
+    }
+  }
+  for (long i = 0; i < num_nodes; i++) all[i] = &devs[i];
+  mine[0] = &devs[node_id];
+  *(void **)(a + 64) = &client;
+  return 0;
+}
+static void *devices(char *a) { *(void ***)(a + 24) = all; *(size_t *)(a + 32) = (size_t)num_nodes; return 0; }
+static void *addressable(char *a) { *(void ***)(a + 24) = mine; *(size_t *)(a + 32) = 1; return 0; }
+static void *get_description(char *a) {
+  int *d = *(int **)(a + 16); *(void **)(a + 24) = &descs[d - devs]; return 0;
+}
+static void *description_id(char *a) { int *d = *(int **)(a + 16); *(int *)(a + 24) = (int)(d - descs); return 0; }
+struct api { size_t struct_size; void *ext; size_t version_size; void *version_ext;
+             int major; int minor; void *fns[80]; };
+static struct api API = { sizeof(struct api), 0, 24, 0, 0, 81, {
+  [0] = (void *)error_destroy, [1] = (void *)error_message, [3] = (void *)ok,
+  [10] = (void *)client_create, [11] = (void *)ok, [12] = (void *)text, [14] = (void *)text,
+  [15] = (void *)devices, [16] = (void *)addressable, [23] = (void *)description_id,
+  [26] = (void *)text, [28] = (void *)text, [29] = (void *)get_description } };
+const struct api *GetPjrtApi(void) { return &API; }
+"#;
+
+/// Compiles the fake into `dir/multi.so` with `cc`.
+fn multi_process_fake(dir: &Path) -> PathBuf {
+    let c = dir.join("multi.c");
+    std::fs::write(&c, MULTI_PROCESS_FAKE).expect("write the fake's source");
+    let so = dir.join("multi.so");
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(&c)
+        .status()
+        .expect("cc (the C compiler cargo links with) runs");
+    assert!(status.success(), "cc failed on {}", c.display());
+    so
+}
+
+/// Three processes against a plugin that does span processes (the fake above):
+/// its client creation in each process exchanges entries with the others through
+/// faber's store — one put and two gets per process, through the callbacks — and
+/// lists the three processes' devices, so every process gets past the check and
+/// stops at what faber has not built yet (the program placed over them): CLI017
+/// with the counts.
+#[test]
+fn three_processes_share_the_store_through_a_multi_process_plugin() {
+    let file = program("fake3");
+    let so = multi_process_fake(file.parent().expect("the scratch dir"));
+    let at = free_addr();
+    let runs: Vec<_> = (0..3)
+        .map(|id| {
+            let f = node(&so, &file, 3, id, at, "60");
+            std::thread::spawn(move || f.output())
+        })
+        .collect();
+    for (id, run) in runs.into_iter().enumerate() {
+        let out = run.join().expect("a node");
+        let err = failed_with(&out, "CLI017");
+        assert!(err.contains(&format!("node {id} of 3")), "{err}");
+        assert!(
+            err.contains(
+                "presents the devices of all the processes (3 in all, 1 of them this \
+                 process's; it called the key-value store 3 time(s))"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("faber does not yet place one program"),
+            "{err}"
         );
     }
 }

@@ -125,13 +125,21 @@ pub fn install(
         .finish()
         .map_err(|e| dist_error(sources, spec, &path, e))?;
     checked.map_err(|e| dist_error(sources, spec, &path, e))?;
+    let all = client
+        .devices()
+        .map_err(|e| plugin_error(sources, &path, &e))?
+        .len();
     let file = sources.add(path.display().to_string(), String::new());
     Err(Box::new(Diagnostic::error(
         codes::CLI_MULTIHOST_UNSUPPORTED,
         format!(
-            "node {} of {}: the PJRT plugin presents the devices of all the processes, but \
-             faber does not yet place one program over several processes' devices",
-            spec.node_id, spec.num_nodes
+            "node {} of {}: the PJRT plugin presents the devices of all the processes ({all} \
+             in all, {local} of them this process's; it called the key-value store {} \
+             time(s)), but faber does not yet place one program over several processes' \
+             devices",
+            spec.node_id,
+            spec.num_nodes,
+            kv_calls.load(std::sync::atomic::Ordering::SeqCst)
         ),
         Span::new(file, 0, 0),
     )))
