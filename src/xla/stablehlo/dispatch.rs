@@ -266,8 +266,9 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::Normalis => random::normalis(f, a),
         Op::Multinomialis => random::multinomialis(f, a),
         // `magnitudines` and `numerus_elementorum` give host values (the function
-        // tracer reads them off the static shape); `planata`, a list of numbers read
-        // back from a tensor.
+        // tracer reads them off the static shape); `planata` a list of numbers, which
+        // the tracer makes of one slice per element (function.rs): none is one
+        // program's tensor result.
         Op::Magnitudines | Op::Planata | Op::Numerus => {
             Err(LowerError::NoLowering { op: op.name() })
         }
