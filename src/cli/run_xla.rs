@@ -184,6 +184,12 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
             stats.devices
         ));
     }
+    for (name, n) in &stats.replicated {
+        out.push_str(&format!(
+            "xla: `{name}` ran replicated on {} devices {n} time(s)\n",
+            stats.devices
+        ));
+    }
     for (name, why) in &stats.declined {
         let at = location(program, sources, name)
             .map(|l| format!(" ({l})"))

@@ -32,6 +32,7 @@ pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
 pub mod resident;
+pub mod sharding;
 pub mod spmd;
 pub mod stablehlo;
 
