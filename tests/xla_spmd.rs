@@ -702,3 +702,49 @@ fn the_gpt_parameters_stay_replicated_and_only_the_batch_moves() {
         );
     }
 }
+
+/// `--xla-cpu-devices N` (or `FABER_XLA_CPU_DEVICES`) creates the client with the
+/// CPU plugin's `cpu_device_count`: `faber devices` lists N, and `faber run
+/// --devices` may ask for up to N.
+#[test]
+fn the_cpu_device_count_from_the_command_line() {
+    let Some(path) = pjrt_plugin() else {
+        say_no_plugin("xla_spmd::cpu_devices");
+        return;
+    };
+    let list = |flag: &[&str], env: Option<&str>| {
+        let f = Faber::new()
+            .args(["devices", "--xla-plugin"])
+            .arg(&path)
+            .args(flag);
+        let f = match env {
+            Some(n) => f.env("FABER_XLA_CPU_DEVICES", n),
+            None => f.env_remove("FABER_XLA_CPU_DEVICES"),
+        };
+        let o = f.output();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let plain = list(&[], None);
+    if !plain.contains("platform: cpu") {
+        return; // another plugin: the option is the CPU plugin's
+    }
+    assert!(list(&["--xla-cpu-devices", "6"], None).contains("devices: 6\n"));
+    assert!(list(&[], Some("3")).contains("devices: 3\n"));
+    assert!(list(&["--xla-cpu-devices", "5"], Some("3")).contains("devices: 5\n"));
+    let dir = common::scratch_dir("xla_spmd", "cpu_devices");
+    let o = Faber::new()
+        .args(["run", "--backend", "xla", "--xla-plugin"])
+        .arg(&path)
+        .args(["--xla-cpu-devices", "2", "--devices", "3"])
+        .arg(GPT)
+        .args(["--", "--tiny", "--steps", "1", "--sample", "0", "--out"])
+        .arg(&dir)
+        .output();
+    let err = text(&o.stderr);
+    assert_eq!(first_error_code(&err), Some("CLI014"), "{err}");
+    assert!(
+        err.contains("3 devices asked for; the PJRT plugin offers 2"),
+        "{err}"
+    );
+}

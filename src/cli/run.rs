@@ -47,6 +47,11 @@ pub struct RunArgs {
     /// docs/xla.md).
     #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub devices: Option<usize>,
+    /// Host devices the XLA CPU plugin presents (its `cpu_device_count` client
+    /// option; default 4): with `--devices N`, N up to this many. Passed to whatever
+    /// plugin is loaded; meant for the CPU plugin (docs/xla.md).
+    #[arg(long, value_name = "N", env = "FABER_XLA_CPU_DEVICES", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub xla_cpu_devices: Option<usize>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
@@ -282,7 +287,13 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     );
     let backend = if xla {
         let devices = super::run_xla::devices_of(args.devices, input.package.as_ref());
-        match super::run_xla::install(args.xla_plugin.as_deref(), device, devices, &mut sources) {
+        match super::run_xla::install(
+            args.xla_plugin.as_deref(),
+            device,
+            devices,
+            args.xla_cpu_devices,
+            &mut sources,
+        ) {
             Ok(b) => Some(b),
             Err(d) => return ctx.report(&sources, &[*d]),
         }
