@@ -476,7 +476,7 @@ impl<'a> Flat<'a> {
         Ok(match a {
             FnArg::Tensor(t) => {
                 let replicas = match (top, &self.mesh) {
-                    (Sharding::Replicated, Some(m)) => replicas_of(*t, m),
+                    (Sharding::Replicated, Some(m)) => replicas_of(t, m),
                     _ => None,
                 };
                 let source = match replicas {
