@@ -66,7 +66,7 @@ run_one() {
 }
 
 echo "faber $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src examples || echo '+changes'), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$FABER" devices --xla-cpu-devices "$cpu_devices" 2>&1 | sed -n '1,4p'
+"$FABER" devices --xla-cpu-devices "$cpu_devices" 2>/dev/null | sed -n '1,4p'
 echo "size L ($SIZE); rounds: $ROUNDS; $WARM warm-up + $TIMED timed steps"
 declare -A ms
 params=-
