@@ -748,3 +748,129 @@ fn the_cpu_device_count_from_the_command_line() {
         "{err}"
     );
 }
+
+const REPLICATED: &str = r#"
+genus Pondus {
+    tf32[3] w
+}
+
+functio grad_summae(Pondus p, tf32[8, 3] x) → tf32[3] {
+    redde x.summa_axis(0, falsum).multiplica(p.w)
+}
+
+functio passus(tf32[3] w, tf32[3] g, f32 lr) → tf32[3] {
+    redde w.subtrahe(g ⊙ lr)
+}
+
+incipit {
+}
+"#;
+
+/// The library level of the replicated values (src/xla/resident.rs `Mesh`): the
+/// data-parallel call's result is one buffer per device, held by the runner; a
+/// replicated call takes it without a copy (only the host arguments move in, once
+/// per device), and its own result is replicated too and taken the same way; reading
+/// one copies the home device's buffer once.
+#[test]
+fn replicated_results_are_taken_without_copies() {
+    use faber::xla::resident::Traffic;
+    use faber::xla::FnArg;
+    let Some(plugin) = plugin("xla_spmd::replicated") else {
+        return;
+    };
+    let mut sources = faber::source::SourceMap::new();
+    let id = sources.add("replicated.fab", REPLICATED.to_string());
+    let mut loader = faber::resolve::MemoryLoader {
+        files: Default::default(),
+    };
+    let program = faber::compile(&mut sources, id, &mut loader)
+        .unwrap_or_else(|d| panic!("{}", faber::diag::render(&d, &sources, false)));
+    let func = |name: &str| {
+        let i = program
+            .functions
+            .iter()
+            .position(|f| f.name.ends_with(&format!("::{name}")))
+            .unwrap_or_else(|| panic!("no function {name}"));
+        faber::ir::FuncId(i as u32)
+    };
+    let previous = faber::tensor::set_precision(faber::tensor::DType::F32);
+    let w0 = [0.5f32, -1.0, 2.0];
+    let xs = values(11, 24);
+    let w = faber::tensor::Tensor::from_f32(w0.to_vec(), &[3]).unwrap();
+    let x = faber::tensor::Tensor::from_f32(xs.clone(), &[8, 3]).unwrap();
+    let mut spmd = Spmd::new(plugin.client().unwrap(), 2).expect("two devices");
+
+    let start = Traffic::now();
+    let (g, _) = spmd
+        .call_function(
+            &program,
+            func("grad_summae"),
+            &[FnArg::Record(vec![FnArg::Tensor(&w)]), FnArg::Tensor(&x)],
+        )
+        .expect("the data-parallel call");
+    let moved = Traffic::since(start);
+    // w whole to both devices, x split: 2·12 + 96 bytes.
+    assert_eq!((moved.bytes_in, moved.bytes_out), (2 * 12 + 96, 0));
+    let g = &g[0];
+    assert!(spmd.holds(g) && g.on_device_only());
+
+    let start = Traffic::now();
+    let (w1, _) = spmd
+        .call_replicated(
+            &program,
+            func("passus"),
+            &[FnArg::Tensor(&w), FnArg::Tensor(g), FnArg::Number(0.5)],
+        )
+        .expect("the replicated call");
+    let moved = Traffic::since(start);
+    // w (host) and lr to both devices; g not at all.
+    assert_eq!((moved.bytes_in, moved.bytes_out), (2 * (12 + 4), 0));
+    let w1 = &w1[0];
+    assert!(spmd.holds(w1));
+
+    let start = Traffic::now();
+    let (w2, _) = spmd
+        .call_replicated(
+            &program,
+            func("passus"),
+            &[FnArg::Tensor(w1), FnArg::Tensor(g), FnArg::Number(0.5)],
+        )
+        .expect("the replicated call on replicated values");
+    let moved = Traffic::since(start);
+    assert_eq!(
+        (moved.bytes_in, moved.bytes_out),
+        (2 * 4, 0),
+        "only lr moves"
+    );
+    assert_eq!(
+        spmd.compiles, 2,
+        "one program per signature: {}",
+        spmd.compiles
+    );
+
+    // The values: g = Σ_rows x ⊙ w, then w − g/2 twice.
+    let start = Traffic::now();
+    let got = w2[0].values().into_owned();
+    assert_eq!(
+        Traffic::since(start).bytes_out,
+        12,
+        "one read of the home buffer"
+    );
+    assert!(!w2[0].on_device_only());
+    for j in 0..3 {
+        let col: Vec<f32> = (0..8).map(|i| xs[i * 3 + j]).collect();
+        let sum: f64 = col.iter().map(|&v| f64::from(v)).sum();
+        let abs: f64 = col.iter().map(|&v| f64::from(v).abs()).sum();
+        let gj = sum * f64::from(w0[j]);
+        let want = f64::from(w0[j]) - gj;
+        // Two orders of an 8-term sum (2·9·u·Σ|x|), scaled by |w|, then the updates'
+        // roundings.
+        let tol = 18.0 * U * abs * f64::from(w0[j]).abs() + 8.0 * U * (want.abs() + gj.abs());
+        assert!(
+            (got[j] - want).abs() <= tol,
+            "w2[{j}] = {} against {want}",
+            got[j]
+        );
+    }
+    faber::tensor::set_precision(previous);
+}
