@@ -15,7 +15,8 @@
 //!
 //! The train step's results (the gradient tree) are replicated over the N devices
 //! and stay there; a later call with such a value among its arguments (the
-//! optimizer's leaf update, the gradient norm) runs replicated on the N devices too
+//! optimizer's leaf update, the gradient norm) and no top-level tensor of rank ≥ 1
+//! from elsewhere (a loss estimate's batch) runs replicated on the N devices too
 //! ([`Spmd::call_replicated`]), so the parameters and the optimizer's state stay
 //! replicated between steps and only the batch moves in.
 
@@ -128,7 +129,16 @@ impl<'p> DeviceOffload<'p> {
         let spmd = self.spmd.as_mut()?;
         let name = &program.func(func).name;
         let step = is_train_step(name, args);
-        if !step && !args.iter().any(|a| holds_replicated(a, spmd)) {
+        // Another call runs replicated when it takes a replicated value and no data
+        // from elsewhere: a top-level tensor of rank ≥ 1 not replicated (a loss
+        // estimate's batch) sends it to the home device alone, which takes the
+        // replicated values' buffers there.
+        let replicated = !step
+            && args.iter().any(|a| holds_replicated(a, spmd))
+            && !args
+                .iter()
+                .any(|a| matches!(a, FnArg::Tensor(t) if t.rank() > 0 && !spmd.holds(t)));
+        if !step && !replicated {
             return None;
         }
         let before = spmd.compiles;
