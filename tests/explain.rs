@@ -110,6 +110,18 @@ const UNREACHABLE: &[(&str, &str)] = &[
         "needs a PJRT plugin with two devices, which a page cannot hold; tests/xla_spmd.rs \
          runs a gradient companion on an odd batch over two devices and checks the report",
     ),
+    (
+        "CLI016",
+        "needs several processes, a network address and a PJRT plugin, which a page \
+         cannot hold; tests/xla_multihost.rs starts one process of two alone and checks \
+         the report after the wait",
+    ),
+    (
+        "CLI017",
+        "needs two processes and a PJRT plugin, which a page cannot hold; \
+         tests/xla_multihost.rs runs two processes against the CPU plugin and checks \
+         the report",
+    ),
 ];
 
 /// `text` with every run of whitespace made one space (entries wrap their lines).

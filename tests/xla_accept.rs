@@ -134,16 +134,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The `passus N: damnum L` losses of a `--trace` run.
 fn gpt_losses(o: &Output) -> Vec<f64> {
-    text(&o.stdout)
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("passus ")?
-                .split("damnum ")
-                .nth(1)?
-                .parse()
-                .ok()
-        })
-        .collect()
+    common::gpt_losses(&text(&o.stdout))
 }
 
 /// Whether a parameter is an attention key bias `strata.<i>.bk`. Its gradient is

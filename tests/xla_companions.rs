@@ -16,12 +16,13 @@
 //! `argmax` the same indices (rows without ties).
 
 mod common;
+mod xla_fn_support;
+
+use xla_fn_support::{close, compile_source, func, interpreted, rand32};
 
 use common::{pjrt_plugin, say_no_plugin};
-use faber::eval::{self, BufferIo, RunConfig, Value};
-use faber::ir::{FuncId, Program};
-use faber::resolve::MemoryLoader;
-use faber::source::SourceMap;
+use faber::eval::Value;
+use faber::ir::Program;
 use faber::tensor::{self as k, DType, SplitMix64, Tensor};
 use faber::xla::{Device, FnArg, Plugin};
 
@@ -47,68 +48,7 @@ incipit {
 "#;
 
 fn compile() -> Program {
-    let mut sources = SourceMap::new();
-    let id = sources.add("xla_companions.fab", SOURCE.to_string());
-    let mut loader = MemoryLoader {
-        files: Default::default(),
-    };
-    match faber::compile(&mut sources, id, &mut loader) {
-        Ok(p) => p,
-        Err(d) => panic!("{}", faber::diag::render(&d, &sources, false)),
-    }
-}
-
-fn func(p: &Program, name: &str) -> FuncId {
-    let i = p
-        .functions
-        .iter()
-        .position(|f| f.name.ends_with(&format!("::{name}")))
-        .unwrap_or_else(|| panic!("no function {name}"));
-    FuncId(i as u32)
-}
-
-fn rand32(rng: &mut SplitMix64, shape: &[usize]) -> Tensor {
-    rng.normal_tensor(shape, 0.0, 1.0)
-        .unwrap()
-        .to_dtype(DType::F32)
-        .unwrap()
-}
-
-/// The interpreter's result, flattened: a tensor, a number, or a tuple's parts.
-fn interpreted(p: &Program, f: FuncId, args: Vec<Value>) -> Vec<Vec<f64>> {
-    let config = RunConfig {
-        precision: DType::F32,
-        ..RunConfig::default()
-    };
-    let mut io = BufferIo::default();
-    let v = eval::run_function(p, f, args, &mut io, &config)
-        .unwrap_or_else(|e| panic!("{}", e.into_diagnostic().message));
-    fn flat(v: &Value, out: &mut Vec<Vec<f64>>) {
-        match v {
-            Value::Tensor(t) => out.push(t.values().into_owned()),
-            Value::Float(x) => out.push(vec![*x]),
-            Value::Tuple(parts) => parts.iter().for_each(|p| flat(p, out)),
-            Value::Nihil => {}
-            other => panic!("unexpected result {}", other.type_name()),
-        }
-    }
-    let mut out = Vec::new();
-    flat(&v, &mut out);
-    out
-}
-
-fn close(got: &[Tensor], want: &[Vec<f64>], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: result count");
-    for (j, (g, w)) in got.iter().zip(want).enumerate() {
-        let g = g.values();
-        assert_eq!(g.len(), w.len(), "{what}: result {j}'s element count");
-        for (i, (x, y)) in g.iter().zip(w).enumerate() {
-            assert!(
-                (x - y).abs() <= 1e-5 * (1.0 + y.abs()),
-                "{what}: result {j} element {i}: device {x} against interpreter {y}"
-            );
-        }
-    }
+    compile_source("xla_companions.fab", SOURCE)
 }
 
 #[test]

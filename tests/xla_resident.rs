@@ -31,6 +31,26 @@ fn traffic(o: &Output) -> (u64, u64) {
     (inn.parse().unwrap(), out.parse().unwrap())
 }
 
+/// Runs `source` (written to a scratch file `name`) with `--backend xla --verbose`
+/// under `--precision f32`; `None` without a plugin (after the skip line).
+fn run_on_device(name: &str, source: &str) -> Option<Output> {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin(&format!("xla_resident::{name}"));
+        return None;
+    };
+    let dir = scratch_dir("xla_resident", name);
+    let file = dir.join(name);
+    write_file(&file, source);
+    let o = Faber::new()
+        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(&plugin)
+        .arg(&file)
+        .output();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    Some(o)
+}
+
 const NAN: &str = r#"
 importa ex "gradus:optimize" privata optimize
 
@@ -59,20 +79,9 @@ incipit {
 /// leaf comes back, not the leaf.
 #[test]
 fn a_non_finite_leaf_is_found_on_the_device() {
-    let Some(plugin) = pjrt_plugin() else {
-        say_no_plugin("xla_resident::non_finite");
+    let Some(o) = run_on_device("nan.fab", NAN) else {
         return;
     };
-    let dir = scratch_dir("xla_resident", "nan");
-    let file = dir.join("nan.fab");
-    write_file(&file, NAN);
-    let o = Faber::new()
-        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
-        .arg("--xla-plugin")
-        .arg(&plugin)
-        .arg(&file)
-        .output();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "primum: b", "{out}");
@@ -102,6 +111,7 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
         say_no_plugin("xla_resident::gpt");
         return;
     };
+    let out = scratch_dir("xla_resident", "gpt");
     let run = |steps: u32| {
         let o = Faber::new()
             .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
@@ -109,6 +119,8 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
             .arg(&plugin)
             .arg("examples/gpt-shakespeare")
             .args(["--", "--tiny", "--sample", "0", "--eval-interval", "1000"])
+            .arg("--out")
+            .arg(&out)
             .args(["--steps", &steps.to_string()])
             .output();
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -153,48 +165,51 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
 }
 
 const NO_LOWERING: &str = r#"
-functio strepitus(tf32[2, 3] x, numerus semen) → tf32[2, 3] {
-    fixum tf32[2, 3] y ← x.scala(2.0)
-    fixum tf32[2, 3] u ← x.uniformis(semen, [2, 3])
-    redde y.addita(u)
+functio dupla(tf32[2, 3] x) → tf32[2, 3] {
+    varia tf32[2, 3] y ← x.scala(2.0)
+    dum y.summa() < 100.0 {
+        y ← y.scala(2.0)
+    }
+    redde y
+}
+
+functio quadrata(tf32[2, 3] x) → f32 {
+    varia f32 s ← 0.0
+    itera ex x.planata() fixum v ergo s ← s + v * v
+    redde s
 }
 
 incipit {
     fixum tf32[] z ← vacua
     fixum tf32[2, 3] x ← z.strue([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3])
-    nota strepitus(x, 7).magnitudines()
+    nota dupla(x).summa()
+    nota quadrata(x)
 }
 "#;
 
-/// A function with an op that has no lowering runs on the CPU; `--verbose` names
-/// the op, the function's line and the line of the statement that holds the op.
+/// A function with a statement that has no lowering (a `dum` loop on a value the
+/// device computes) runs on the CPU; `--verbose` names why, the function's line and
+/// the line of the statement. `planata` in a traced function is a list of device
+/// numbers: the function that walks it runs on the device.
 #[test]
-fn an_op_without_a_lowering_is_named_with_its_line() {
-    let Some(plugin) = pjrt_plugin() else {
-        say_no_plugin("xla_resident::no_lowering");
+fn what_does_not_lower_is_named_with_its_line() {
+    let Some(o) = run_on_device("dupla.fab", NO_LOWERING) else {
         return;
     };
-    let dir = scratch_dir("xla_resident", "no_lowering");
-    let file = dir.join("strepitus.fab");
-    write_file(&file, NO_LOWERING);
-    let o = Faber::new()
-        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
-        .arg("--xla-plugin")
-        .arg(&plugin)
-        .arg(&file)
-        .output();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stdout), "[2, 3]\n");
+    // 21·2·2 = 84 < 100 ≤ 168; 1 + 4 + 9 + 16 + 25 + 36 = 91.
+    assert_eq!(text(&o.stdout), "168.0\n91.0\n");
     let err = text(&o.stderr);
-    // Lines of NO_LOWERING: the function on line 2, `uniformis` on line 4.
+    // Lines of NO_LOWERING: `dupla` on line 2, its `dum` on line 4.
     let line = err
         .lines()
-        .find(|l| l.contains("`strepitus::strepitus`"))
+        .find(|l| l.contains("`dupla::dupla`"))
         .unwrap_or_else(|| panic!("{err}"));
     assert!(
-        line.contains("strepitus.fab:2)")
-            && line.contains("no StableHLO lowering for op `uniformis`")
-            && line.ends_with("strepitus.fab:4"),
+        line.contains("dupla.fab:2)") && line.contains("`dum`") && line.ends_with("dupla.fab:4"),
         "{line}"
+    );
+    assert!(
+        err.contains("xla: `dupla::quadrata` ran on the device 1 time(s)"),
+        "{err}"
     );
 }

@@ -103,7 +103,9 @@ fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
         return;
     };
     let example = "examples/gpt-shakespeare";
-    let args = ["--", "--tiny", "--steps", "4", "--trace"];
+    let out = common::scratch_dir("xla_run", "gpt");
+    let out = out.to_str().unwrap();
+    let args = ["--", "--tiny", "--steps", "4", "--trace", "--out", out];
     let go = |backend: &[&str]| {
         let o = Faber::new()
             .args(["--verbose", "run", "--precision", "f32"])
@@ -116,18 +118,7 @@ fn the_gpt_gradient_runs_on_the_device_and_the_trace_agrees() {
     };
     let cpu = go(&["--backend", "cpu"]);
     let xla = go(&["--backend", "xla", "--xla-plugin", plugin.to_str().unwrap()]);
-    let losses = |o: &Output| -> Vec<f64> {
-        text(&o.stdout)
-            .lines()
-            .filter_map(|l| {
-                l.strip_prefix("passus ")?
-                    .split("damnum ")
-                    .nth(1)?
-                    .parse()
-                    .ok()
-            })
-            .collect()
-    };
+    let losses = |o: &Output| common::gpt_losses(&text(&o.stdout));
     let (a, b) = (losses(&cpu), losses(&xla));
     assert_eq!(a.len(), 4, "{}", text(&cpu.stdout));
     assert_eq!(a.len(), b.len());

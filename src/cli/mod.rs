@@ -27,6 +27,7 @@ mod outdir;
 mod output;
 mod parse;
 mod run;
+mod run_multihost;
 mod run_xla;
 mod test;
 

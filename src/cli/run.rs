@@ -52,6 +52,22 @@ pub struct RunArgs {
     /// plugin is loaded; meant for the CPU plugin (docs/xla.md).
     #[arg(long, value_name = "N", env = "FABER_XLA_CPU_DEVICES", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub xla_cpu_devices: Option<usize>,
+    /// With `--backend xla`: the number of processes of a multi-process run (each
+    /// started with its own `--node-id`; docs/xla.md, "Several processes").
+    #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub num_nodes: Option<usize>,
+    /// This process's number in a multi-process run, 0 to `--num-nodes` − 1; 0
+    /// serves the coordinator.
+    #[arg(long, value_name = "I")]
+    pub node_id: Option<usize>,
+    /// Where process 0 of a multi-process run listens and the others connect
+    /// (`127.0.0.1:7470`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub coordinator: Option<String>,
+    /// How long a process of a multi-process run waits for the others, in seconds
+    /// (default 60); past it CLI016.
+    #[arg(long, value_name = "SECONDS", value_parser = super::flags::positive_f64, allow_hyphen_values = true)]
+    pub join_timeout: Option<f64>,
     /// Stop with RUN014 after N steps (a step is one loop iteration or one call):
     /// a budget for programs that might not end.
     #[arg(long, value_name = "N", value_parser = super::flags::positive_u64, allow_hyphen_values = true)]
@@ -232,6 +248,21 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
         super::print_stderr(&usage);
         return ExitCode::from(2);
     }
+    let nodes = match super::run_multihost::spec(
+        xla,
+        &super::run_multihost::NodeFlags {
+            num_nodes: args.num_nodes,
+            node_id: args.node_id,
+            coordinator: args.coordinator.clone(),
+            join_timeout: args.join_timeout,
+        },
+    ) {
+        Ok(n) => n,
+        Err(usage) => {
+            super::print_stderr(&usage);
+            return ExitCode::from(2);
+        }
+    };
     if !xla && args.device.is_some() {
         super::print_stderr(
             "error: `--device` picks a PJRT device; use it with `--backend xla` (or \
@@ -287,13 +318,19 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
     );
     let backend = if xla {
         let devices = super::run_xla::devices_of(args.devices, input.package.as_ref());
-        match super::run_xla::install(
-            args.xla_plugin.as_deref(),
-            device,
-            devices,
-            args.xla_cpu_devices,
-            &mut sources,
-        ) {
+        let installed = match &nodes {
+            Some(spec) => {
+                super::run_multihost::install(args.xla_plugin.as_deref(), spec, &mut sources)
+            }
+            None => super::run_xla::install(
+                args.xla_plugin.as_deref(),
+                device,
+                devices,
+                args.xla_cpu_devices,
+                &mut sources,
+            ),
+        };
+        match installed {
             Ok(b) => Some(b),
             Err(d) => return ctx.report(&sources, &[*d]),
         }

@@ -118,6 +118,8 @@ codes! {
     CLI_XLA_NO_DEVICE = "CLI013", "`--device N` (or `[run] device`) names a device the PJRT plugin does not have";
     CLI_SPMD_DEVICES = "CLI014", "`--devices N` asks for more devices than the PJRT plugin offers";
     CLI_SPMD_BATCH = "CLI015", "the batch of a data-parallel train step does not split evenly over the devices";
+    CLI_MULTIHOST_JOIN = "CLI016", "the processes of a multi-process run did not all meet (a peer that never joined, a coordinator that never answered or could not listen)";
+    CLI_MULTIHOST_UNSUPPORTED = "CLI017", "the PJRT plugin cannot run one program over several processes (its client shows only this process's devices)";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

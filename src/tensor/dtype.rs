@@ -18,11 +18,11 @@
 //! [`Tensor::value_at`], [`Tensor::item`], [`Tensor::get`]).
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use super::buf::Buf;
-use super::remote::Remote;
+use super::device_data::{count_fetched, DeviceData, DeviceLost, HostData};
 use super::{checked_numel, Shape, TResult, Tensor, TensorError};
 
 /// The element type a tensor stores.
@@ -101,6 +101,96 @@ impl Store {
             Store::F64(b) => b.len(),
             Store::F32(v) => v.len(),
             Store::Remote(r) => r.len(),
+        }
+    }
+}
+
+/// A resident tensor's storage: the device buffer, its element count, type and shape
+/// on the device, and the host copy once made.
+pub(in crate::tensor) struct Remote {
+    len: usize,
+    dtype: DType,
+    dims: Box<[usize]>,
+    device: Rc<dyn DeviceData>,
+    host: OnceCell<Store>,
+}
+
+impl Remote {
+    /// Elements of shape `dims` and type `dtype` held by `device`, not yet copied.
+    pub(in crate::tensor) fn new(
+        dims: &[usize],
+        dtype: DType,
+        device: Rc<dyn DeviceData>,
+    ) -> Remote {
+        Remote {
+            len: dims.iter().product(),
+            dtype,
+            dims: dims.into(),
+            device,
+            host: OnceCell::new(),
+        }
+    }
+
+    /// The shape on the device.
+    pub(in crate::tensor) fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// The device side.
+    pub(in crate::tensor) fn device(&self) -> &Rc<dyn DeviceData> {
+        &self.device
+    }
+
+    #[inline(always)]
+    pub(in crate::tensor) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub(in crate::tensor) fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Whether the host copy has been made.
+    pub(in crate::tensor) fn fetched(&self) -> bool {
+        self.host.get().is_some()
+    }
+
+    /// The host copy, made on first use.
+    pub(in crate::tensor) fn host(&self) -> &Store {
+        self.host.get_or_init(|| match self.copy_in() {
+            Ok(s) => s,
+            Err(m) => std::panic::panic_any(DeviceLost(m)),
+        })
+    }
+
+    fn copy_in(&self) -> Result<Store, String> {
+        let host = self.device.fetch()?;
+        let store = match host {
+            HostData::F64(v) if self.dtype == DType::F64 && v.len() == self.len => {
+                Store::F64(Buf::from_vec(v).map_err(|e| e.message)?)
+            }
+            HostData::F32(v) if self.dtype == DType::F32 && v.len() == self.len => {
+                Store::F32(Rc::new(v))
+            }
+            _ => {
+                return Err(format!(
+                    "the device returned a buffer other than the {} {} elements it holds",
+                    self.len,
+                    self.dtype.name()
+                ))
+            }
+        };
+        count_fetched(self.len * self.dtype.size());
+        Ok(store)
+    }
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.host.get() {
+            Some(s) => s.fmt(f),
+            None => write!(f, "device {}{:?}", self.dtype.name(), self.dims),
         }
     }
 }

@@ -3,139 +3,30 @@
 //! it without a copy. The host copy is made the first time host code reads an element
 //! (a kernel, `nota`, indexing, a checkpoint) and kept beside the device buffer; a
 //! write first takes the host copy and then owns it (copy-on-write, as for every
-//! tensor).
-//!
-//! This module knows nothing of PJRT: the device side is a [`DeviceData`] trait object
-//! (src/xla/resident.rs implements it), so the tensor module imports nothing above it.
+//! tensor). The storage itself is `Store::Remote` (dtype.rs); the device side is a
+//! [`DeviceData`] trait object (device_data.rs; src/xla/resident.rs implements it), so
+//! the tensor module imports nothing above it.
 //!
 //! A copy to the host that fails (the device lost, the transfer refused) cannot be
 //! returned through the element accessors, which cannot fail: it unwinds with a
-//! [`DeviceLost`] payload, which the command line's panic hook reports as the
-//! diagnostic CLI011 with exit code 1 (src/main.rs). Files are written whole or not at
-//! all, so a run stopped there leaves no half-written checkpoint.
+//! [`DeviceLost`] payload, which `faber run` catches and reports as CLI011 (CLI012 out
+//! of device memory) with exit code 1 (src/cli/run.rs). Files are written whole or not
+//! at all, so a run stopped there leaves no half-written checkpoint.
 
-use std::any::Any;
-use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
-use super::buf::Buf;
-use super::dtype::{DType, Store};
+use super::device_data::DeviceData;
+#[cfg(test)]
+use super::device_data::{DeviceLost, HostData};
+use super::dtype::{DType, Remote, Store};
 use super::{Shape, Tensor};
-
-/// Elements copied back from a device.
-pub enum HostData {
-    F64(Vec<f64>),
-    F32(Vec<f32>),
-}
-
-/// The device side of a resident tensor.
-pub trait DeviceData {
-    /// The elements, copied to the host.
-    fn fetch(&self) -> Result<HostData, String>;
-    /// Whether every element is finite, computed where the elements are (`None` when
-    /// the device cannot tell: the caller then reads the host copy).
-    fn all_finite(&self) -> Option<bool>;
-    /// For the device's own code to recognise its buffers.
-    fn as_any(&self) -> &dyn Any;
-}
-
-thread_local! {
-    static FETCHED: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Bytes copied from devices to the host on this thread so far (for `--verbose` and
-/// the tests that check what a training step moves).
-pub fn fetched_bytes() -> u64 {
-    FETCHED.with(|f| f.get())
-}
-
-/// Counts `n` bytes copied from a device outside a tensor (a device's answer to
-/// [`DeviceData::all_finite`]).
-pub fn count_fetched(n: usize) {
-    FETCHED.with(|f| f.set(f.get() + n as u64));
-}
-
-/// The payload a failed copy to the host unwinds with (see the module doc).
-#[derive(Debug)]
-pub struct DeviceLost(pub String);
-
-/// A resident tensor's storage: the device buffer, its element count, type and shape
-/// on the device, and the host copy once made.
-pub(in crate::tensor) struct Remote {
-    len: usize,
-    dtype: DType,
-    dims: Box<[usize]>,
-    device: Rc<dyn DeviceData>,
-    host: OnceCell<Store>,
-}
-
-impl Remote {
-    #[inline(always)]
-    pub(in crate::tensor) fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline(always)]
-    pub(in crate::tensor) fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    /// Whether the host copy has been made.
-    pub(in crate::tensor) fn fetched(&self) -> bool {
-        self.host.get().is_some()
-    }
-
-    /// The host copy, made on first use.
-    pub(in crate::tensor) fn host(&self) -> &Store {
-        self.host.get_or_init(|| match self.copy_in() {
-            Ok(s) => s,
-            Err(m) => std::panic::panic_any(DeviceLost(m)),
-        })
-    }
-
-    fn copy_in(&self) -> Result<Store, String> {
-        let host = self.device.fetch()?;
-        let store = match host {
-            HostData::F64(v) if self.dtype == DType::F64 && v.len() == self.len => {
-                Store::F64(Buf::from_vec(v).map_err(|e| e.message)?)
-            }
-            HostData::F32(v) if self.dtype == DType::F32 && v.len() == self.len => {
-                Store::F32(Rc::new(v))
-            }
-            _ => {
-                return Err(format!(
-                    "the device returned a buffer other than the {} {} elements it holds",
-                    self.len,
-                    self.dtype.name()
-                ))
-            }
-        };
-        FETCHED.with(|f| f.set(f.get() + (self.len * self.dtype.size()) as u64));
-        Ok(store)
-    }
-}
-
-impl std::fmt::Debug for Remote {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.host.get() {
-            Some(s) => s.fmt(f),
-            None => write!(f, "device {}{:?}", self.dtype.name(), self.dims),
-        }
-    }
-}
 
 impl Tensor {
     /// A tensor of `shape` and element type `dtype` whose elements are on a device.
     pub fn resident(shape: &[usize], dtype: DType, device: Rc<dyn DeviceData>) -> Tensor {
         Tensor {
             shape: Shape::new(shape),
-            data: Store::Remote(Rc::new(Remote {
-                len: shape.iter().product(),
-                dtype,
-                dims: shape.into(),
-                device,
-                host: OnceCell::new(),
-            })),
+            data: Store::Remote(Rc::new(Remote::new(shape, dtype, device))),
         }
     }
 
@@ -143,7 +34,7 @@ impl Tensor {
     /// device program can take it without a copy.
     pub fn device_data(&self) -> Option<&Rc<dyn DeviceData>> {
         match &self.data {
-            Store::Remote(r) if *r.dims == *self.shape() => Some(&r.device),
+            Store::Remote(r) if r.dims() == self.shape() => Some(r.device()),
             _ => None,
         }
     }
@@ -158,7 +49,7 @@ impl Tensor {
     pub fn all_finite(&self) -> bool {
         if let Store::Remote(r) = &self.data {
             if !r.fetched() {
-                if let Some(b) = r.device.all_finite() {
+                if let Some(b) = r.device().all_finite() {
                     return b;
                 }
             }
@@ -173,6 +64,7 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::any::Any;
     use std::cell::Cell;
 
     /// A device that counts its copies and can be told to fail.

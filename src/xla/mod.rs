@@ -26,6 +26,7 @@
 //! opens the file the command line found (src/cli/devices.rs does the search).
 
 pub mod device;
+pub mod distributed;
 pub mod exec;
 pub mod offload;
 pub mod pjrt_api;

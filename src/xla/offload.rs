@@ -204,8 +204,12 @@ impl<'p> DeviceOffload<'p> {
     }
 
     /// `op` on `args` on the device: numbers first as parameters (one program for
-    /// every value), then, where the lowering needs them literal, baked in.
+    /// every value), then, where the lowering needs them literal, baked in. Integers
+    /// are always baked in, so the programs of a call with one (a seed, a bound)
+    /// count as literal numbers' do: an op given a new seed at every call
+    /// (sampling's `multinomialis`) goes back to the host after [`MAX_PROGRAMS`].
     fn run_op(&mut self, op: Op, args: &[&Value]) -> Result<Vec<Tensor>, XlaError> {
+        let before = self.device.cache().misses();
         let elem = op_element(args);
         let params = args
             .iter()
@@ -222,21 +226,31 @@ impl<'p> DeviceOffload<'p> {
                 if params
                     .iter()
                     .any(|a| matches!(a, Arg::Scalar(..) | Arg::Scalars(..))) => {}
-            other => return other,
+            other => {
+                if args.iter().any(|v| matches!(v, Value::Int(_))) {
+                    self.count_programs(op, before);
+                }
+                return other;
+            }
         }
         let literal: Vec<Arg> = args
             .iter()
             .map(|v| op_arg(v, None))
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
-        let before = self.device.cache().misses();
         let r = self.device.run_op(op, &literal);
+        self.count_programs(op, before);
+        r
+    }
+
+    /// Adds the programs compiled since `before` (the cache's misses then) to `op`'s;
+    /// at [`MAX_PROGRAMS`] the op runs on the host from then on.
+    fn count_programs(&mut self, op: Op, before: u64) {
         let n = self.op_programs.entry(op).or_insert(0);
         *n += self.device.cache().misses() - before;
         if *n >= MAX_PROGRAMS {
             self.decline_op(op, format!("compiled for {MAX_PROGRAMS} literal operands"));
         }
-        r
     }
 
     fn decline(&mut self, program: &Program, func: FuncId, why: String) {

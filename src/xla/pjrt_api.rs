@@ -267,8 +267,8 @@ pub struct PluginInitializeArgs {
     pub extension_start: *mut ExtensionBase,
 }
 
-/// `PJRT_Client_Create_Args`. faber passes no options and no key-value callbacks
-/// (they serve multi-process clients).
+/// `PJRT_Client_Create_Args`. The key-value callbacks serve multi-process
+/// clients: their argument structs are in src/xla/distributed.rs.
 #[repr(C)]
 pub struct ClientCreateArgs {
     pub struct_size: usize,

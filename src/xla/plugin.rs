@@ -252,6 +252,24 @@ impl Plugin {
     /// takes `cpu_device_count`, the number of host devices it presents (4 without
     /// it). What a plugin does with a name it does not know is its own affair.
     pub fn client_with(&self, options: &[(&str, i64)]) -> Result<Client<'_>, PluginError> {
+        self.create_client(options, None)
+    }
+
+    /// [`Plugin::client_with`] with key-value callbacks for a multi-process client
+    /// (src/xla/distributed.rs).
+    pub fn client_with_kv(
+        &self,
+        options: &[(&str, i64)],
+        kv: &super::distributed::KvHooks,
+    ) -> Result<Client<'_>, PluginError> {
+        self.create_client(options, Some(kv))
+    }
+
+    fn create_client(
+        &self,
+        options: &[(&str, i64)],
+        kv: Option<&super::distributed::KvHooks>,
+    ) -> Result<Client<'_>, PluginError> {
         let named: Vec<c::NamedValue> = options
             .iter()
             .map(|(name, v)| {
@@ -268,6 +286,14 @@ impl Plugin {
         if !named.is_empty() {
             args.create_options = named.as_ptr();
             args.num_options = named.len();
+        }
+        if let Some(kv) = kv {
+            args.kv_get_callback = kv.get;
+            args.kv_get_user_arg = kv.user_arg;
+            args.kv_put_callback = kv.put;
+            args.kv_put_user_arg = kv.user_arg;
+            args.kv_try_get_callback = kv.try_get;
+            args.kv_try_get_user_arg = kv.user_arg;
         }
         self.call("PJRT_Client_Create", self.api.client_create, &mut args)?;
         if args.client.is_null() {

@@ -266,6 +266,20 @@ pub fn faber(args: &[&str]) -> Output {
 }
 
 /// Bytes as text, invalid UTF-8 replaced.
+/// The per-step losses a GPT example prints under `--trace` (`passus N: damnum L`).
+pub fn gpt_losses(stdout: &str) -> Vec<f64> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("passus ")?
+                .split("damnum ")
+                .nth(1)?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

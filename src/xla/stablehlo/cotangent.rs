@@ -6,7 +6,7 @@
 //! statically; the tracer knows them).
 
 use super::lower::{broadcast_shapes, matmul, narrow, swap_last, Args, Lowered, Operand};
-use super::{Binary, Function, Reduction, Value};
+use super::{Binary, DotDims, Function, Reduction, Value};
 
 /// `g` summed down to `dims` (the broadcast VJP, `sum_to_shape`): the leading axes
 /// `g` has beyond `dims` and the axes where `dims` has extent 1 are summed.
@@ -129,10 +129,22 @@ pub(super) fn retro_matmul(f: &mut Function, a: &Args, epilogue: Option<Binary>)
     let g2 = f.reshape(a.tensor(2)?, &prod);
     let bt2 = swap_last(f, a, b2)?;
     let da = matmul(f, a, g2, bt2)?;
-    let at2 = swap_last(f, a, a2)?;
-    let db = matmul(f, a, at2, g2)?;
+    let db = if rb == 2 {
+        // `b` a matrix: ∂b = Σ over every leading axis of aᵀ·g, one contraction
+        // (not a batch of products summed afterwards).
+        let lead: Vec<usize> = (0..ra - 1).collect();
+        let d = DotDims {
+            lhs_contract: lead.clone(),
+            rhs_contract: lead,
+            ..DotDims::default()
+        };
+        f.dot_general(a2, g2, &d)
+    } else {
+        let at2 = swap_last(f, a, a2)?;
+        let db = matmul(f, a, at2, g2)?;
+        sum_to_shape(f, a, db, &bd)?[0]
+    };
     let da = sum_to_shape(f, a, da, &ad)?[0];
-    let db = sum_to_shape(f, a, db, &bd)?[0];
     let mut da = f.reshape(da, &at.dims);
     let db = f.reshape(db, &bt.dims);
     if let Some(op) = epilogue {

@@ -8,7 +8,7 @@
 use super::lower::*;
 #[cfg(test)]
 use super::TensorType;
-use super::{attention, cotangent, nn, optim, reduce, Binary, Function, Reduction, Unary};
+use super::{attention, cotangent, nn, optim, random, reduce, Binary, Function, Reduction, Unary};
 use crate::ir::ops::Op;
 #[cfg(test)]
 use crate::xla::exec::ElementType;
@@ -261,16 +261,17 @@ fn lower_checked(f: &mut Function, op: Op, a: &Args) -> Lowered {
         Op::RetroMatMul => cotangent::retro_matmul(f, a, None),
         Op::RetroMatMulDerivata => cotangent::retro_matmul(f, a, Some(Binary::Multiply)),
         Op::RetroMatMulAdde => cotangent::retro_matmul(f, a, Some(Binary::Add)),
-        // The seeded random tensors: faber's SplitMix64 bits, drawn on the CPU (see
-        // docs/xla.md). `magnitudines` and `numerus_elementorum` give host values (the
-        // function tracer reads them off the static shape); `planata`, a list of
-        // numbers read back from a tensor.
-        Op::Normalis
-        | Op::Uniformis
-        | Op::Multinomialis
-        | Op::Magnitudines
-        | Op::Planata
-        | Op::Numerus => Err(LowerError::NoLowering { op: op.name() }),
+        // The seeded random tensors: faber's SplitMix64 in `ui64` arithmetic.
+        Op::Uniformis => random::uniformis(f, a),
+        Op::Normalis => random::normalis(f, a),
+        Op::Multinomialis => random::multinomialis(f, a),
+        // `magnitudines` and `numerus_elementorum` give host values (the function
+        // tracer reads them off the static shape); `planata` a list of numbers, which
+        // the tracer makes of one slice per element (function.rs): none is one
+        // program's tensor result.
+        Op::Magnitudines | Op::Planata | Op::Numerus => {
+            Err(LowerError::NoLowering { op: op.name() })
+        }
     }
 }
 
@@ -381,6 +382,46 @@ mod tests {
             &[Operand::Int(1), Operand::Int(1)],
         );
         assert!(e.unwrap_err().to_string().contains("no elements [3, 6)"));
+    }
+
+    #[test]
+    fn random_tensors_have_the_native_result_types() {
+        let f64s = |dims: &[usize]| TensorType::new(ElementType::F64, dims);
+        let shape = Operand::Dims(vec![2, 3]);
+        let u = lowered(
+            Op::Uniformis,
+            &[],
+            &[
+                Operand::Elem(ElementType::F32),
+                Operand::Int(-1),
+                shape.clone(),
+            ],
+        );
+        assert_eq!(u.unwrap(), [f32s(&[2, 3])]);
+        let normal = [
+            Operand::Num(0.0),
+            Operand::Int(7),
+            shape.clone(),
+            Operand::Num(0.0),
+            Operand::Num(0.02),
+        ];
+        let n = lowered(Op::Normalis, &[], &normal);
+        assert_eq!(n.unwrap(), [f64s(&[2, 3])]);
+        let m = lowered(Op::Multinomialis, &[f32s(&[4, 5])], &[Operand::Int(1)]);
+        assert_eq!(m.unwrap(), [f32s(&[4])]);
+        let m = lowered(Op::Multinomialis, &[f64s(&[5])], &[Operand::Int(1)]);
+        assert_eq!(m.unwrap(), [f64s(&[])]);
+        let e = lowered(Op::Multinomialis, &[f32s(&[4, 0])], &[Operand::Int(1)]);
+        assert_eq!(e.unwrap_err().to_string(), "`multinomialis`: no classes");
+        let e = lowered(
+            Op::Uniformis,
+            &[],
+            &[Operand::Elem(ElementType::F32), Operand::Num(1.0), shape],
+        );
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .starts_with("`uniformis`: the seed (operand 1) must be an integer"));
     }
 
     /// `strue` of literals, a number the device computes and a tensor, in order:

@@ -46,6 +46,9 @@ pub enum Param {
     List(Vec<Param>),
 }
 
+/// The most elements `planata` gives as device numbers in a traced function.
+const MAX_PLANATA: usize = 4096;
+
 /// How deep calls are inlined before the lowering gives up (a recursive function).
 const MAX_INLINE_DEPTH: usize = 32;
 
@@ -564,6 +567,24 @@ impl Tracer<'_> {
             }
             (Op::Numerus, [Bound::Device(v)]) => {
                 return Ok(Bound::Int(self.f.ty(*v).numel() as i64));
+            }
+            // `planata`: the elements in row-major order, a list of numbers the device
+            // computes (one slice each, so a list a loop can walk when traced).
+            (Op::Planata, [Bound::Device(v)]) => {
+                let n = self.f.ty(*v).numel();
+                if n > MAX_PLANATA {
+                    return unsupported(format!(
+                        "`planata` of {n} elements (at most {MAX_PLANATA} as device numbers)"
+                    ));
+                }
+                let flat = self.f.reshape(*v, &[n]);
+                let items = (0..n)
+                    .map(|i| {
+                        let one = self.f.slice(flat, &[i], &[i + 1]);
+                        Bound::Number(self.f.reshape(one, &[]))
+                    })
+                    .collect();
+                return Ok(Bound::List(items));
             }
             (Op::RetroNihil, [x]) if !matches!(x, Bound::Device(_)) => return self.zeros(x),
             (Op::RetroAdde, [x, y])

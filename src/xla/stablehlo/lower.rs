@@ -294,6 +294,17 @@ pub(super) fn matmul(f: &mut Function, a: &Args, x: Value, y: Value) -> Result<V
         };
         return Ok(f.dot_general(x, y, &d));
     }
+    if rb == 2 {
+        // `[…, m, k] · [k, n]`: one product over every leading axis of `x` (its free
+        // axes come first in the result, `y`'s `n` last), not `y` broadcast to a
+        // batch of copies.
+        let d = DotDims {
+            lhs_contract: vec![ra - 1],
+            rhs_contract: vec![0],
+            ..DotDims::default()
+        };
+        return Ok(f.dot_general(x, y, &d));
+    }
     let (ba, bb) = (&xt.dims[..ra - 2], &yt.dims[..rb - 2]);
     let Some(batch) = broadcast_shapes(ba, bb) else {
         return a.err(format!("the batch axes {ba:?} and {bb:?} do not broadcast"));

@@ -14,6 +14,10 @@
 //! Float constants are written as the hexadecimal bits of their element type
 //! (`dense<0x3F800000> : tensor<f32>` is 1.0), so the text carries the exact value.
 //!
+//! Besides f32 and f64 tensors, a program may compute with unsigned 64-bit integers
+//! ([`U64`], `tensor<…xui64>`, integer constants in decimal): intermediate values of
+//! the seeded random ops (random.rs), which never reach a parameter or a result.
+//!
 //! [`Op`]: crate::ir::ops::Op
 
 mod attention;
@@ -25,6 +29,7 @@ pub mod lower;
 mod nn;
 mod numbers;
 mod optim;
+mod random;
 mod reduce;
 mod trees;
 
@@ -41,6 +46,8 @@ pub use lower::{LowerError, Operand};
 pub struct TensorType {
     pub elem: ElementType,
     pub dims: Vec<usize>,
+    /// `ui64` elements (`elem` then means nothing): the type of a [`U64`] value.
+    unsigned: bool,
 }
 
 impl TensorType {
@@ -48,6 +55,15 @@ impl TensorType {
         TensorType {
             elem,
             dims: dims.to_vec(),
+            unsigned: false,
+        }
+    }
+
+    /// `tensor<…xui64>`.
+    fn u64(dims: &[usize]) -> TensorType {
+        TensorType {
+            unsigned: true,
+            ..TensorType::new(ElementType::F64, dims)
         }
     }
 
@@ -64,6 +80,7 @@ impl TensorType {
         TensorType {
             elem: self.elem,
             dims,
+            unsigned: self.unsigned,
         }
     }
 }
@@ -81,13 +98,37 @@ impl fmt::Display for TensorType {
         for d in &self.dims {
             write!(f, "{d}x")?;
         }
-        write!(f, "{}>", elem_name(self.elem))
+        let elem = if self.unsigned {
+            "ui64"
+        } else {
+            elem_name(self.elem)
+        };
+        write!(f, "{elem}>")
     }
 }
 
 /// An SSA value of the function being built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Value(usize);
+
+/// An SSA value of unsigned 64-bit integers (`tensor<…xui64>`), kept apart from
+/// [`Value`] so no float operation takes one: made by [`Function::iota_u64`] and
+/// [`Function::splat_u64`], combined by [`Function::int_binary`] (arithmetic mod
+/// 2⁶⁴), and leaving the integers only through [`Function::u64_to_float`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct U64(Value);
+
+/// Element-wise operations of two [`U64`] operands of one shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntBinary {
+    /// `a + b` mod 2⁶⁴.
+    Add,
+    /// `a · b` mod 2⁶⁴.
+    Multiply,
+    Xor,
+    /// `a >> b`, zeros shifted in.
+    ShiftRightLogical,
+}
 
 /// Element-wise operations of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +140,7 @@ pub enum Unary {
     Tanh,
     /// σ(x) = 1 / (1 + e^−x).
     Logistic,
+    Cosine,
 }
 
 /// Element-wise operations of two operands of one type.
@@ -109,6 +151,7 @@ pub enum Binary {
     Multiply,
     Divide,
     Maximum,
+    Minimum,
     /// `a` to the power `b`.
     Power,
 }
@@ -120,6 +163,10 @@ pub enum Compare {
     Eq,
     /// Unequal: also true of NaN against anything, itself included.
     Ne,
+    /// `≥` (false of NaN).
+    Ge,
+    /// `<` (false of NaN).
+    Lt,
 }
 
 /// The combining function of a reduction.
@@ -227,6 +274,7 @@ impl Function {
             Unary::Sqrt => "stablehlo.sqrt",
             Unary::Tanh => "stablehlo.tanh",
             Unary::Logistic => "stablehlo.logistic",
+            Unary::Cosine => "stablehlo.cosine",
         };
         let ty = self.ty(x).clone();
         self.emit(name, &[x], "", ty)
@@ -241,6 +289,7 @@ impl Function {
             Binary::Multiply => "stablehlo.multiply",
             Binary::Divide => "stablehlo.divide",
             Binary::Maximum => "stablehlo.maximum",
+            Binary::Minimum => "stablehlo.minimum",
             Binary::Power => "stablehlo.power",
         };
         let ty = self.ty(a).clone();
@@ -272,7 +321,7 @@ impl Function {
 
     /// `x` converted to `elem` (`stablehlo.convert`); `x` itself when it is one.
     pub fn convert(&mut self, x: Value, elem: ElementType) -> Value {
-        if self.ty(x).elem == elem {
+        if self.ty(x) == &TensorType::new(elem, &self.ty(x).dims) {
             return x;
         }
         let ty = TensorType::new(elem, &self.ty(x).dims.clone());
@@ -436,6 +485,8 @@ impl Function {
             Compare::Gt => "GT",
             Compare::Eq => "EQ",
             Compare::Ne => "NE",
+            Compare::Ge => "GE",
+            Compare::Lt => "LT",
         };
         let _ = writeln!(
             self.body,
@@ -457,6 +508,77 @@ impl Function {
         let ty = TensorType::new(elem, dims);
         let attrs = format!("iota_dimension = {axis} : i64");
         self.emit("stablehlo.iota", &[], &attrs, ty)
+    }
+
+    /// The running sums of `x` along `axis`: element j is `((0 + x₀) + x₁) + … + x_j`
+    /// (`stablehlo.reduce_window` over a window of the axis' extent, padded before;
+    /// the CPU plugin adds a window's elements in order).
+    pub fn cumulative_sum(&mut self, x: Value, axis: usize) -> Value {
+        let xt = self.ty(x).clone();
+        let scalar = TensorType::new(xt.elem, &[]);
+        let init = self.constant(xt.elem, 0.0);
+        let mut window = vec![1; xt.rank()];
+        window[axis] = xt.dims[axis];
+        let pads: Vec<String> = (0..xt.rank())
+            .map(|i| {
+                let before = if i == axis {
+                    xt.dims[i].saturating_sub(1)
+                } else {
+                    0
+                };
+                format!("[{before}, 0]")
+            })
+            .collect();
+        let v = Value(self.types.len());
+        let (xn, inn) = (self.name(x), self.name(init));
+        let _ = write!(
+            self.body,
+            "    {vn} = \"stablehlo.reduce_window\"({xn}, {inn}) ({{\n    \
+             ^bb0(%lhs: {scalar}, %rhs: {scalar}):\n      \
+             %r = \"stablehlo.add\"(%lhs, %rhs) : ({scalar}, {scalar}) -> {scalar}\n      \
+             \"stablehlo.return\"(%r) : ({scalar}) -> ()\n    \
+             }}) {{padding = dense<[{pads}]> : tensor<{rank}x2xi64>, \
+             window_dimensions = {window}}} : ({xt}, {scalar}) -> {xt}\n",
+            vn = self.name(v),
+            pads = pads.join(", "),
+            rank = xt.rank(),
+            window = i64_array(&window),
+        );
+        self.types.push(xt);
+        v
+    }
+
+    /// A `ui64` tensor of `dims` counting along `axis` (0, 1, 2, …).
+    pub fn iota_u64(&mut self, dims: &[usize], axis: usize) -> U64 {
+        let attrs = format!("iota_dimension = {axis} : i64");
+        U64(self.emit("stablehlo.iota", &[], &attrs, TensorType::u64(dims)))
+    }
+
+    /// A `ui64` tensor of `dims` with every element `v` (written in decimal).
+    pub fn splat_u64(&mut self, v: u64, dims: &[usize]) -> U64 {
+        let ty = TensorType::u64(&[]);
+        let attrs = format!("value = dense<{v}> : {ty}");
+        let c = self.emit("stablehlo.constant", &[], &attrs, ty);
+        U64(self.broadcast_in_dim(c, &[], dims))
+    }
+
+    /// `a ∘ b` for `ui64` operands of one shape.
+    pub fn int_binary(&mut self, op: IntBinary, a: U64, b: U64) -> U64 {
+        debug_assert_eq!(self.ty(a.0), self.ty(b.0));
+        let name = match op {
+            IntBinary::Add => "stablehlo.add",
+            IntBinary::Multiply => "stablehlo.multiply",
+            IntBinary::Xor => "stablehlo.xor",
+            IntBinary::ShiftRightLogical => "stablehlo.shift_right_logical",
+        };
+        let ty = self.ty(a.0).clone();
+        U64(self.emit(name, &[a.0, b.0], "", ty))
+    }
+
+    /// `x` converted to the float type `elem` (rounded to nearest, exact below 2⁵³
+    /// in f64).
+    pub fn u64_to_float(&mut self, x: U64, elem: ElementType) -> Value {
+        self.convert(x.0, elem)
     }
 
     /// The module: `func.func public @main` returning `results`.
@@ -529,6 +651,40 @@ mod tests {
 }
 ";
         assert_eq!(text, want);
+    }
+
+    /// `ui64` values: their types, decimal constants, and the way back to floats.
+    #[test]
+    fn u64_values_print_as_ui64_with_decimal_constants() {
+        let (mut f, _) = Function::new(&[]);
+        let i = f.iota_u64(&[3], 0);
+        let c = f.splat_u64(u64::MAX, &[3]);
+        let m = f.int_binary(IntBinary::Multiply, i, c);
+        let x = f.u64_to_float(m, ElementType::F64);
+        let text = f.finish(&[x]);
+        for want in [
+            "%v0 = \"stablehlo.iota\"() {iota_dimension = 0 : i64} : () -> tensor<3xui64>",
+            "{value = dense<18446744073709551615> : tensor<ui64>} : () -> tensor<ui64>",
+            "\"stablehlo.multiply\"(%v0, %v2) : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xui64>",
+            "\"stablehlo.convert\"(%v3) : (tensor<3xui64>) -> tensor<3xf64>",
+        ] {
+            assert!(text.contains(want), "{want}\n{text}");
+        }
+    }
+
+    #[test]
+    fn cumulative_sums_pad_the_axis_before() {
+        let (mut f, p) = Function::new(&[TensorType::new(ElementType::F64, &[2, 5])]);
+        let c = f.cumulative_sum(p[0], 1);
+        assert_eq!(f.ty(c), &TensorType::new(ElementType::F64, &[2, 5]));
+        let text = f.finish(&[c]);
+        assert!(
+            text.contains(
+                "{padding = dense<[[0, 0], [4, 0]]> : tensor<2x2xi64>, \
+                 window_dimensions = array<i64: 1, 5>}"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
