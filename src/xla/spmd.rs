@@ -251,19 +251,29 @@ impl<'p> Spmd<'p> {
     fn run_buffers(&self, exe: &Executable, inputs: &[In]) -> Result<Vec<Vec<Buffer>>, SpmdError> {
         let n = self.devices();
         for i in inputs {
-            let bad = match (&i.source, i.sharding) {
-                (Source::Host(_), Sharding::Batch) => {
-                    i.dims.first().is_none_or(|&b| b == 0 || b % n != 0)
+            match (&i.source, i.sharding) {
+                (Source::Host(_), Sharding::Batch)
+                    if i.dims.first().is_none_or(|&b| b == 0 || b % n != 0) =>
+                {
+                    return Err(SpmdError::Indivisible {
+                        shape: i.dims.clone(),
+                        devices: n,
+                    })
                 }
-                (Source::Replicas(r), Sharding::Replicated) => r.len() != n,
-                (Source::Replicas(_), Sharding::Batch) => true,
-                (Source::Host(_), Sharding::Replicated) => false,
-            };
-            if bad {
-                return Err(SpmdError::Indivisible {
-                    shape: i.dims.clone(),
-                    devices: n,
-                });
+                (Source::Replicas(r), Sharding::Replicated) if r.len() != n => {
+                    return Err(XlaError::Result(format!(
+                        "a value replicated over {} devices passed to {n}",
+                        r.len()
+                    ))
+                    .into())
+                }
+                (Source::Replicas(_), Sharding::Batch) => {
+                    return Err(XlaError::Result(
+                        "a replicated value passed as a batch shard".into(),
+                    )
+                    .into())
+                }
+                _ => {}
             }
         }
         // Copies first (every device's), then the lists of references.
@@ -275,17 +285,11 @@ impl<'p> Spmd<'p> {
                     list.push(None);
                     continue;
                 };
-                let b = match i.sharding {
-                    Sharding::Replicated => self.client.to_device(data, &i.dims, d)?,
-                    Sharding::Batch => {
-                        let (part, dims) = shard(data, &i.dims, n, d);
-                        note_in(part.len() * element_size(&part));
-                        list.push(Some(self.client.to_device(&part, &dims, d)?));
-                        continue;
-                    }
-                };
+                // A replicated input whole, a sharded one its shard `d`.
+                let part = (i.sharding == Sharding::Batch).then(|| shard(data, &i.dims, n, d));
+                let (data, dims) = part.as_ref().map_or((data, &i.dims), |(p, d)| (p, d));
+                list.push(Some(self.client.to_device(data, dims, d)?));
                 note_in(data.len() * element_size(data));
-                list.push(Some(b));
             }
             copies.push(list);
         }
