@@ -40,6 +40,20 @@ pub struct DevicesArgs {
     /// with the native kernel's.
     #[arg(long)]
     pub check: bool,
+    /// Host devices the XLA CPU plugin presents (its `cpu_device_count` client
+    /// option; default 4): with `--devices N`, N up to this many. Passed to whatever
+    /// plugin is loaded; meant for the CPU plugin (docs/xla.md).
+    #[arg(long, value_name = "N", env = "FABER_XLA_CPU_DEVICES", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub xla_cpu_devices: Option<usize>,
+}
+
+/// The client options of `--xla-cpu-devices N` (or `FABER_XLA_CPU_DEVICES`): the
+/// CPU plugin's `cpu_device_count`; none without it.
+pub fn client_options(cpu_devices: Option<usize>) -> Vec<(&'static str, i64)> {
+    cpu_devices
+        .map(|n| ("cpu_device_count", i64::try_from(n).unwrap_or(i64::MAX)))
+        .into_iter()
+        .collect()
 }
 
 /// Where a plugin path came from, for messages.
@@ -104,8 +118,9 @@ pub(super) fn find_plugin(
 fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagnostic>> {
     let path = find_plugin(args.xla_plugin.as_deref(), sources)?;
     let plugin = Plugin::load(&path).map_err(|e| plugin_error(sources, &path, &e))?;
+    let options = client_options(args.xla_cpu_devices);
     let client = plugin
-        .client()
+        .client_with(&options)
         .map_err(|e| plugin_error(sources, &path, &e))?;
     let describe = || -> Result<String, PluginError> {
         let name = client.platform_name()?;
@@ -126,7 +141,7 @@ fn list(args: &DevicesArgs, sources: &mut SourceMap) -> Result<String, Box<Diagn
     drop(client);
     let mut text = text?;
     if args.check {
-        let report = super::devices_check::check(&plugin, devices)
+        let report = super::devices_check::check(&plugin, &options, devices)
             .map_err(|e| check_error(sources, &path, &e))?;
         text.push_str(&report);
     }

@@ -12,7 +12,7 @@ use faber::xla::{Arg, Device, Plugin, Stage, XlaError};
 
 /// One line per device: `check: device 0: compiled and ran `addita`: ok`; the
 /// first failure ends the check.
-pub fn check(plugin: &Plugin, devices: usize) -> Result<String, XlaError> {
+pub fn check(plugin: &Plugin, options: &[(&str, i64)], devices: usize) -> Result<String, XlaError> {
     let x = Tensor::from_f32(vec![0.5, -1.25, 3.0, 1e-3, 7.5, -0.0], &[2, 3])
         .map_err(|e| XlaError::Result(e.to_string()))?;
     let b = Tensor::from_f32(vec![0.1, 0.2, -0.3], &[3])
@@ -20,7 +20,7 @@ pub fn check(plugin: &Plugin, devices: usize) -> Result<String, XlaError> {
     let want = k::add(&x, &b).map_err(|e| XlaError::Result(e.to_string()))?;
     let mut out = String::new();
     for ordinal in 0..devices {
-        let mut device = Device::new(plugin.client()?, ordinal)?;
+        let mut device = Device::new(plugin.client_with(options)?, ordinal)?;
         let got = device.run_op(Op::Addita, &[Arg::Tensor(&x), Arg::Tensor(&b)])?;
         let same = got.len() == 1
             && got[0].shape() == want.shape()

@@ -47,6 +47,11 @@ pub struct RunArgs {
     /// docs/xla.md).
     #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
     pub devices: Option<usize>,
+    /// Host devices the XLA CPU plugin presents (its `cpu_device_count` client
+    /// option; default 4): with `--devices N`, N up to this many. Passed to whatever
+    /// plugin is loaded; meant for the CPU plugin (docs/xla.md).
+    #[arg(long, value_name = "N", env = "FABER_XLA_CPU_DEVICES", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
+    pub xla_cpu_devices: Option<usize>,
     /// With `--backend xla`: the number of processes of a multi-process run (each
     /// started with its own `--node-id`; docs/xla.md, "Several processes").
     #[arg(long, value_name = "N", value_parser = super::flags::positive_usize, allow_hyphen_values = true)]
@@ -317,9 +322,13 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
             Some(spec) => {
                 super::run_multihost::install(args.xla_plugin.as_deref(), spec, &mut sources)
             }
-            None => {
-                super::run_xla::install(args.xla_plugin.as_deref(), device, devices, &mut sources)
-            }
+            None => super::run_xla::install(
+                args.xla_plugin.as_deref(),
+                device,
+                devices,
+                args.xla_cpu_devices,
+                &mut sources,
+            ),
         };
         match installed {
             Ok(b) => Some(b),

@@ -17,7 +17,7 @@ use faber::xla::resident::Traffic;
 use faber::xla::spmd::{Spmd, SpmdError};
 use faber::xla::{Client, Device, Plugin};
 
-use super::devices::{find_plugin, plugin_error};
+use super::devices::{client_options, find_plugin, plugin_error};
 
 /// The hook installed for one run, with the statistics it keeps.
 pub struct Backend {
@@ -39,11 +39,13 @@ pub struct DeviceChoice {
 /// Loads the plugin (`--xla-plugin`, `FABER_PJRT_PLUGIN`, the search), opens the
 /// chosen device and installs the hook; CLI006–CLI009 when that fails, CLI013 when
 /// the plugin has no such device. With `devices` N > 1 the train step runs
-/// data-parallel on devices 0..N (CLI014 when the plugin offers fewer).
+/// data-parallel on devices 0..N (CLI014 when the plugin offers fewer). With
+/// `cpu_devices` the client is created with the CPU plugin's `cpu_device_count`.
 pub fn install(
     flag: Option<&Path>,
     choice: DeviceChoice,
     devices: usize,
+    cpu_devices: Option<usize>,
     sources: &mut SourceMap,
 ) -> Result<Backend, Box<Diagnostic>> {
     let path = find_plugin(flag, sources)?;
@@ -52,7 +54,7 @@ pub fn install(
     // rest of the process.
     let plugin: &'static Plugin = Box::leak(Box::new(plugin));
     let client = plugin
-        .client()
+        .client_with(&client_options(cpu_devices))
         .map_err(|e| plugin_error(sources, &path, &e))?;
     let count = client
         .addressable_device_count()
@@ -181,6 +183,12 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
     for (name, n) in &stats.data_parallel {
         out.push_str(&format!(
             "xla: `{name}` ran data-parallel on {} devices {n} time(s)\n",
+            stats.devices
+        ));
+    }
+    for (name, n) in &stats.replicated {
+        out.push_str(&format!(
+            "xla: `{name}` ran replicated on {} devices {n} time(s)\n",
             stats.devices
         ));
     }

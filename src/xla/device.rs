@@ -263,6 +263,16 @@ impl<'p> Device<'p> {
         })
     }
 
+    /// The ordinal among the client's addressable devices.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// What this device shares with its resident buffers.
+    pub(super) fn probe(&self) -> &Rc<Probe> {
+        &self.probe
+    }
+
     pub fn cache(&self) -> &Cache {
         &self.cache
     }

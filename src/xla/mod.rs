@@ -9,7 +9,8 @@
 //! IR's tensor ops and straight-line functions to it; [`device`] runs one op or one
 //! function on a device through a compile cache; [`spmd`] compiles one program for
 //! N devices with XLA's SPMD partitioner and runs the train step data-parallel
-//! (issue 25). Control flow on the device,
+//! (issue 25), with the [`sharding`] annotations; [`resident`] keeps results on
+//! the devices (one buffer, or one per device when replicated). Control flow on the device,
 //! device-resident values and `faber run --backend xla` are the rest of the issue
 //! (docs/xla.md).
 //!
@@ -33,6 +34,7 @@ pub mod pjrt_api;
 pub mod plugin;
 pub mod proto;
 pub mod resident;
+pub mod sharding;
 pub mod spmd;
 pub mod stablehlo;
 

@@ -13,8 +13,12 @@
 //! train step ([`is_train_step`]) runs data-parallel on N devices instead
 //! (src/xla/spmd.rs).
 //!
-//! Values are copied to the device at each offloaded call and back at its return;
-//! keeping them on the device between calls is the next step (docs/xla.md).
+//! The train step's results (the gradient tree) are replicated over the N devices
+//! and stay there; a later call with such a value among its arguments (the
+//! optimizer's leaf update, the gradient norm) and no top-level tensor of rank ≥ 1
+//! from elsewhere (a loss estimate's batch) runs replicated on the N devices too
+//! ([`Spmd::call_replicated`]), so the parameters and the optimizer's state stay
+//! replicated between steps and only the batch moves in.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -67,6 +71,9 @@ pub struct Stats {
     /// N`: src/xla/spmd.rs), per function, and the device count.
     pub data_parallel: std::collections::BTreeMap<String, u64>,
     pub devices: usize,
+    /// Calls run replicated on the N devices (an argument was replicated there), per
+    /// function.
+    pub replicated: std::collections::BTreeMap<String, u64>,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -103,8 +110,9 @@ impl<'p> DeviceOffload<'p> {
 
     /// The hook running the train step data-parallel on `spmd`'s devices
     /// ([`is_train_step`]); every other call as before, on one device.
-    pub fn with_spmd(mut self, spmd: Spmd<'p>) -> DeviceOffload<'p> {
+    pub fn with_spmd(mut self, mut spmd: Spmd<'p>) -> DeviceOffload<'p> {
         self.stats.borrow_mut().devices = spmd.devices();
+        spmd.share_home(self.device.ordinal(), self.device.probe());
         self.spmd = Some(spmd);
         self
     }
@@ -120,10 +128,27 @@ impl<'p> DeviceOffload<'p> {
     ) -> Option<Result<Value, (Code, String)>> {
         let spmd = self.spmd.as_mut()?;
         let name = &program.func(func).name;
-        if !is_train_step(name, args) {
+        let step = is_train_step(name, args);
+        // Another call runs replicated when it takes a replicated value and no data
+        // from elsewhere: a top-level tensor of rank ≥ 1 not replicated (a loss
+        // estimate's batch) sends it to the home device alone, which takes the
+        // replicated values' buffers there.
+        let replicated = !step
+            && args.iter().any(|a| holds_replicated(a, spmd))
+            && !args
+                .iter()
+                .any(|a| matches!(a, FnArg::Tensor(t) if t.rank() > 0 && !spmd.holds(t)));
+        if !step && !replicated {
             return None;
         }
-        let (outputs, template) = match spmd.call_function(program, func, args) {
+        let before = spmd.compiles;
+        let called = if step {
+            spmd.call_function(program, func, args)
+        } else {
+            spmd.call_replicated(program, func, args)
+        };
+        let compiled = spmd.compiles - before;
+        let (outputs, template) = match called {
             Ok(r) => r,
             Err(SpmdError::Xla(XlaError::Lower(_))) => return None,
             Err(e @ SpmdError::Indivisible { .. }) => {
@@ -142,8 +167,22 @@ impl<'p> DeviceOffload<'p> {
         };
         let mut stats = self.stats.borrow_mut();
         stats.offloaded += 1;
-        *stats.data_parallel.entry(name.clone()).or_insert(0) += 1;
+        let per = if step {
+            &mut stats.data_parallel
+        } else {
+            &mut stats.replicated
+        };
+        *per.entry(name.clone()).or_insert(0) += 1;
         drop(stats);
+        let n = self.programs.entry(func).or_insert(0);
+        *n += compiled;
+        if *n >= MAX_PROGRAMS {
+            self.decline(
+                program,
+                func,
+                format!("compiled for {MAX_PROGRAMS} argument signatures"),
+            );
+        }
         self.count();
         let mut outputs: Vec<Option<Tensor>> = outputs.into_iter().map(Some).collect();
         Some(rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m)))
@@ -288,6 +327,17 @@ fn op_arg<'v>(v: &'v Value, scalars: Option<ElementType>) -> Option<Arg<'v>> {
         }
         _ => return None,
     })
+}
+
+/// Whether `a` holds a tensor replicated over `spmd`'s devices.
+fn holds_replicated(a: &FnArg, spmd: &Spmd) -> bool {
+    match a {
+        FnArg::Tensor(t) => spmd.holds(t),
+        FnArg::Record(fields) | FnArg::List(fields) => {
+            fields.iter().any(|f| holds_replicated(f, spmd))
+        }
+        _ => false,
+    }
 }
 
 fn has_tensor(a: &FnArg) -> bool {

@@ -9,6 +9,11 @@
 //! program of a few operations, compiled once per shape by its device's [`Probe`] —
 //! so gradus' divergence checks (`hospes.primum_non_finitum`) read one number per
 //! leaf instead of the leaf.
+//!
+//! With `--devices N` a value may be replicated over the N devices of an SPMD
+//! runner's [`Mesh`]: one buffer per device (the train step's parameters and
+//! gradients, the optimizer's state), so the next SPMD program takes them without a
+//! copy, and a one-device program takes the buffer on its own device.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -144,23 +149,54 @@ fn counts_program(types: &[TensorType]) -> String {
     f.finish(&results)
 }
 
-/// A tensor's elements in device memory.
+/// The devices an SPMD runner's replicated values live on (src/xla/spmd.rs): a
+/// value replicated over them is one buffer per device, buffer `d` on the mesh's
+/// device `d`. Compared by identity: a value is the mesh's only when it names it.
+pub struct Mesh {
+    /// The device count N.
+    pub(super) devices: usize,
+    /// Which of the N devices the one-device programs run on (`--device`), and its
+    /// probe: a replicated value's buffer there is what they take and what a read
+    /// copies to the host.
+    pub(super) home: usize,
+    pub(super) probe: Rc<Probe>,
+}
+
+/// A tensor's elements in device memory: one buffer, or — replicated over a
+/// [`Mesh`] — one per device of the mesh, all holding the same elements.
 pub struct Resident {
-    buffer: Buffer,
+    buffers: Vec<Buffer>,
+    /// The buffer on the probe's device (`buffers[home]`).
+    home: usize,
     ty: TensorType,
     probe: Rc<Probe>,
+    mesh: Option<Rc<Mesh>>,
 }
 
 impl Resident {
     /// The buffer, when it lives on the device `probe` belongs to.
     pub(super) fn buffer_on(&self, probe: &Rc<Probe>) -> Option<&Buffer> {
-        Rc::ptr_eq(&self.probe, probe).then_some(&self.buffer)
+        if Rc::ptr_eq(&self.probe, probe) {
+            self.buffers.get(self.home)
+        } else {
+            None
+        }
+    }
+
+    /// The buffers, one per device of `mesh`, when the value is replicated over it.
+    pub(super) fn replicas_on(&self, mesh: &Rc<Mesh>) -> Option<&[Buffer]> {
+        let m = self.mesh.as_ref()?;
+        (Rc::ptr_eq(m, mesh) && self.buffers.len() == mesh.devices).then_some(&self.buffers[..])
     }
 }
 
 impl DeviceData for Resident {
     fn fetch(&self) -> Result<HostData, String> {
-        match self.buffer.to_host() {
+        let buffer = self
+            .buffers
+            .get(self.home)
+            .ok_or("a resident value without its buffer")?;
+        match buffer.to_host() {
             Ok((HostArray::F32(v), _)) => Ok(HostData::F32(v)),
             Ok((HostArray::F64(v), _)) => Ok(HostData::F64(v)),
             Err(e) => Err(e.to_string()),
@@ -168,14 +204,22 @@ impl DeviceData for Resident {
     }
 
     fn all_finite(&self) -> Option<bool> {
+        let buffer = self.buffers.get(self.home)?;
         let n = self
             .probe
-            .count_non_finite(&[&self.buffer], std::slice::from_ref(&self.ty))?;
+            .count_non_finite(&[buffer], std::slice::from_ref(&self.ty))?;
         Some(n.first()? == &0.0)
     }
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+fn dtype_of(elem: ElementType) -> DType {
+    match elem {
+        ElementType::F32 => DType::F32,
+        ElementType::F64 => DType::F64,
     }
 }
 
@@ -187,16 +231,46 @@ pub(super) fn resident_tensor(
     elem: ElementType,
     probe: &Rc<Probe>,
 ) -> Tensor {
-    let dtype = match elem {
-        ElementType::F32 => DType::F32,
-        ElementType::F64 => DType::F64,
-    };
     let r = Resident {
-        buffer,
+        buffers: vec![buffer],
+        home: 0,
         ty: TensorType::new(elem, dims),
         probe: Rc::clone(probe),
+        mesh: None,
     };
-    Tensor::resident(dims, dtype, Rc::new(r))
+    Tensor::resident(dims, dtype_of(elem), Rc::new(r))
+}
+
+/// `buffers` (one per device of `mesh`, each of shape `dims` and elements `elem`,
+/// holding the same elements) as a tensor replicated over the mesh: an SPMD program
+/// takes the buffers as they are, a one-device program on the mesh's home device
+/// takes that device's, and a read copies that one to the host. `None` when there
+/// is not one buffer per device.
+pub(super) fn replicated_tensor(
+    buffers: Vec<Buffer>,
+    dims: &[usize],
+    elem: ElementType,
+    mesh: &Rc<Mesh>,
+) -> Option<Tensor> {
+    if buffers.len() != mesh.devices || mesh.home >= mesh.devices {
+        return None;
+    }
+    let r = Resident {
+        buffers,
+        home: mesh.home,
+        ty: TensorType::new(elem, dims),
+        probe: Rc::clone(&mesh.probe),
+        mesh: Some(Rc::clone(mesh)),
+    };
+    Some(Tensor::resident(dims, dtype_of(elem), Rc::new(r)))
+}
+
+/// The buffers holding `t` on every device of `mesh`, if it is replicated there.
+pub(super) fn replicas_of<'t>(t: &'t Tensor, mesh: &Rc<Mesh>) -> Option<&'t [Buffer]> {
+    t.device_data()?
+        .as_any()
+        .downcast_ref::<Resident>()?
+        .replicas_on(mesh)
 }
 
 /// The index of the first of `leaves` holding a NaN or an infinity (`Some(None)`

@@ -14,8 +14,17 @@
 //! [`Spmd::call_function`] runs a whole Radix IR function that way, the rule of
 //! `faber run --devices N` (docs/xla.md): the function's top-level tensor
 //! arguments of rank ≥ 1 are the batch, sharded along axis 0; everything else
-//! (records, lists, numbers) is replicated; the results are replicated. Values
-//! are copied from the host at each call and the results come back to the host.
+//! (records, lists, numbers) is replicated; the results are replicated.
+//! [`Spmd::call_replicated`] runs one with every argument and result replicated
+//! (the optimizer's leaf update, whose inputs are replicated values).
+//!
+//! Values stay on the devices: a replicated result is one buffer per device, kept
+//! as a resident tensor replicated over the runner's [`Mesh`]
+//! (src/xla/resident.rs), which the next SPMD program takes without a copy; a
+//! one-device program takes its device's buffer, and a read copies that one to the
+//! host. A host value (the batch, the step's numbers, the parameters before the
+//! first step) is copied in: a sharded one as its shards, a replicated one whole to
+//! every device.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,37 +33,12 @@ use std::rc::Rc;
 use super::device::{FnArg, XlaError};
 use super::exec::{compile_encoded, Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
-use super::proto::SpmdOptions;
+use super::proto::{CompileOptions, SpmdOptions};
+use super::resident::{note_execution, note_in, replicas_of, replicated_tensor, Mesh, Probe};
+pub use super::sharding::{annotate, result_count, Sharding};
 use super::stablehlo::{lower_function_with_template, Param, Template, TensorType};
 use crate::ir::{FuncId, Program};
 use crate::tensor::{self as k, DType, Tensor};
-
-/// How an argument or result of an SPMD program lies across its devices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Sharding {
-    /// Every device holds all of it.
-    Replicated,
-    /// Split along axis 0 into equal shards, shard `d` on device `d`.
-    Batch,
-}
-
-impl Sharding {
-    /// The `mhlo.sharding` text for an array of `rank` over `n` devices
-    /// (XLA's HloSharding syntax): `{replicated}`, or `{devices=[n,1,…]0,1,…,n−1}`
-    /// — the tile grid (n along axis 0, 1 along every other axis), then the devices
-    /// in tile order.
-    pub fn attribute(self, rank: usize, n: usize) -> String {
-        match self {
-            Sharding::Batch if rank > 0 && n > 1 => {
-                let mut grid = vec![n.to_string()];
-                grid.extend(std::iter::repeat_n("1".to_string(), rank - 1));
-                let ids: Vec<String> = (0..n).map(|d| d.to_string()).collect();
-                format!("{{devices=[{}]{}}}", grid.join(","), ids.join(","))
-            }
-            _ => "{replicated}".to_string(),
-        }
-    }
-}
 
 /// Why an SPMD run could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,97 +83,6 @@ impl From<PluginError> for SpmdError {
     }
 }
 
-/// The rank of an MLIR tensor type's text (`tensor<8x3xf32>` is 2).
-fn rank_of(ty: &str) -> usize {
-    ty.trim()
-        .trim_start_matches("tensor<")
-        .trim_end_matches('>')
-        .matches('x')
-        .count()
-}
-
-/// The `@main` header's parameter types and result types, and where the header's
-/// parameter list and result list lie in `text`.
-struct Header {
-    params: (usize, usize),
-    results: (usize, usize),
-}
-
-fn header(text: &str) -> Option<Header> {
-    let open = text.find("func.func public @main(")? + "func.func public @main(".len();
-    let arrow = open + text[open..].find(") -> (")?;
-    let res_open = arrow + ") -> (".len();
-    let res_close = res_open + text[res_open..].find(") {")?;
-    Some(Header {
-        params: (open, arrow),
-        results: (res_open, res_close),
-    })
-}
-
-fn split_types(list: &str) -> Vec<&str> {
-    if list.trim().is_empty() {
-        Vec::new()
-    } else {
-        list.split(", ").collect()
-    }
-}
-
-/// How many results the module's `@main` returns.
-pub fn result_count(text: &str) -> Option<usize> {
-    let h = header(text)?;
-    Some(split_types(&text[h.results.0..h.results.1]).len())
-}
-
-/// `text` (a module as [`Function::finish`](super::stablehlo::Function::finish)
-/// writes it) with `mhlo.sharding` on every argument and result of `@main` for `n`
-/// devices, and the module's `mhlo.num_partitions` / `mhlo.num_replicas`.
-pub fn annotate(
-    text: &str,
-    args: &[Sharding],
-    results: &[Sharding],
-    n: usize,
-) -> Result<String, String> {
-    let h = header(text).ok_or("no `func.func public @main` header")?;
-    let params = split_types(&text[h.params.0..h.params.1]);
-    let outs = split_types(&text[h.results.0..h.results.1]);
-    if params.len() != args.len() || outs.len() != results.len() {
-        return Err(format!(
-            "{} argument and {} result shardings for a program of {} and {}",
-            args.len(),
-            results.len(),
-            params.len(),
-            outs.len()
-        ));
-    }
-    let params: Vec<String> = params
-        .iter()
-        .zip(args)
-        .map(|(p, s)| {
-            let ty = p.split_once(": ").map_or(*p, |(_, t)| t);
-            format!(
-                "{p} {{mhlo.sharding = \"{}\"}}",
-                s.attribute(rank_of(ty), n)
-            )
-        })
-        .collect();
-    let outs: Vec<String> = outs
-        .iter()
-        .zip(results)
-        .map(|(t, s)| format!("{t} {{mhlo.sharding = \"{}\"}}", s.attribute(rank_of(t), n)))
-        .collect();
-    let body = format!(
-        "{}{}) -> ({}{}",
-        &text[..h.params.0],
-        params.join(", "),
-        outs.join(", "),
-        &text[h.results.1..]
-    );
-    let module = format!(
-        "module @faber attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{"
-    );
-    Ok(body.replacen("module @faber {", &module, 1))
-}
-
 /// Shard `d` of `n` of `data` (of shape `dims`) along axis 0.
 fn shard(data: &HostArray, dims: &[usize], n: usize, d: usize) -> (HostArray, Vec<usize>) {
     let per = data.len() / n;
@@ -211,10 +104,26 @@ pub struct Input {
     pub sharding: Sharding,
 }
 
+/// Where an input's elements come from.
+enum Source<'a> {
+    /// The host: copied in at the call.
+    Host(HostArray),
+    /// Already on every device (a replicated value): buffer `d` on device `d`.
+    Replicas(&'a [Buffer]),
+}
+
+/// An input of [`Spmd::run_buffers`].
+struct In<'a> {
+    source: Source<'a>,
+    dims: Vec<usize>,
+    sharding: Sharding,
+}
+
 /// N devices of one client, with a compile cache of SPMD programs.
 pub struct Spmd<'p> {
     client: Client<'p>,
     options: SpmdOptions,
+    mesh: Rc<Mesh>,
     cache: HashMap<String, Rc<Executable>>,
     templates: HashMap<String, Template>,
     /// Programs compiled, and cache lookups that found one.
@@ -230,12 +139,22 @@ impl<'p> Spmd<'p> {
         if n == 0 || n > offered {
             return Err(SpmdError::TooManyDevices { asked: n, offered });
         }
-        let device_ids = (0..n)
+        let device_ids: Vec<i64> = (0..n)
             .map(|d| client.addressable_device_id(d))
             .collect::<Result<_, _>>()?;
+        let home = CompileOptions {
+            device_id: Some(device_ids[0]),
+            ..CompileOptions::default()
+        };
+        let probe = Rc::new(Probe::new(Rc::clone(&client.handle), home));
         Ok(Spmd {
             client,
             options: SpmdOptions { device_ids },
+            mesh: Rc::new(Mesh {
+                devices: n,
+                home: 0,
+                probe,
+            }),
             cache: HashMap::new(),
             templates: HashMap::new(),
             compiles: 0,
@@ -243,9 +162,28 @@ impl<'p> Spmd<'p> {
         })
     }
 
+    /// Makes device `ordinal` (one of the N) the replicated values' home, sharing
+    /// `probe` (the one-device runner's, src/xla/device.rs): a one-device program
+    /// there takes a replicated value's buffer without a copy. Before any value is
+    /// made; a device outside the N changes nothing.
+    pub(super) fn share_home(&mut self, ordinal: usize, probe: &Rc<Probe>) {
+        if ordinal < self.devices() {
+            self.mesh = Rc::new(Mesh {
+                devices: self.devices(),
+                home: ordinal,
+                probe: Rc::clone(probe),
+            });
+        }
+    }
+
     /// The device count N.
     pub fn devices(&self) -> usize {
         self.options.device_ids.len()
+    }
+
+    /// Whether `t` is replicated over these devices (its buffers on every one).
+    pub fn holds(&self, t: &Tensor) -> bool {
+        replicas_of(t, &self.mesh).is_some()
     }
 
     /// `text` (already annotated) compiled for the N devices, once per `key`.
@@ -270,36 +208,15 @@ impl<'p> Spmd<'p> {
         inputs: &[Input],
         results: &[Sharding],
     ) -> Result<Vec<(HostArray, Vec<usize>)>, SpmdError> {
-        let n = self.devices();
-        for i in inputs {
-            if i.sharding == Sharding::Batch
-                && (i.dims.is_empty() || i.dims[0] % n != 0 || i.dims[0] == 0)
-            {
-                return Err(SpmdError::Indivisible {
-                    shape: i.dims.clone(),
-                    devices: n,
-                });
-            }
-        }
-        let mut owned: Vec<Vec<Buffer>> = Vec::with_capacity(n);
-        for d in 0..n {
-            let mut list = Vec::with_capacity(inputs.len());
-            for i in inputs {
-                let b = match i.sharding {
-                    Sharding::Replicated => self.client.to_device(&i.data, &i.dims, d)?,
-                    Sharding::Batch => {
-                        let (part, dims) = shard(&i.data, &i.dims, n, d);
-                        self.client.to_device(&part, &dims, d)?
-                    }
-                };
-                super::resident::note_in(i.data.len() * element_size(&i.data));
-                list.push(b);
-            }
-            owned.push(list);
-        }
-        let lists: Vec<Vec<&Buffer>> = owned.iter().map(|l| l.iter().collect()).collect();
-        let outs = exe.execute_on_devices(&lists)?;
-        super::resident::note_execution();
+        let ins: Vec<In> = inputs
+            .iter()
+            .map(|i| In {
+                source: Source::Host(i.data.clone()),
+                dims: i.dims.clone(),
+                sharding: i.sharding,
+            })
+            .collect();
+        let outs = self.run_buffers(exe, &ins)?;
         if outs.iter().any(|l| l.len() != results.len()) {
             return Err(XlaError::Result(format!(
                 "{} results expected from each device",
@@ -328,25 +245,119 @@ impl<'p> Spmd<'p> {
         Ok(gathered)
     }
 
+    /// Runs `exe` on the N devices and returns each device's output list: a host
+    /// input is copied whole (replicated) or as its shard (batch) to every device,
+    /// a replicated value's buffers are passed as they are.
+    fn run_buffers(&self, exe: &Executable, inputs: &[In]) -> Result<Vec<Vec<Buffer>>, SpmdError> {
+        let n = self.devices();
+        for i in inputs {
+            match (&i.source, i.sharding) {
+                (Source::Host(_), Sharding::Batch)
+                    if i.dims.first().is_none_or(|&b| b == 0 || b % n != 0) =>
+                {
+                    return Err(SpmdError::Indivisible {
+                        shape: i.dims.clone(),
+                        devices: n,
+                    })
+                }
+                (Source::Replicas(r), Sharding::Replicated) if r.len() != n => {
+                    return Err(XlaError::Result(format!(
+                        "a value replicated over {} devices passed to {n}",
+                        r.len()
+                    ))
+                    .into())
+                }
+                (Source::Replicas(_), Sharding::Batch) => {
+                    return Err(XlaError::Result(
+                        "a replicated value passed as a batch shard".into(),
+                    )
+                    .into())
+                }
+                _ => {}
+            }
+        }
+        // Copies first (every device's), then the lists of references.
+        let mut copies: Vec<Vec<Option<Buffer>>> = Vec::with_capacity(n);
+        for d in 0..n {
+            let mut list = Vec::with_capacity(inputs.len());
+            for i in inputs {
+                let Source::Host(data) = &i.source else {
+                    list.push(None);
+                    continue;
+                };
+                // A replicated input whole, a sharded one its shard `d`.
+                let part = (i.sharding == Sharding::Batch).then(|| shard(data, &i.dims, n, d));
+                let (data, dims) = part.as_ref().map_or((data, &i.dims), |(p, d)| (p, d));
+                list.push(Some(self.client.to_device(data, dims, d)?));
+                note_in(data.len() * element_size(data));
+            }
+            copies.push(list);
+        }
+        let lists: Vec<Vec<&Buffer>> = copies
+            .iter()
+            .enumerate()
+            .map(|(d, list)| {
+                list.iter()
+                    .zip(inputs)
+                    .map(|(c, i)| match (c, &i.source) {
+                        (Some(b), _) => Some(b),
+                        (None, Source::Replicas(r)) => r.get(d),
+                        (None, Source::Host(_)) => None,
+                    })
+                    .collect::<Option<Vec<&Buffer>>>()
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| XlaError::Result("an argument left the devices".into()))?;
+        let outs = exe.execute_on_devices(&lists)?;
+        note_execution();
+        Ok(outs)
+    }
+
     /// `func` of `program` on `args`, data-parallel over the N devices: its
     /// top-level tensor arguments of rank ≥ 1 sharded along axis 0, everything else
     /// replicated, its results replicated; lowered and compiled once per argument
-    /// signature. Returns the outputs as host tensors and the template that rebuilds
-    /// the function's result.
+    /// signature. Returns the outputs — tensors replicated over the devices, which
+    /// stay there — and the template that rebuilds the function's result.
     pub fn call_function(
         &mut self,
         program: &Program,
         func: FuncId,
         args: &[FnArg],
     ) -> Result<(Vec<Tensor>, Template), SpmdError> {
+        self.call(program, func, args, true)
+    }
+
+    /// `func` of `program` on `args` with every argument and result replicated over
+    /// the N devices: each device computes all of it (the optimizer's leaf update,
+    /// so the parameters stay replicated on every device between steps). Replicated
+    /// values are passed as they are, host values copied to every device.
+    pub fn call_replicated(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
+        self.call(program, func, args, false)
+    }
+
+    fn call(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+        split: bool,
+    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
         let elem = match k::precision() {
             DType::F32 => ElementType::F32,
             DType::F64 => ElementType::F64,
         };
-        let mut flat = Flat::default();
+        let mut flat = Flat {
+            mesh: Some(Rc::clone(&self.mesh)),
+            ..Flat::default()
+        };
         for a in args {
             let top = match a {
-                FnArg::Tensor(t) if t.rank() > 0 => Sharding::Batch,
+                FnArg::Tensor(t) if split && t.rank() > 0 => Sharding::Batch,
                 _ => Sharding::Replicated,
             };
             flat.push(a, elem, top)?;
@@ -391,19 +402,39 @@ impl<'p> Spmd<'p> {
             self.templates.get(&key).cloned().ok_or_else(|| {
                 XlaError::Result("a compiled function without its template".into())
             })?;
-        let results = vec![Sharding::Replicated; exe.num_outputs()];
-        let outs = self.run(&exe, &flat.inputs, &results)?;
-        let tensors = outs
+        let outs = self.run_buffers(&exe, &flat.inputs)?;
+        Ok((self.replicated_outputs(outs)?, template))
+    }
+
+    /// Each device's output lists turned into tensors replicated over the mesh:
+    /// output `r` of every device is one value.
+    fn replicated_outputs(&self, outs: Vec<Vec<Buffer>>) -> Result<Vec<Tensor>, SpmdError> {
+        let count = outs.first().map_or(0, Vec::len);
+        if outs.len() != self.devices() || outs.iter().any(|l| l.len() != count) {
+            return Err(XlaError::Result("an output list per device expected".into()).into());
+        }
+        let mut per_result: Vec<Vec<Buffer>> = (0..count).map(|_| Vec::new()).collect();
+        for list in outs {
+            for (r, b) in list.into_iter().enumerate() {
+                per_result[r].push(b);
+            }
+        }
+        per_result
             .into_iter()
-            .map(|(data, dims)| {
-                match data {
-                    HostArray::F32(v) => Tensor::from_f32(v, &dims),
-                    HostArray::F64(v) => Tensor::from_flat(v, &dims),
-                }
-                .map_err(|e| SpmdError::Xla(XlaError::Result(e.to_string())))
+            .map(|buffers| {
+                let first = buffers
+                    .first()
+                    .ok_or_else(|| XlaError::Result("no devices".into()))?;
+                let dims = first.dims()?;
+                let Some(elem) = first.element_type()? else {
+                    return Err(
+                        XlaError::Result("an element type other than f32 or f64".into()).into(),
+                    );
+                };
+                replicated_tensor(buffers, &dims, elem, &self.mesh)
+                    .ok_or_else(|| XlaError::Result("a result missing on a device".into()).into())
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((tensors, template))
+            .collect()
     }
 }
 
@@ -414,7 +445,7 @@ fn element_size(a: &HostArray) -> usize {
     }
 }
 
-/// A tensor's elements as a host array.
+/// A tensor's elements as a host array (a resident value's host copy: read once).
 fn host_array(t: &Tensor) -> HostArray {
     match (t.data_f32(), t.data_f64()) {
         (Some(v), _) => HostArray::F32(v.to_vec()),
@@ -424,28 +455,45 @@ fn host_array(t: &Tensor) -> HostArray {
 }
 
 /// The program's parameters and inputs of a call's arguments, flattened as
-/// src/xla/device.rs flattens them, each input with its sharding.
+/// src/xla/device.rs flattens them, each input with its sharding; a tensor
+/// replicated over `mesh` passed as its buffers.
 #[derive(Default)]
-struct Flat {
+struct Flat<'a> {
     params: Vec<Param>,
-    inputs: Vec<Input>,
+    inputs: Vec<In<'a>>,
     kinds: String,
+    mesh: Option<Rc<Mesh>>,
 }
-
-impl Flat {
-    fn push(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
+impl<'a> Flat<'a> {
+    fn push(&mut self, a: &FnArg<'a>, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
         let param = self.param(a, elem, top)?;
         self.params.push(param);
         Ok(())
     }
 
-    fn param(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<Param, SpmdError> {
+    fn param(
+        &mut self,
+        a: &FnArg<'a>,
+        elem: ElementType,
+        top: Sharding,
+    ) -> Result<Param, SpmdError> {
         Ok(match a {
             FnArg::Tensor(t) => {
-                let data = host_array(t);
-                let ty = TensorType::new(data.element_type(), t.shape());
-                self.inputs.push(Input {
-                    data,
+                let replicas = match (top, &self.mesh) {
+                    (Sharding::Replicated, Some(m)) => replicas_of(t, m),
+                    _ => None,
+                };
+                let source = match replicas {
+                    Some(r) => Source::Replicas(r),
+                    None => Source::Host(host_array(t)),
+                };
+                let elem = match t.dtype() {
+                    DType::F32 => ElementType::F32,
+                    DType::F64 => ElementType::F64,
+                };
+                let ty = TensorType::new(elem, t.shape());
+                self.inputs.push(In {
+                    source,
                     dims: t.shape().to_vec(),
                     sharding: top,
                 });
@@ -458,8 +506,8 @@ impl Flat {
                     ElementType::F32 => HostArray::F32(vec![*x as f32]),
                     ElementType::F64 => HostArray::F64(vec![*x]),
                 };
-                self.inputs.push(Input {
-                    data,
+                self.inputs.push(In {
+                    source: Source::Host(data),
                     dims: Vec::new(),
                     sharding: Sharding::Replicated,
                 });
@@ -499,45 +547,6 @@ impl Flat {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sharding_attributes_in_hlo_syntax() {
-        assert_eq!(Sharding::Batch.attribute(2, 4), "{devices=[4,1]0,1,2,3}");
-        assert_eq!(Sharding::Batch.attribute(1, 2), "{devices=[2]0,1}");
-        assert_eq!(Sharding::Batch.attribute(3, 2), "{devices=[2,1,1]0,1}");
-        assert_eq!(Sharding::Replicated.attribute(2, 4), "{replicated}");
-        // One device, or a rank-0 value, has nothing to split.
-        assert_eq!(Sharding::Batch.attribute(2, 1), "{replicated}");
-        assert_eq!(Sharding::Batch.attribute(0, 2), "{replicated}");
-    }
-
-    #[test]
-    fn annotate_marks_every_argument_and_result() {
-        use crate::xla::stablehlo::{Function, Reduction};
-        let x = TensorType::new(ElementType::F32, &[8, 3]);
-        let w = TensorType::new(ElementType::F32, &[3]);
-        let (mut f, p) = Function::new(&[x, w]);
-        let s = f.reduce(p[0], &[0], Reduction::Sum);
-        let text = f.finish(&[s, p[1]]);
-        assert_eq!(result_count(&text), Some(2));
-        let out = annotate(
-            &text,
-            &[Sharding::Batch, Sharding::Replicated],
-            &[Sharding::Replicated, Sharding::Replicated],
-            2,
-        )
-        .unwrap();
-        assert!(out.starts_with(
-            "module @faber attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {"
-        ));
-        assert!(out.contains(
-            "@main(%arg0: tensor<8x3xf32> {mhlo.sharding = \"{devices=[2,1]0,1}\"}, \
-             %arg1: tensor<3xf32> {mhlo.sharding = \"{replicated}\"}) -> \
-             (tensor<3xf32> {mhlo.sharding = \"{replicated}\"}, \
-             tensor<3xf32> {mhlo.sharding = \"{replicated}\"}) {"
-        ));
-        assert!(annotate(&text, &[Sharding::Batch], &[], 2).is_err());
-    }
 
     #[test]
     fn shards_split_axis_zero() {

@@ -1,0 +1,167 @@
+//! The `mhlo.sharding` annotations of an SPMD program (issue 25, src/xla/spmd.rs):
+//! how each argument and result of `@main` lies across N devices, written into the
+//! StableHLO text a [`Function`](super::stablehlo::Function) finishes.
+
+/// How an argument or result of an SPMD program lies across its devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sharding {
+    /// Every device holds all of it.
+    Replicated,
+    /// Split along axis 0 into equal shards, shard `d` on device `d`.
+    Batch,
+}
+
+impl Sharding {
+    /// The `mhlo.sharding` text for an array of `rank` over `n` devices
+    /// (XLA's HloSharding syntax): `{replicated}`, or `{devices=[n,1,…]0,1,…,n−1}`
+    /// — the tile grid (n along axis 0, 1 along every other axis), then the devices
+    /// in tile order.
+    pub fn attribute(self, rank: usize, n: usize) -> String {
+        match self {
+            Sharding::Batch if rank > 0 && n > 1 => {
+                let mut grid = vec![n.to_string()];
+                grid.extend(std::iter::repeat_n("1".to_string(), rank - 1));
+                let ids: Vec<String> = (0..n).map(|d| d.to_string()).collect();
+                format!("{{devices=[{}]{}}}", grid.join(","), ids.join(","))
+            }
+            _ => "{replicated}".to_string(),
+        }
+    }
+}
+
+/// The rank of an MLIR tensor type's text (`tensor<8x3xf32>` is 2).
+fn rank_of(ty: &str) -> usize {
+    ty.trim()
+        .trim_start_matches("tensor<")
+        .trim_end_matches('>')
+        .matches('x')
+        .count()
+}
+
+/// The `@main` header's parameter types and result types, and where the header's
+/// parameter list and result list lie in `text`.
+struct Header {
+    params: (usize, usize),
+    results: (usize, usize),
+}
+
+fn header(text: &str) -> Option<Header> {
+    let open = text.find("func.func public @main(")? + "func.func public @main(".len();
+    let arrow = open + text[open..].find(") -> (")?;
+    let res_open = arrow + ") -> (".len();
+    let res_close = res_open + text[res_open..].find(") {")?;
+    Some(Header {
+        params: (open, arrow),
+        results: (res_open, res_close),
+    })
+}
+
+fn split_types(list: &str) -> Vec<&str> {
+    if list.trim().is_empty() {
+        Vec::new()
+    } else {
+        list.split(", ").collect()
+    }
+}
+
+/// How many results the module's `@main` returns.
+pub fn result_count(text: &str) -> Option<usize> {
+    let h = header(text)?;
+    Some(split_types(&text[h.results.0..h.results.1]).len())
+}
+
+/// `text` (a module as [`Function::finish`](super::stablehlo::Function::finish)
+/// writes it) with `mhlo.sharding` on every argument and result of `@main` for `n`
+/// devices, and the module's `mhlo.num_partitions` / `mhlo.num_replicas`.
+pub fn annotate(
+    text: &str,
+    args: &[Sharding],
+    results: &[Sharding],
+    n: usize,
+) -> Result<String, String> {
+    let h = header(text).ok_or("no `func.func public @main` header")?;
+    let params = split_types(&text[h.params.0..h.params.1]);
+    let outs = split_types(&text[h.results.0..h.results.1]);
+    if params.len() != args.len() || outs.len() != results.len() {
+        return Err(format!(
+            "{} argument and {} result shardings for a program of {} and {}",
+            args.len(),
+            results.len(),
+            params.len(),
+            outs.len()
+        ));
+    }
+    let params: Vec<String> = params
+        .iter()
+        .zip(args)
+        .map(|(p, s)| {
+            let ty = p.split_once(": ").map_or(*p, |(_, t)| t);
+            format!(
+                "{p} {{mhlo.sharding = \"{}\"}}",
+                s.attribute(rank_of(ty), n)
+            )
+        })
+        .collect();
+    let outs: Vec<String> = outs
+        .iter()
+        .zip(results)
+        .map(|(t, s)| format!("{t} {{mhlo.sharding = \"{}\"}}", s.attribute(rank_of(t), n)))
+        .collect();
+    let body = format!(
+        "{}{}) -> ({}{}",
+        &text[..h.params.0],
+        params.join(", "),
+        outs.join(", "),
+        &text[h.results.1..]
+    );
+    let module = format!(
+        "module @faber attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{"
+    );
+    Ok(body.replacen("module @faber {", &module, 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xla::exec::ElementType;
+    use crate::xla::stablehlo::TensorType;
+
+    #[test]
+    fn sharding_attributes_in_hlo_syntax() {
+        assert_eq!(Sharding::Batch.attribute(2, 4), "{devices=[4,1]0,1,2,3}");
+        assert_eq!(Sharding::Batch.attribute(1, 2), "{devices=[2]0,1}");
+        assert_eq!(Sharding::Batch.attribute(3, 2), "{devices=[2,1,1]0,1}");
+        assert_eq!(Sharding::Replicated.attribute(2, 4), "{replicated}");
+        // One device, or a rank-0 value, has nothing to split.
+        assert_eq!(Sharding::Batch.attribute(2, 1), "{replicated}");
+        assert_eq!(Sharding::Batch.attribute(0, 2), "{replicated}");
+    }
+
+    #[test]
+    fn annotate_marks_every_argument_and_result() {
+        use crate::xla::stablehlo::{Function, Reduction};
+        let x = TensorType::new(ElementType::F32, &[8, 3]);
+        let w = TensorType::new(ElementType::F32, &[3]);
+        let (mut f, p) = Function::new(&[x, w]);
+        let s = f.reduce(p[0], &[0], Reduction::Sum);
+        let text = f.finish(&[s, p[1]]);
+        assert_eq!(result_count(&text), Some(2));
+        let out = annotate(
+            &text,
+            &[Sharding::Batch, Sharding::Replicated],
+            &[Sharding::Replicated, Sharding::Replicated],
+            2,
+        )
+        .unwrap();
+        assert!(out.starts_with(
+            "module @faber attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {"
+        ));
+        assert!(out.contains(
+            "@main(%arg0: tensor<8x3xf32> {mhlo.sharding = \"{devices=[2,1]0,1}\"}, \
+             %arg1: tensor<3xf32> {mhlo.sharding = \"{replicated}\"}) -> \
+             (tensor<3xf32> {mhlo.sharding = \"{replicated}\"}, \
+             tensor<3xf32> {mhlo.sharding = \"{replicated}\"}) {"
+        ));
+        assert!(annotate(&text, &[Sharding::Batch], &[], 2).is_err());
+    }
+}
