@@ -29,6 +29,8 @@
 pub mod device;
 pub mod distributed;
 pub mod exec;
+pub mod kv_callbacks;
+pub mod kv_store;
 pub mod offload;
 pub mod pjrt_api;
 pub mod plugin;

@@ -260,7 +260,7 @@ impl Plugin {
     pub fn client_with_kv(
         &self,
         options: &[(&str, i64)],
-        kv: &super::distributed::KvHooks,
+        kv: &super::kv_callbacks::KvHooks,
     ) -> Result<Client<'_>, PluginError> {
         self.create_client(options, Some(kv))
     }
@@ -268,7 +268,7 @@ impl Plugin {
     fn create_client(
         &self,
         options: &[(&str, i64)],
-        kv: Option<&super::distributed::KvHooks>,
+        kv: Option<&super::kv_callbacks::KvHooks>,
     ) -> Result<Client<'_>, PluginError> {
         let named: Vec<c::NamedValue> = options
             .iter()
