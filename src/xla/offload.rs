@@ -391,7 +391,7 @@ fn leaf_shardings(
                 if let Some(s) = rule {
                     let fits = s.axis(t.rank()).is_some_and(|a| {
                         let len = t.shape()[a];
-                        len > 0 && len % n == 0
+                        len > 0 && len.is_multiple_of(n)
                     });
                     if !fits {
                         let how = if s == Sharding::Columns {

@@ -126,7 +126,7 @@ fn shard(
 fn divides(sharding: Sharding, dims: &[usize], n: usize) -> bool {
     match sharding.axis(dims.len()) {
         None => sharding == Sharding::Replicated,
-        Some(a) => dims[a] > 0 && dims[a] % n == 0,
+        Some(a) => dims[a] > 0 && dims[a].is_multiple_of(n),
     }
 }
 
