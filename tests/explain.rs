@@ -112,8 +112,9 @@ const UNREACHABLE: &[(&str, &str)] = &[
     ),
     (
         "CLI018",
-        "needs a PJRT plugin with two devices, which a page cannot hold; tests/xla_spmd.rs \
-         splits a weight of 16 columns over three devices and checks the report",
+        "needs a PJRT plugin with three devices, which a page cannot hold; \
+         tests/xla_tensor_parallel.rs splits a weight of 16 columns over three devices \
+         and checks the report",
     ),
     (
         "CLI016",
