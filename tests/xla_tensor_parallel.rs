@@ -192,4 +192,15 @@ fn the_gpt_with_sharded_weights_equals_one_device() {
     assert_eq!(first_error_code(&err), Some("CLI018"), "{err}");
     assert!(err.contains("`model::grad_damnum` on 3 devices"), "{err}");
     assert!(err.contains("parameter `strata.0.wq`"), "{err}");
+
+    // A key that names no parameter (`w1`: the blocks' MLP weights are `wf`, `wp`).
+    let typo = sharded_gpt(
+        &common::scratch_dir("xla_tensor_parallel", "typo"),
+        "\"strata.*.w1\" = \"columns\"\n",
+    );
+    let o = gpt_at(&plugin, &typo, 2, &["--steps", "1"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some("CLI018"), "{err}");
+    assert!(err.contains("key `strata.*.w1` names none"), "{err}");
 }

@@ -27,7 +27,7 @@ use super::device::{Arg, Device, FnArg, XlaError};
 use super::exec::ElementType;
 use super::plugin::Stage;
 use super::resident::Traffic;
-use super::spmd::{rule_for, Sharding, Spmd, SpmdError};
+use super::spmd::{path_matches, rule_for, Sharding, Spmd, SpmdError};
 use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
@@ -356,7 +356,8 @@ fn op_arg<'v>(v: &'v Value, scalars: Option<ElementType>) -> Option<Arg<'v>> {
 /// [`fn_arg`] and the SPMD runner flatten them), `None` where no rule names it; a
 /// leaf's path is as `hospes.nomina_foliorum` names it inside its top-level
 /// argument (a top-level tensor, the batch, has none). A leaf a rule names whose
-/// axis `n` does not divide, or that has no axis, is the error (CLI018).
+/// axis `n` does not divide, or that has no axis, is the error (CLI018), and so is
+/// a rule no leaf fits.
 fn leaf_shardings(
     program: &Program,
     args: &[Value],
@@ -430,7 +431,63 @@ fn leaf_shardings(
     for a in args {
         walk(program, a, &mut String::new(), rules, n, &mut out)?;
     }
+    // A key that names no parameter (a typo, a model without such a leaf).
+    let mut used = vec![false; rules.len()];
+    for a in args {
+        mark_used(program, a, &mut String::new(), rules, &mut used);
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(format!(
+            "`[run.sharding]` key `{}` names none of the step's parameters",
+            rules[i].0
+        ));
+    }
     Ok(out)
+}
+
+/// Marks in `used` the rules of `rules` that a tensor leaf of `v` (at `path`) fits
+/// first, as [`rule_for`] picks them.
+fn mark_used(
+    program: &Program,
+    v: &Value,
+    path: &mut String,
+    rules: &[(String, Sharding)],
+    used: &mut [bool],
+) {
+    if let Value::Tensor(_) = v {
+        if !path.is_empty() {
+            if let Some(i) = rules.iter().position(|(p, _)| path_matches(p, path)) {
+                used[i] = true;
+            }
+        }
+        return;
+    }
+    let mut visit = |label: &str, c: &Value, used: &mut [bool]| {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(label);
+        mark_used(program, c, path, rules, used);
+        path.truncate(len);
+    };
+    match v {
+        Value::Record(r) => {
+            let genus = program.genera.get(r.genus.0 as usize);
+            for (i, c) in r.fields.iter().enumerate() {
+                let label = genus
+                    .and_then(|g| g.fields.get(i))
+                    .map_or_else(|| i.to_string(), |f| f.name.clone());
+                visit(&label, c, used);
+            }
+        }
+        Value::List(items) => {
+            for (i, c) in items.iter().enumerate() {
+                visit(&i.to_string(), c, used);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether `a` holds a tensor replicated over `spmd`'s devices.

@@ -35,7 +35,7 @@ use super::exec::{compile_encoded, Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::{CompileOptions, SpmdOptions};
 use super::resident::{note_execution, note_in, replicas_of, replicated_tensor, Mesh, Probe};
-pub use super::sharding::{annotate, result_count, rule_for, Sharding};
+pub use super::sharding::{annotate, path_matches, result_count, rule_for, Sharding};
 use super::stablehlo::{lower_function_with_template, Param, Template, TensorType};
 use crate::ir::{FuncId, Program};
 use crate::tensor::{self as k, DType, Tensor};
