@@ -19,6 +19,10 @@
 //! from elsewhere (a loss estimate's batch) runs replicated on the N devices too
 //! ([`Spmd::call_replicated`]), so the parameters and the optimizer's state stay
 //! replicated between steps and only the batch moves in.
+//!
+//! With `[run.sharding]` rules ([`DeviceOffload::with_sharding`]) the train step's
+//! parameters they name go in split over the N devices (tensor parallel); a rule
+//! that names no parameter, or one whose axis N does not divide, is CLI018.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;

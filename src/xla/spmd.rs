@@ -17,6 +17,10 @@
 //! (records, lists, numbers) is replicated; the results are replicated.
 //! [`Spmd::call_replicated`] runs one with every argument and result replicated
 //! (the optimizer's leaf update, whose inputs are replicated values).
+//! [`Spmd::call_function_sharded`] is the train step with some parameters split
+//! too (tensor parallel, `[run.sharding]`): a leaf marked [`Sharding::Columns`]
+//! (`{devices=[1,N]…}`) or [`Sharding::Batch`] ("rows") goes in as its N shards,
+//! and the results stay replicated.
 //!
 //! Values stay on the devices: a replicated result is one buffer per device, kept
 //! as a resident tensor replicated over the runner's [`Mesh`]
