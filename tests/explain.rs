@@ -111,6 +111,12 @@ const UNREACHABLE: &[(&str, &str)] = &[
          runs a gradient companion on an odd batch over two devices and checks the report",
     ),
     (
+        "CLI018",
+        "needs a PJRT plugin with three devices, which a page cannot hold; \
+         tests/xla_tensor_parallel.rs splits a weight of 16 columns over three devices \
+         and checks the report",
+    ),
+    (
         "CLI016",
         "needs several processes, a network address and a PJRT plugin, which a page \
          cannot hold; tests/xla_multihost.rs starts one process of two alone and checks \

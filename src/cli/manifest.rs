@@ -24,6 +24,10 @@
 //! device = 0          # the PJRT device of the xla backend (default 0; `--device` wins)
 //! devices = 2         # under `--backend xla`: the train step data-parallel over
 //!                     # this many devices (default 1; `--devices` wins; docs/xla.md)
+//!
+//! [run.sharding]      # under `--devices N`: tensor parallel (docs/xla.md)
+//! "strata.*.w1" = "columns"  # a parameter path (`*`: any one part) → its last
+//! "strata.*.w2" = "rows"     # axis (columns) or first axis (rows) split over N
 //! ```
 //!
 //! `[build]`, `[device]`, `[dependencies]` and `[library]` are accepted and ignored, each
@@ -37,6 +41,7 @@ use toml::Spanned;
 use faber::diag::{codes, Diagnostic, Severity};
 use faber::source::{FileId, Span};
 use faber::syntax::vocab::Locale;
+use faber::xla::spmd::Sharding;
 
 /// The settings of one package.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +74,9 @@ pub struct Manifest {
     pub device: Option<(usize, Span)>,
     /// `[run] devices`: `faber run --backend xla` without `--devices`.
     pub devices: Option<usize>,
+    /// `[run.sharding]`: parameter path patterns and the axis each splits over the
+    /// devices (`"rows"` is [`Sharding::Batch`]), in the table's (sorted) order.
+    pub sharding: Vec<(String, Sharding)>,
     /// Notes about sections that were read but ignored.
     pub notes: Vec<Diagnostic>,
 }
@@ -142,6 +150,31 @@ struct RawRun {
     backend: Option<Spanned<String>>,
     device: Option<Spanned<i64>>,
     devices: Option<Spanned<i64>>,
+    sharding: Option<std::collections::BTreeMap<String, Spanned<String>>>,
+}
+
+/// `[run.sharding]`: each value `"columns"` or `"rows"`.
+fn run_sharding(
+    table: Option<std::collections::BTreeMap<String, Spanned<String>>>,
+    span: impl Fn(std::ops::Range<usize>) -> Span,
+) -> Result<Vec<(String, Sharding)>, Diagnostic> {
+    let mut out = Vec::new();
+    for (path, how) in table.unwrap_or_default() {
+        let sharding = match how.get_ref().as_str() {
+            "columns" => Sharding::Columns,
+            "rows" => Sharding::Batch,
+            other => return Err(Diagnostic::error(
+                codes::CLI_MANIFEST,
+                format!("`\"{path}\" = \"{other}\"` in [run.sharding] is not a sharding"),
+                span(how.span()),
+            )
+            .with_hint(
+                "\"columns\" splits a parameter's last axis over the devices, \"rows\" its first",
+            )),
+        };
+        out.push((path, sharding));
+    }
+    Ok(out)
 }
 
 /// `[run] devices`: a positive count.
@@ -268,6 +301,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
 
     let run = raw.run.unwrap_or_default();
     let devices = run_devices(run.devices, span)?;
+    let sharding = run_sharding(run.sharding, span)?;
     let (run_precision, run_backend, run_device) = (run.precision, run.backend, run.device);
     let backend = match run_backend {
         None => None,
@@ -348,6 +382,7 @@ pub fn parse(text: &str, file: FileId) -> Result<Manifest, Diagnostic> {
         backend,
         device,
         devices,
+        sharding,
         notes,
     })
 }
@@ -483,6 +518,24 @@ mod tests {
             let text = format!("[package]\nname = \"p\"\n[run]\ndevices = {bad}\n");
             assert!(parse(&text, FileId(0)).is_err(), "devices = {bad}");
         }
+    }
+
+    #[test]
+    fn run_sharding() {
+        assert!(ok("[package]\nname = \"p\"\n").sharding.is_empty());
+        let m = ok(
+            "[package]\nname = \"p\"\n[run.sharding]\n\"strata.*.w1\" = \"columns\"\n\
+                    \"strata.*.w2\" = \"rows\"\n",
+        );
+        assert_eq!(
+            m.sharding,
+            vec![
+                ("strata.*.w1".to_string(), Sharding::Columns),
+                ("strata.*.w2".to_string(), Sharding::Batch)
+            ]
+        );
+        let text = "[package]\nname = \"p\"\n[run.sharding]\nw = \"diagonal\"\n";
+        assert!(parse(text, FileId(0)).is_err());
     }
 
     #[test]

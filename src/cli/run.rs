@@ -327,6 +327,11 @@ pub fn run(args: &RunArgs, ctx: &Context) -> ExitCode {
                 device,
                 devices,
                 args.xla_cpu_devices,
+                input
+                    .package
+                    .as_ref()
+                    .map(|m| m.sharding.clone())
+                    .unwrap_or_default(),
                 &mut sources,
             ),
         };

@@ -14,7 +14,7 @@ use faber::ir::Program;
 use faber::source::{SourceMap, Span};
 use faber::xla::offload::{DeviceOffload, Stats};
 use faber::xla::resident::Traffic;
-use faber::xla::spmd::{Spmd, SpmdError};
+use faber::xla::spmd::{Sharding, Spmd, SpmdError};
 use faber::xla::{Client, Device, Plugin};
 
 use super::devices::{client_options, find_plugin, plugin_error};
@@ -41,11 +41,14 @@ pub struct DeviceChoice {
 /// the plugin has no such device. With `devices` N > 1 the train step runs
 /// data-parallel on devices 0..N (CLI014 when the plugin offers fewer). With
 /// `cpu_devices` the client is created with the CPU plugin's `cpu_device_count`.
+/// `sharding` (`[run.sharding]`) splits the train step's parameters it names over
+/// those N devices (tensor parallel; CLI018 at the step for one that does not split).
 pub fn install(
     flag: Option<&Path>,
     choice: DeviceChoice,
     devices: usize,
     cpu_devices: Option<usize>,
+    sharding: Vec<(String, Sharding)>,
     sources: &mut SourceMap,
 ) -> Result<Backend, Box<Diagnostic>> {
     let path = find_plugin(flag, sources)?;
@@ -99,7 +102,7 @@ pub fn install(
     let stats = Rc::new(RefCell::new(Stats::default()));
     let mut hook = DeviceOffload::new(device, Rc::clone(&stats));
     if let Some(spmd) = spmd {
-        hook = hook.with_spmd(spmd);
+        hook = hook.with_spmd(spmd).with_sharding(sharding);
     }
     Ok(Backend {
         _installed: offload::install(Box::new(hook)),

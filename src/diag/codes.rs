@@ -120,6 +120,7 @@ codes! {
     CLI_SPMD_BATCH = "CLI015", "the batch of a data-parallel train step does not split evenly over the devices";
     CLI_MULTIHOST_JOIN = "CLI016", "the processes of a multi-process run did not all meet (a peer that never joined, a coordinator that never answered or could not listen)";
     CLI_MULTIHOST_UNSUPPORTED = "CLI017", "the PJRT plugin cannot run one program over several processes (its client shows only this process's devices)";
+    CLI_SHARDING = "CLI018", "a `[run.sharding]` entry of `faber.toml` that does not fit the train step's parameters (an axis the device count does not divide, a rank-0 leaf, a key that names none)";
 }
 
 /// Looks a code up by its id (`"LEX001"`).

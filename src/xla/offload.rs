@@ -19,6 +19,10 @@
 //! from elsewhere (a loss estimate's batch) runs replicated on the N devices too
 //! ([`Spmd::call_replicated`]), so the parameters and the optimizer's state stay
 //! replicated between steps and only the batch moves in.
+//!
+//! With `[run.sharding]` rules ([`DeviceOffload::with_sharding`]) the train step's
+//! parameters they name go in split over the N devices (tensor parallel); a rule
+//! that names no parameter, or one whose axis N does not divide, is CLI018.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -27,7 +31,7 @@ use super::device::{Arg, Device, FnArg, XlaError};
 use super::exec::ElementType;
 use super::plugin::Stage;
 use super::resident::Traffic;
-use super::spmd::{Spmd, SpmdError};
+use super::spmd::{path_matches, rule_for, Sharding, Spmd, SpmdError};
 use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
@@ -90,6 +94,8 @@ pub struct DeviceOffload<'p> {
     stats: Rc<std::cell::RefCell<Stats>>,
     /// `--devices N` (N > 1): the train step's runner over N devices.
     spmd: Option<Spmd<'p>>,
+    /// `[run.sharding]`: the train step's parameters split over those devices.
+    rules: Vec<(String, Sharding)>,
 }
 
 impl<'p> DeviceOffload<'p> {
@@ -105,6 +111,7 @@ impl<'p> DeviceOffload<'p> {
             op_programs: HashMap::new(),
             stats,
             spmd: None,
+            rules: Vec::new(),
         }
     }
 
@@ -117,6 +124,14 @@ impl<'p> DeviceOffload<'p> {
         self
     }
 
+    /// The train step's parameters that `rules` (`[run.sharding]`: a dotted path
+    /// pattern, `*` any one part, and how it lies) name split over the SPMD
+    /// runner's devices: tensor parallel (docs/xla.md).
+    pub fn with_sharding(mut self, rules: Vec<(String, Sharding)>) -> DeviceOffload<'p> {
+        self.rules = rules;
+        self
+    }
+
     /// The train step on the N devices, or `None` when `func` is not one (or there
     /// is no SPMD runner, or it does not lower: the one-device path then declines
     /// it with why).
@@ -125,6 +140,7 @@ impl<'p> DeviceOffload<'p> {
         program: &Program,
         func: FuncId,
         args: &[FnArg],
+        values: &[Value],
     ) -> Option<Result<Value, (Code, String)>> {
         let spmd = self.spmd.as_mut()?;
         let name = &program.func(func).name;
@@ -142,7 +158,18 @@ impl<'p> DeviceOffload<'p> {
             return None;
         }
         let before = spmd.compiles;
-        let called = if step {
+        let called = if step && !self.rules.is_empty() {
+            let leaves = match leaf_shardings(program, values, &self.rules, spmd.devices()) {
+                Ok(l) => l,
+                Err(why) => {
+                    return Some(Err((
+                        codes::CLI_SHARDING,
+                        format!("`{name}` on {} devices: {why}", spmd.devices()),
+                    )))
+                }
+            };
+            spmd.call_function_sharded(program, func, args, &leaves)
+        } else if step {
             spmd.call_function(program, func, args)
         } else {
             spmd.call_replicated(program, func, args)
@@ -329,6 +356,144 @@ fn op_arg<'v>(v: &'v Value, scalars: Option<ElementType>) -> Option<Arg<'v>> {
     })
 }
 
+/// The `[run.sharding]` sharding of every tensor leaf of `args` (depth first, as
+/// [`fn_arg`] and the SPMD runner flatten them), `None` where no rule names it; a
+/// leaf's path is as `hospes.nomina_foliorum` names it inside its top-level
+/// argument (a top-level tensor, the batch, has none). A leaf a rule names whose
+/// axis `n` does not divide, or that has no axis, is the error (CLI018), and so is
+/// a rule no leaf fits.
+fn leaf_shardings(
+    program: &Program,
+    args: &[Value],
+    rules: &[(String, Sharding)],
+    n: usize,
+) -> Result<Vec<Option<Sharding>>, String> {
+    fn walk(
+        program: &Program,
+        v: &Value,
+        path: &mut String,
+        rules: &[(String, Sharding)],
+        n: usize,
+        out: &mut Vec<Option<Sharding>>,
+    ) -> Result<(), String> {
+        let mut visit = |label: &str, c: &Value, out: &mut Vec<Option<Sharding>>| {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(label);
+            let r = walk(program, c, path, rules, n, out);
+            path.truncate(len);
+            r
+        };
+        match v {
+            Value::Tensor(t) => {
+                let rule = if path.is_empty() {
+                    None
+                } else {
+                    rule_for(rules, path)
+                };
+                if let Some(s) = rule {
+                    let fits = s.axis(t.rank()).is_some_and(|a| {
+                        let len = t.shape()[a];
+                        len > 0 && len.is_multiple_of(n)
+                    });
+                    if !fits {
+                        let how = if s == Sharding::Columns {
+                            "columns"
+                        } else {
+                            "rows"
+                        };
+                        return Err(format!(
+                            "`[run.sharding]` splits the {how} of parameter `{path}` (shape \
+                             {:?}), which do not split into {n} equal shards",
+                            t.shape()
+                        ));
+                    }
+                }
+                out.push(rule);
+            }
+            Value::Record(r) => {
+                let genus = program.genera.get(r.genus.0 as usize);
+                for (i, c) in r.fields.iter().enumerate() {
+                    let label = genus
+                        .and_then(|g| g.fields.get(i))
+                        .map_or_else(|| i.to_string(), |f| f.name.clone());
+                    visit(&label, c, out)?;
+                }
+            }
+            Value::List(items) => {
+                for (i, c) in items.iter().enumerate() {
+                    visit(&i.to_string(), c, out)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for a in args {
+        walk(program, a, &mut String::new(), rules, n, &mut out)?;
+    }
+    // A key that names no parameter (a typo, a model without such a leaf).
+    let mut used = vec![false; rules.len()];
+    for a in args {
+        mark_used(program, a, &mut String::new(), rules, &mut used);
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(format!(
+            "`[run.sharding]` key `{}` names none of the step's parameters",
+            rules[i].0
+        ));
+    }
+    Ok(out)
+}
+
+/// Marks in `used` the rules of `rules` that a tensor leaf of `v` (at `path`) fits
+/// first, as [`rule_for`] picks them.
+fn mark_used(
+    program: &Program,
+    v: &Value,
+    path: &mut String,
+    rules: &[(String, Sharding)],
+    used: &mut [bool],
+) {
+    if let Value::Tensor(_) = v {
+        if !path.is_empty() {
+            if let Some(i) = rules.iter().position(|(p, _)| path_matches(p, path)) {
+                used[i] = true;
+            }
+        }
+        return;
+    }
+    let mut visit = |label: &str, c: &Value, used: &mut [bool]| {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(label);
+        mark_used(program, c, path, rules, used);
+        path.truncate(len);
+    };
+    match v {
+        Value::Record(r) => {
+            let genus = program.genera.get(r.genus.0 as usize);
+            for (i, c) in r.fields.iter().enumerate() {
+                let label = genus
+                    .and_then(|g| g.fields.get(i))
+                    .map_or_else(|| i.to_string(), |f| f.name.clone());
+                visit(&label, c, used);
+            }
+        }
+        Value::List(items) => {
+            for (i, c) in items.iter().enumerate() {
+                visit(&i.to_string(), c, used);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether `a` holds a tensor replicated over `spmd`'s devices.
 fn holds_replicated(a: &FnArg, spmd: &Spmd) -> bool {
     match a {
@@ -428,7 +593,7 @@ impl Offload for DeviceOffload<'_> {
         if !fargs.iter().any(has_tensor) {
             return None;
         }
-        if let Some(r) = self.call_spmd(program, func, &fargs) {
+        if let Some(r) = self.call_spmd(program, func, &fargs, args) {
             return Some(r);
         }
         let before = self.device.cache().misses();

@@ -7,26 +7,66 @@
 pub enum Sharding {
     /// Every device holds all of it.
     Replicated,
-    /// Split along axis 0 into equal shards, shard `d` on device `d`.
+    /// Split along axis 0 into equal shards, shard `d` on device `d` (the batch,
+    /// and a weight's `"rows"` in `[run.sharding]`).
     Batch,
+    /// Split along the last axis into equal shards, shard `d` on device `d` (a
+    /// weight's `"columns"` in `[run.sharding]`: tensor parallel).
+    Columns,
 }
 
 impl Sharding {
     /// The `mhlo.sharding` text for an array of `rank` over `n` devices
     /// (XLA's HloSharding syntax): `{replicated}`, or `{devices=[n,1,…]0,1,…,n−1}`
     /// — the tile grid (n along axis 0, 1 along every other axis), then the devices
-    /// in tile order.
+    /// in tile order; [`Sharding::Columns`] puts the n on the last axis.
     pub fn attribute(self, rank: usize, n: usize) -> String {
         match self {
-            Sharding::Batch if rank > 0 && n > 1 => {
-                let mut grid = vec![n.to_string()];
-                grid.extend(std::iter::repeat_n("1".to_string(), rank - 1));
+            Sharding::Batch | Sharding::Columns if rank > 0 && n > 1 => {
+                let mut grid = vec!["1".to_string(); rank];
+                let at = if self == Sharding::Batch { 0 } else { rank - 1 };
+                grid[at] = n.to_string();
                 let ids: Vec<String> = (0..n).map(|d| d.to_string()).collect();
                 format!("{{devices=[{}]{}}}", grid.join(","), ids.join(","))
             }
             _ => "{replicated}".to_string(),
         }
     }
+}
+
+impl Sharding {
+    /// The axis this sharding splits of an array of `rank` (`None`: replicated, or
+    /// a rank-0 array).
+    pub fn axis(self, rank: usize) -> Option<usize> {
+        match self {
+            Sharding::Replicated => None,
+            _ if rank == 0 => None,
+            Sharding::Batch => Some(0),
+            Sharding::Columns => Some(rank - 1),
+        }
+    }
+}
+
+/// Whether the parameter path `path` (dotted, as `hospes.nomina_foliorum` names
+/// the leaves: `strata.0.w1`) fits `pattern` of `[run.sharding]`, where a `*` part
+/// stands for any one part (`strata.*.w1`).
+pub fn path_matches(pattern: &str, path: &str) -> bool {
+    let (mut p, mut q) = (pattern.split('.'), path.split('.'));
+    loop {
+        match (p.next(), q.next()) {
+            (None, None) => return true,
+            (Some(a), Some(b)) if a == "*" || a == b => {}
+            _ => return false,
+        }
+    }
+}
+
+/// The sharding the first rule of `rules` that fits `path` gives it.
+pub fn rule_for(rules: &[(String, Sharding)], path: &str) -> Option<Sharding> {
+    rules
+        .iter()
+        .find(|(p, _)| path_matches(p, path))
+        .map(|(_, s)| *s)
 }
 
 /// The rank of an MLIR tensor type's text (`tensor<8x3xf32>` is 2).
@@ -132,9 +172,28 @@ mod tests {
         assert_eq!(Sharding::Batch.attribute(1, 2), "{devices=[2]0,1}");
         assert_eq!(Sharding::Batch.attribute(3, 2), "{devices=[2,1,1]0,1}");
         assert_eq!(Sharding::Replicated.attribute(2, 4), "{replicated}");
+        assert_eq!(Sharding::Columns.attribute(2, 2), "{devices=[1,2]0,1}");
+        assert_eq!(Sharding::Columns.attribute(1, 2), "{devices=[2]0,1}");
+        assert_eq!(Sharding::Columns.attribute(0, 2), "{replicated}");
         // One device, or a rank-0 value, has nothing to split.
         assert_eq!(Sharding::Batch.attribute(2, 1), "{replicated}");
         assert_eq!(Sharding::Batch.attribute(0, 2), "{replicated}");
+    }
+
+    #[test]
+    fn paths_match_with_stars() {
+        assert!(path_matches("strata.*.w1", "strata.0.w1"));
+        assert!(path_matches("strata.*.w1", "strata.11.w1"));
+        assert!(!path_matches("strata.*.w1", "strata.0.w2"));
+        assert!(!path_matches("strata.*.w1", "strata.0.w1.x"));
+        assert!(!path_matches("strata.*", "strata.0.w1"));
+        assert!(path_matches("wh", "wh"));
+        let rules = vec![("wh".to_string(), Sharding::Columns)];
+        assert_eq!(rule_for(&rules, "wh"), Some(Sharding::Columns));
+        assert_eq!(rule_for(&rules, "wte"), None);
+        assert_eq!(Sharding::Columns.axis(2), Some(1));
+        assert_eq!(Sharding::Batch.axis(2), Some(0));
+        assert_eq!(Sharding::Columns.axis(0), None);
     }
 
     #[test]

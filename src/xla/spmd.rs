@@ -17,6 +17,10 @@
 //! (records, lists, numbers) is replicated; the results are replicated.
 //! [`Spmd::call_replicated`] runs one with every argument and result replicated
 //! (the optimizer's leaf update, whose inputs are replicated values).
+//! [`Spmd::call_function_sharded`] is the train step with some parameters split
+//! too (tensor parallel, `[run.sharding]`): a leaf marked [`Sharding::Columns`]
+//! (`{devices=[1,N]…}`) or [`Sharding::Batch`] ("rows") goes in as its N shards,
+//! and the results stay replicated.
 //!
 //! Values stay on the devices: a replicated result is one buffer per device, kept
 //! as a resident tensor replicated over the runner's [`Mesh`]
@@ -35,7 +39,7 @@ use super::exec::{compile_encoded, Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::{CompileOptions, SpmdOptions};
 use super::resident::{note_execution, note_in, replicas_of, replicated_tensor, Mesh, Probe};
-pub use super::sharding::{annotate, result_count, Sharding};
+pub use super::sharding::{annotate, path_matches, result_count, rule_for, Sharding};
 use super::stablehlo::{lower_function_with_template, Param, Template, TensorType};
 use crate::ir::{FuncId, Program};
 use crate::tensor::{self as k, DType, Tensor};
@@ -83,18 +87,51 @@ impl From<PluginError> for SpmdError {
     }
 }
 
-/// Shard `d` of `n` of `data` (of shape `dims`) along axis 0.
-fn shard(data: &HostArray, dims: &[usize], n: usize, d: usize) -> (HostArray, Vec<usize>) {
-    let per = data.len() / n;
+/// Shard `d` of `n` of `data` (of shape `dims`) along `axis`.
+fn shard(
+    data: &HostArray,
+    dims: &[usize],
+    n: usize,
+    d: usize,
+    axis: usize,
+) -> (HostArray, Vec<usize>) {
+    let outer: usize = dims[..axis].iter().product();
+    let len = dims.get(axis).copied().unwrap_or(1);
+    let inner: usize = dims.get(axis + 1..).map_or(1, |r| r.iter().product());
+    let per = len / n;
     let mut sd = dims.to_vec();
-    if let Some(first) = sd.first_mut() {
-        *first /= n;
+    if let Some(a) = sd.get_mut(axis) {
+        *a = per;
     }
+    fn take<T: Copy>(
+        v: &[T],
+        outer: usize,
+        len: usize,
+        inner: usize,
+        lo: usize,
+        hi: usize,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(outer * (hi - lo) * inner);
+        for o in 0..outer {
+            out.extend_from_slice(&v[(o * len + lo) * inner..(o * len + hi) * inner]);
+        }
+        out
+    }
+    let (lo, hi) = (d * per, (d + 1) * per);
     let part = match data {
-        HostArray::F32(v) => HostArray::F32(v[d * per..(d + 1) * per].to_vec()),
-        HostArray::F64(v) => HostArray::F64(v[d * per..(d + 1) * per].to_vec()),
+        HostArray::F32(v) => HostArray::F32(take(v, outer, len, inner, lo, hi)),
+        HostArray::F64(v) => HostArray::F64(take(v, outer, len, inner, lo, hi)),
     };
     (part, sd)
+}
+
+/// Whether `dims` splits into `n` equal shards along the axis `sharding` splits
+/// (a replicated value always does).
+fn divides(sharding: Sharding, dims: &[usize], n: usize) -> bool {
+    match sharding.axis(dims.len()) {
+        None => sharding == Sharding::Replicated,
+        Some(a) => dims[a] > 0 && dims[a].is_multiple_of(n),
+    }
 }
 
 /// An input of an SPMD run: the elements, the (global) shape, how it lies.
@@ -252,9 +289,7 @@ impl<'p> Spmd<'p> {
         let n = self.devices();
         for i in inputs {
             match (&i.source, i.sharding) {
-                (Source::Host(_), Sharding::Batch)
-                    if i.dims.first().is_none_or(|&b| b == 0 || b % n != 0) =>
-                {
+                (Source::Host(_), s) if !divides(s, &i.dims, n) => {
                     return Err(SpmdError::Indivisible {
                         shape: i.dims.clone(),
                         devices: n,
@@ -267,11 +302,10 @@ impl<'p> Spmd<'p> {
                     ))
                     .into())
                 }
-                (Source::Replicas(_), Sharding::Batch) => {
-                    return Err(XlaError::Result(
-                        "a replicated value passed as a batch shard".into(),
+                (Source::Replicas(_), Sharding::Batch | Sharding::Columns) => {
+                    return Err(
+                        XlaError::Result("a replicated value passed as a shard".into()).into(),
                     )
-                    .into())
                 }
                 _ => {}
             }
@@ -286,7 +320,10 @@ impl<'p> Spmd<'p> {
                     continue;
                 };
                 // A replicated input whole, a sharded one its shard `d`.
-                let part = (i.sharding == Sharding::Batch).then(|| shard(data, &i.dims, n, d));
+                let part = i
+                    .sharding
+                    .axis(i.dims.len())
+                    .map(|a| shard(data, &i.dims, n, d, a));
                 let (data, dims) = part.as_ref().map_or((data, &i.dims), |(p, d)| (p, d));
                 list.push(Some(self.client.to_device(data, dims, d)?));
                 note_in(data.len() * element_size(data));
@@ -324,7 +361,23 @@ impl<'p> Spmd<'p> {
         func: FuncId,
         args: &[FnArg],
     ) -> Result<(Vec<Tensor>, Template), SpmdError> {
-        self.call(program, func, args, true)
+        self.call(program, func, args, true, &[])
+    }
+
+    /// [`Spmd::call_function`] with the tensor leaves of `args` (depth first, in
+    /// the order the function's parameters flatten them) that `leaves` gives a
+    /// sharding split that way instead (tensor parallel, `[run.sharding]`): such a
+    /// leaf is copied in as its N shards, and XLA's SPMD partitioner splits the
+    /// step's matmuls along it; the results stay replicated (the gradient of a
+    /// split parameter gathered on every device).
+    pub fn call_function_sharded(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+        leaves: &[Option<Sharding>],
+    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
+        self.call(program, func, args, true, leaves)
     }
 
     /// `func` of `program` on `args` with every argument and result replicated over
@@ -337,7 +390,7 @@ impl<'p> Spmd<'p> {
         func: FuncId,
         args: &[FnArg],
     ) -> Result<(Vec<Tensor>, Template), SpmdError> {
-        self.call(program, func, args, false)
+        self.call(program, func, args, false, &[])
     }
 
     fn call(
@@ -346,6 +399,7 @@ impl<'p> Spmd<'p> {
         func: FuncId,
         args: &[FnArg],
         split: bool,
+        leaves: &[Option<Sharding>],
     ) -> Result<(Vec<Tensor>, Template), SpmdError> {
         let elem = match k::precision() {
             DType::F32 => ElementType::F32,
@@ -353,6 +407,7 @@ impl<'p> Spmd<'p> {
         };
         let mut flat = Flat {
             mesh: Some(Rc::clone(&self.mesh)),
+            leaves,
             ..Flat::default()
         };
         for a in args {
@@ -372,7 +427,7 @@ impl<'p> Spmd<'p> {
         );
         // Refuse an indivisible batch before tracing or compiling anything.
         for i in &flat.inputs {
-            if i.sharding == Sharding::Batch && (i.dims[0] % n != 0 || i.dims[0] == 0) {
+            if !divides(i.sharding, &i.dims, n) {
                 return Err(SpmdError::Indivisible {
                     shape: i.dims.clone(),
                     devices: n,
@@ -463,6 +518,10 @@ struct Flat<'a> {
     inputs: Vec<In<'a>>,
     kinds: String,
     mesh: Option<Rc<Mesh>>,
+    /// Per tensor leaf (in flattening order), a sharding that replaces its own.
+    leaves: &'a [Option<Sharding>],
+    /// Tensor leaves flattened so far.
+    tensors: usize,
 }
 impl<'a> Flat<'a> {
     fn push(&mut self, a: &FnArg<'a>, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
@@ -479,6 +538,13 @@ impl<'a> Flat<'a> {
     ) -> Result<Param, SpmdError> {
         Ok(match a {
             FnArg::Tensor(t) => {
+                let top = self
+                    .leaves
+                    .get(self.tensors)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(top);
+                self.tensors += 1;
                 let replicas = match (top, &self.mesh) {
                     (Sharding::Replicated, Some(m)) => replicas_of(t, m),
                     _ => None,
@@ -497,8 +563,11 @@ impl<'a> Flat<'a> {
                     dims: t.shape().to_vec(),
                     sharding: top,
                 });
-                self.kinds
-                    .push(if top == Sharding::Batch { 'b' } else { 't' });
+                self.kinds.push(match top {
+                    Sharding::Batch => 'b',
+                    Sharding::Columns => 'c',
+                    Sharding::Replicated => 't',
+                });
                 Param::Tensor(ty)
             }
             FnArg::Number(x) => {
@@ -551,8 +620,12 @@ mod tests {
     #[test]
     fn shards_split_axis_zero() {
         let data = HostArray::F32((0..12).map(|i| i as f32).collect());
-        let (p, d) = shard(&data, &[4, 3], 2, 1);
+        let (p, d) = shard(&data, &[4, 3], 2, 1, 0);
         assert_eq!(d, vec![2, 3]);
         assert_eq!(p, HostArray::F32((6..12).map(|i| i as f32).collect()));
+        // Columns: the last axis of a 2×4, shard 1 of 2 is columns 2 and 3.
+        let (p, d) = shard(&data, &[3, 4], 2, 1, 1);
+        assert_eq!(d, vec![3, 2]);
+        assert_eq!(p, HostArray::F32(vec![2., 3., 6., 7., 10., 11.]));
     }
 }

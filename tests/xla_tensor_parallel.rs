@@ -1,0 +1,206 @@
+//! Tensor parallel (issue 25, `[run.sharding]`, src/xla/spmd.rs): the train step's
+//! named parameters split along their last ("columns") or first ("rows") axis over N
+//! devices with XLA's SPMD partitioner, against the one-device run of the same build.
+//! Runs when a plugin is at hand (`FABER_PJRT_PLUGIN`, or `.venv-xla/` from
+//! scripts/xla-setup.sh; the CPU plugin offers 4 host devices); otherwise prints
+//! `skipped: no PJRT plugin (run scripts/xla-setup.sh)`. The bound is the
+//! data-parallel gradient's of tests/xla_spmd.rs (1e-5·max|leaf| + 1e-10), for the
+//! same reason: a split matmul's partial sums and their all-reduce are another
+//! order of the same sum.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Output;
+
+use common::entries::first_error_code;
+use common::{pjrt_plugin, say_no_plugin, Faber};
+
+const GPT: &str = "examples/gpt-shakespeare";
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn safetensors(path: &std::path::Path) -> BTreeMap<String, Vec<f32>> {
+    let bytes = std::fs::read(path).expect("the gradient file");
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    let data = &bytes[8 + n..];
+    let mut out = BTreeMap::new();
+    for (name, v) in header.as_object().unwrap() {
+        if name == "__metadata__" {
+            continue;
+        }
+        // The parameter record's numbers (the head count) are no gradient.
+        if v["dtype"] != "F32" {
+            continue;
+        }
+        let offsets = v["data_offsets"].as_array().unwrap();
+        let (a, b) = (
+            offsets[0].as_u64().unwrap() as usize,
+            offsets[1].as_u64().unwrap() as usize,
+        );
+        let values = data[a..b]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        out.insert(name.clone(), values);
+    }
+    out
+}
+
+fn trace(o: &Output) -> Vec<f64> {
+    text(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("passus ")?
+                .split_once(": damnum ")?
+                .1
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+fn close(got: &[f32], want: &[f32], tol: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, ((g, w), t)) in got.iter().zip(want).zip(tol).enumerate() {
+        let d = (f64::from(*g) - f64::from(*w)).abs();
+        assert!(d <= *t, "{what}[{i}]: {g} against {w}, |Δ| {d:e} > {t:e}");
+    }
+}
+
+/// A copy of the GPT example under `dir` whose faber.toml gives `[run.sharding]`
+/// the table `sharding` (its lines).
+fn sharded_gpt(dir: &std::path::Path, sharding: &str) -> std::path::PathBuf {
+    let root = dir.join("gpt");
+    for sub in ["src", "data"] {
+        let from = std::path::Path::new(GPT).join(sub);
+        for entry in std::fs::read_dir(&from).expect("the example") {
+            let entry = entry.unwrap();
+            let to = root.join(sub).join(entry.file_name());
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let manifest = std::fs::read_to_string(std::path::Path::new(GPT).join("faber.toml")).unwrap();
+    common::write_file(
+        &root.join("faber.toml"),
+        &format!("{manifest}\n[run.sharding]\n{sharding}"),
+    );
+    root
+}
+
+/// `faber run` of the program at `at` (the tiny GPT) on `devices` devices.
+fn gpt_at(
+    plugin: &std::path::Path,
+    at: &std::path::Path,
+    devices: usize,
+    extra: &[&str],
+) -> Output {
+    Faber::new()
+        .args(["--verbose", "run", "--precision", "f32", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(plugin)
+        .args(["--devices", &devices.to_string()])
+        .arg(at)
+        .args(["--", "--tiny", "--sample", "0", "--eval-interval", "1000"])
+        .args(extra)
+        .output()
+}
+
+/// Tensor parallel (`[run.sharding]`): the tiny GPT's attention projections and MLP
+/// weights split column-then-row over 2 devices (wq, wk, wv, wf and bf by columns,
+/// wo and wp by rows), the batch split too. Its step-0 gradient equals the
+/// one-device run's leaf by leaf within the bound of the data-parallel gradient
+/// above (1e-5·max|leaf| + 1e-10: a split matmul is two partial sums and an
+/// all-reduce, another order of the same sum), and its 4-step loss trace within
+/// 1e-5 relative. A weight of 3 columns split over 2 devices is CLI018, exit 1.
+#[test]
+fn the_gpt_with_sharded_weights_equals_one_device() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_tensor_parallel");
+        return;
+    };
+    let dir = common::scratch_dir("xla_tensor_parallel", "ok");
+    let at = sharded_gpt(
+        &dir,
+        "\"strata.*.wq\" = \"columns\"\n\"strata.*.wk\" = \"columns\"\n\
+         \"strata.*.wv\" = \"columns\"\n\"strata.*.wo\" = \"rows\"\n\
+         \"strata.*.wf\" = \"columns\"\n\"strata.*.bf\" = \"columns\"\n\
+         \"strata.*.wp\" = \"rows\"\n",
+    );
+    let run = |devices: usize, name: &str| {
+        let g = dir.join(format!("{name}.safetensors"));
+        let o = gpt_at(
+            &plugin,
+            &at,
+            devices,
+            &[
+                "--steps",
+                "4",
+                "--trace",
+                "--grads",
+                g.to_str().unwrap(),
+                "--out",
+                dir.join(name).to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        (trace(&o), safetensors(&g), text(&o.stderr))
+    };
+    let (one_trace, one, _) = run(1, "one");
+    let (two_trace, two, err) = run(2, "two");
+    assert!(
+        err.contains("xla: `model::grad_damnum` ran data-parallel on 2 devices 4 time(s)"),
+        "{err}"
+    );
+    assert_eq!(one_trace.len(), 4, "{one_trace:?}");
+    assert_eq!(two_trace.len(), 4, "{two_trace:?}");
+    for (i, (g, w)) in two_trace.iter().zip(&one_trace).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs(),
+            "step {i}: {g} with sharded weights on 2 devices against {w} on one"
+        );
+    }
+    assert_eq!(
+        two.keys().collect::<Vec<_>>(),
+        one.keys().collect::<Vec<_>>()
+    );
+    assert!(one.contains_key("strata.0.wf"), "{:?}", one.keys());
+    for (name, want) in &one {
+        let scale = want.iter().fold(0f64, |m, &x| m.max(f64::from(x).abs()));
+        let tol = vec![1e-5 * scale + 1e-10; want.len()];
+        close(
+            &two[name],
+            want,
+            &tol,
+            &format!("∂{name} sharded on 2 devices"),
+        );
+    }
+
+    // A parameter the device count does not divide: the tiny GPT's 2 heads of
+    // width 16 hold 16 columns, so 3 devices cannot split wq.
+    let bad = sharded_gpt(
+        &common::scratch_dir("xla_tensor_parallel", "bad"),
+        "\"strata.*.wq\" = \"columns\"\n",
+    );
+    let o = gpt_at(&plugin, &bad, 3, &["--steps", "1"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some("CLI018"), "{err}");
+    assert!(err.contains("`model::grad_damnum` on 3 devices"), "{err}");
+    assert!(err.contains("parameter `strata.0.wq`"), "{err}");
+
+    // A key that names no parameter (`w1`: the blocks' MLP weights are `wf`, `wp`).
+    let typo = sharded_gpt(
+        &common::scratch_dir("xla_tensor_parallel", "typo"),
+        "\"strata.*.w1\" = \"columns\"\n",
+    );
+    let o = gpt_at(&plugin, &typo, 2, &["--steps", "1"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(first_error_code(&err), Some("CLI018"), "{err}");
+    assert!(err.contains("key `strata.*.w1` names none"), "{err}");
+}
