@@ -25,10 +25,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::process::Output;
 
 use common::entries::first_error_code;
+use common::spmd_files::{close, safetensors};
 use common::{pjrt_plugin, say_no_plugin, Faber};
 
 use faber::xla::spmd::{Input, Sharding, Spmd, SpmdError};
@@ -126,14 +126,6 @@ fn n_devices_of(
         .iter()
         .map(|(a, _)| f32s(a).to_vec())
         .collect()
-}
-
-fn close(got: &[f32], want: &[f32], tol: &[f64], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    for (i, ((g, w), t)) in got.iter().zip(want).zip(tol).enumerate() {
-        let d = (f64::from(*g) - f64::from(*w)).abs();
-        assert!(d <= *t, "{what}[{i}]: {g} against {w}, |Δ| {d:e} > {t:e}");
-    }
 }
 
 /// mean over the batch of a sharded [8, 3] input: Σ over axis 0, times 1/8.
@@ -385,35 +377,6 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// The f32 tensors of a safetensors file, by name.
-fn safetensors(path: &std::path::Path) -> BTreeMap<String, Vec<f32>> {
-    let bytes = std::fs::read(path).expect("the gradient file");
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
-    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
-    let data = &bytes[8 + n..];
-    let mut out = BTreeMap::new();
-    for (name, v) in header.as_object().unwrap() {
-        if name == "__metadata__" {
-            continue;
-        }
-        // The parameter record's numbers (the head count) are no gradient.
-        if v["dtype"] != "F32" {
-            continue;
-        }
-        let offsets = v["data_offsets"].as_array().unwrap();
-        let (a, b) = (
-            offsets[0].as_u64().unwrap() as usize,
-            offsets[1].as_u64().unwrap() as usize,
-        );
-        let values = data[a..b]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        out.insert(name.clone(), values);
-    }
-    out
-}
-
 const GPT: &str = "examples/gpt-shakespeare";
 
 /// The tiny GPT on `devices` devices, writing its files under `out`.
@@ -598,16 +561,7 @@ fn traffic(o: &Output) -> (u64, u64) {
 
 /// The losses `--trace` prints (`passus N: damnum X`).
 fn trace(o: &Output) -> Vec<f64> {
-    text(&o.stdout)
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("passus ")?
-                .split_once(": damnum ")?
-                .1
-                .parse()
-                .ok()
-        })
-        .collect()
+    common::gpt_losses(&text(&o.stdout))
 }
 
 /// The data-parallel train step with its values on the devices: the gradient

@@ -10,10 +10,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::process::Output;
 
 use common::entries::first_error_code;
+use common::spmd_files::{close, safetensors};
 use common::{pjrt_plugin, say_no_plugin, Faber};
 
 const GPT: &str = "examples/gpt-shakespeare";
@@ -22,53 +22,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn safetensors(path: &std::path::Path) -> BTreeMap<String, Vec<f32>> {
-    let bytes = std::fs::read(path).expect("the gradient file");
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
-    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
-    let data = &bytes[8 + n..];
-    let mut out = BTreeMap::new();
-    for (name, v) in header.as_object().unwrap() {
-        if name == "__metadata__" {
-            continue;
-        }
-        // The parameter record's numbers (the head count) are no gradient.
-        if v["dtype"] != "F32" {
-            continue;
-        }
-        let offsets = v["data_offsets"].as_array().unwrap();
-        let (a, b) = (
-            offsets[0].as_u64().unwrap() as usize,
-            offsets[1].as_u64().unwrap() as usize,
-        );
-        let values = data[a..b]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        out.insert(name.clone(), values);
-    }
-    out
-}
-
 fn trace(o: &Output) -> Vec<f64> {
-    text(&o.stdout)
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("passus ")?
-                .split_once(": damnum ")?
-                .1
-                .parse()
-                .ok()
-        })
-        .collect()
-}
-
-fn close(got: &[f32], want: &[f32], tol: &[f64], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    for (i, ((g, w), t)) in got.iter().zip(want).zip(tol).enumerate() {
-        let d = (f64::from(*g) - f64::from(*w)).abs();
-        assert!(d <= *t, "{what}[{i}]: {g} against {w}, |Δ| {d:e} > {t:e}");
-    }
+    common::gpt_losses(&text(&o.stdout))
 }
 
 /// A copy of the GPT example under `dir` whose faber.toml gives `[run.sharding]`

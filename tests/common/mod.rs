@@ -14,6 +14,7 @@
 pub mod entries;
 pub mod f32;
 pub mod failing;
+pub mod spmd_files;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
