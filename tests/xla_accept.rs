@@ -64,14 +64,7 @@ fn run(backend: &str, plugin: &Path, example: &str, args: &[&str]) -> Output {
 
 /// Calls the device ran, from `--verbose`.
 fn offloaded(o: &Output) -> u64 {
-    let err = text(&o.stderr);
-    err.lines()
-        .find_map(|l| {
-            l.strip_prefix("xla: ")?
-                .strip_suffix(" call(s) ran on the device")
-        })
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no device summary in:\n{err}"))
+    common::xla_offloaded(&text(&o.stderr))
 }
 
 /// `a` (the CPU's) and `b` (the device's) agree within [`REL`] relative, item by item.

@@ -17,18 +17,7 @@ fn text(b: &[u8]) -> String {
 
 /// (bytes to the device, bytes back) from the `--verbose` summary.
 fn traffic(o: &Output) -> (u64, u64) {
-    let err = text(&o.stderr);
-    let line = err
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("xla: ")?
-                .strip_suffix(" byte(s) back to the host")
-        })
-        .unwrap_or_else(|| panic!("no traffic line in:\n{err}"));
-    let (inn, out) = line
-        .split_once(" byte(s) copied to the device, ")
-        .unwrap_or_else(|| panic!("{line}"));
-    (inn.parse().unwrap(), out.parse().unwrap())
+    common::xla_traffic(&text(&o.stderr))
 }
 
 /// Runs `source` (written to a scratch file `name`) with `--backend xla --verbose`

@@ -38,14 +38,7 @@ fn run(example: &str, extra: &[&str]) -> Output {
 
 /// Offloaded calls counted by `--verbose`.
 fn offloaded(o: &Output) -> u64 {
-    let err = text(&o.stderr);
-    err.lines()
-        .find_map(|l| {
-            l.strip_prefix("xla: ")?
-                .strip_suffix(" call(s) ran on the device")
-        })
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no device summary in:\n{err}"))
+    common::xla_offloaded(&text(&o.stderr))
 }
 
 #[test]

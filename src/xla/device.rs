@@ -304,26 +304,23 @@ impl<'p> Device<'p> {
     /// the device (src/xla/resident.rs): reading one copies it to the host then. An
     /// argument already on this device is passed as it is; any other is copied in.
     pub fn execute(&self, exe: &Executable, args: &[&Tensor]) -> Result<Vec<Tensor>, XlaError> {
+        // Arguments already on this device pass as they are; the others are copied
+        // in first (owned here until the execution is done).
         let copies = args
             .iter()
-            .map(|t| match buffer_of(t, &self.probe) {
-                Some(_) => Ok(None),
-                None => {
-                    let b = self
-                        .client
-                        .to_device(&host_array(t), t.shape(), self.ordinal)?;
-                    note_in(t.nbytes());
-                    Ok(Some(b))
-                }
+            .filter(|t| buffer_of(t, &self.probe).is_none())
+            .map(|t| {
+                let b = self
+                    .client
+                    .to_device(&host_array(t), t.shape(), self.ordinal)?;
+                note_in(t.nbytes());
+                Ok(b)
             })
-            .collect::<Result<Vec<Option<Buffer>>, PluginError>>()?;
+            .collect::<Result<Vec<Buffer>, PluginError>>()?;
+        let mut copied = copies.iter();
         let refs: Vec<&Buffer> = args
             .iter()
-            .zip(&copies)
-            .map(|(t, c)| match c {
-                Some(b) => Some(b),
-                None => buffer_of(t, &self.probe),
-            })
+            .map(|t| buffer_of(t, &self.probe).or_else(|| copied.next()))
             .collect::<Option<_>>()
             .ok_or_else(|| XlaError::Result("an argument left the device".into()))?;
         let outs = exe.execute(&refs)?;

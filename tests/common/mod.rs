@@ -281,6 +281,34 @@ pub fn gpt_losses(stdout: &str) -> Vec<f64> {
         .collect()
 }
 
+/// (bytes to the device, bytes back) from `faber --verbose run --backend xla`'s
+/// summary on `stderr`.
+pub fn xla_traffic(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("xla: ")?
+                .strip_suffix(" byte(s) back to the host")
+        })
+        .unwrap_or_else(|| panic!("no traffic line in:\n{stderr}"));
+    let (inn, out) = line
+        .split_once(" byte(s) copied to the device, ")
+        .unwrap_or_else(|| panic!("{line}"));
+    (inn.parse().unwrap(), out.parse().unwrap())
+}
+
+/// The calls that ran on the device, from the same summary.
+pub fn xla_offloaded(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("xla: ")?
+                .strip_suffix(" call(s) ran on the device")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no device summary in:\n{stderr}"))
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
