@@ -195,6 +195,12 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
             stats.devices
         ));
     }
+    for (name, n) in &stats.split {
+        out.push_str(&format!(
+            "xla: `{name}` ran on {} devices with split values {n} time(s)\n",
+            stats.devices
+        ));
+    }
     for (name, why) in &stats.declined {
         let at = location(program, sources, name)
             .map(|l| format!(" ({l})"))
@@ -225,6 +231,19 @@ pub fn summary(backend: &Backend, program: &Program, sources: &SourceMap) -> Str
         "xla: {} byte(s) copied to the device, {} byte(s) back to the host\n",
         moved.bytes_in, moved.bytes_out
     ));
+    // What the values kept on each device held at most (the parameters, the
+    // optimizer's state, the step's results; not XLA's own scratch).
+    let held = faber::xla::resident::held();
+    if !held.is_empty() {
+        let per: Vec<String> = held
+            .iter()
+            .map(|(id, h)| format!("{} byte(s) on device id {id}", h.peak))
+            .collect();
+        out.push_str(&format!(
+            "xla: values kept on the devices held at most {}\n",
+            per.join(", ")
+        ));
+    }
     out
 }
 

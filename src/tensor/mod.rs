@@ -405,6 +405,17 @@ impl Tensor {
         }
     }
 
+    /// Whether this tensor is the only handle on its storage (no other tensor
+    /// shares it): a cache that keeps a clone to recognise the storage can drop it
+    /// once its clone is the last one.
+    pub fn storage_unique(&self) -> bool {
+        match &self.data {
+            Store::F64(b) => b.is_unique(),
+            Store::F32(v) => std::rc::Rc::strong_count(v) == 1,
+            Store::Remote(r) => std::rc::Rc::strong_count(r) == 1,
+        }
+    }
+
     /// The single element of a one-element tensor (any rank), as an f64.
     pub fn item(&self) -> TResult<f64> {
         match (self.numel(), self.value_at(0)) {

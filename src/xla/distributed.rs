@@ -352,6 +352,7 @@ pub fn compile_global(
 ) -> Result<super::Executable, PluginError> {
     let options = super::proto::SpmdOptions {
         device_ids: device_ids.to_vec(),
+        propagate_to_output: false,
     };
     super::exec::compile_encoded(&client.handle, text, &options.encode())
 }

@@ -78,6 +78,10 @@ pub struct Stats {
     /// Calls run replicated on the N devices (an argument was replicated there), per
     /// function.
     pub replicated: std::collections::BTreeMap<String, u64>,
+    /// Calls other than the train step run on the N devices with a split value
+    /// among their arguments (tensor parallel: the optimizer on split
+    /// parameters), per function.
+    pub split: std::collections::BTreeMap<String, u64>,
 }
 
 /// The hook: a device, and what it has learnt about the program's functions.
@@ -145,21 +149,13 @@ impl<'p> DeviceOffload<'p> {
         let spmd = self.spmd.as_mut()?;
         let name = &program.func(func).name;
         let step = is_train_step(name, args);
-        // Another call runs replicated when it takes a replicated value and no data
-        // from elsewhere: a top-level tensor of rank ≥ 1 not replicated (a loss
-        // estimate's batch) sends it to the home device alone, which takes the
-        // replicated values' buffers there.
-        let replicated = !step
-            && args.iter().any(|a| holds_replicated(a, spmd))
-            && !args
-                .iter()
-                .any(|a| matches!(a, FnArg::Tensor(t) if t.rank() > 0 && !spmd.holds(t)));
-        if !step && !replicated {
-            return None;
-        }
-        let before = spmd.compiles;
-        let called = if step && !self.rules.is_empty() {
-            let leaves = match leaf_shardings(program, values, &self.rules, spmd.devices()) {
+        // `[run.sharding]` names parameters wherever they are passed: a call taking
+        // one (the optimizer's initial state, an evaluation before the first step)
+        // runs on the N devices with it split, so no device ever holds it whole.
+        let leaves = if self.rules.is_empty() {
+            Vec::new()
+        } else {
+            match leaf_shardings(program, values, &self.rules, spmd.devices(), step) {
                 Ok(l) => l,
                 Err(why) => {
                     return Some(Err((
@@ -167,10 +163,32 @@ impl<'p> DeviceOffload<'p> {
                         format!("`{name}` on {} devices: {why}", spmd.devices()),
                     )))
                 }
-            };
+            }
+        };
+        let ruled = leaves.iter().any(Option::is_some);
+        // Another call runs replicated when it takes a replicated value and no data
+        // from elsewhere: a top-level tensor of rank ≥ 1 not replicated (a loss
+        // estimate's batch) sends it to the home device alone, which takes the
+        // replicated values' buffers there. A split value has no whole buffer on
+        // one device: a call taking one runs on the N devices whatever else it
+        // takes (a batch then goes whole to each).
+        let replicated = !step
+            && (ruled
+                || args.iter().any(|a| holds_split(a, spmd))
+                || (args.iter().any(|a| holds_replicated(a, spmd))
+                    && !args
+                        .iter()
+                        .any(|a| matches!(a, FnArg::Tensor(t) if t.rank() > 0 && !spmd.holds(t)))));
+        if !step && !replicated {
+            return None;
+        }
+        let before = spmd.compiles;
+        let called = if step && !self.rules.is_empty() {
             spmd.call_function_sharded(program, func, args, &leaves)
         } else if step {
             spmd.call_function(program, func, args)
+        } else if ruled {
+            spmd.call_replicated_sharded(program, func, args, &leaves)
         } else {
             spmd.call_replicated(program, func, args)
         };
@@ -196,6 +214,8 @@ impl<'p> DeviceOffload<'p> {
         stats.offloaded += 1;
         let per = if step {
             &mut stats.data_parallel
+        } else if spmd.last_split {
+            &mut stats.split
         } else {
             &mut stats.replicated
         };
@@ -361,12 +381,14 @@ fn op_arg<'v>(v: &'v Value, scalars: Option<ElementType>) -> Option<Arg<'v>> {
 /// leaf's path is as `hospes.nomina_foliorum` names it inside its top-level
 /// argument (a top-level tensor, the batch, has none). A leaf a rule names whose
 /// axis `n` does not divide, or that has no axis, is the error (CLI018), and so is
-/// a rule no leaf fits.
+/// — when `every_rule` (the train step, which takes every parameter) — a rule no
+/// leaf fits.
 fn leaf_shardings(
     program: &Program,
     args: &[Value],
     rules: &[(String, Sharding)],
     n: usize,
+    every_rule: bool,
 ) -> Result<Vec<Option<Sharding>>, String> {
     fn walk(
         program: &Program,
@@ -435,6 +457,9 @@ fn leaf_shardings(
     for a in args {
         walk(program, a, &mut String::new(), rules, n, &mut out)?;
     }
+    if !every_rule {
+        return Ok(out);
+    }
     // A key that names no parameter (a typo, a model without such a leaf).
     let mut used = vec![false; rules.len()];
     for a in args {
@@ -494,13 +519,22 @@ fn mark_used(
     }
 }
 
-/// Whether `a` holds a tensor replicated over `spmd`'s devices.
+/// Whether `a` holds a tensor on `spmd`'s devices (replicated, or split).
 fn holds_replicated(a: &FnArg, spmd: &Spmd) -> bool {
     match a {
         FnArg::Tensor(t) => spmd.holds(t),
         FnArg::Record(fields) | FnArg::List(fields) => {
             fields.iter().any(|f| holds_replicated(f, spmd))
         }
+        _ => false,
+    }
+}
+
+/// Whether `a` holds a tensor split over `spmd`'s devices.
+fn holds_split(a: &FnArg, spmd: &Spmd) -> bool {
+    match a {
+        FnArg::Tensor(t) => spmd.splits(t),
+        FnArg::Record(fields) | FnArg::List(fields) => fields.iter().any(|f| holds_split(f, spmd)),
         _ => false,
     }
 }
@@ -651,6 +685,15 @@ impl Offload for DeviceOffload<'_> {
     }
 
     fn first_non_finite(&mut self, leaves: &[&Tensor]) -> Option<Option<usize>> {
+        // Split values have no whole buffer on one device: the N devices count
+        // their shards in one program.
+        if let Some(spmd) = self.spmd.as_mut() {
+            if leaves.iter().any(|t| spmd.splits(t)) {
+                let found = spmd.first_non_finite(leaves);
+                self.count();
+                return found;
+            }
+        }
         self.device.first_non_finite(leaves)
     }
 

@@ -55,9 +55,14 @@ pub struct CompileOptions {
 /// partitions, `use_spmd_partitioning` set, and a device assignment of one replica
 /// of computation `i` on the device of id `device_ids[i]` — partition `i` runs
 /// there and takes the `i`-th argument list of an execution.
+///
+/// With `propagate_to_output` XLA's sharding propagation chooses how each result
+/// without an `mhlo.sharding` lies (`allow_spmd_sharding_propagation_to_output`,
+/// one `true` for every result): a split parameter's update then stays split.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpmdOptions {
     pub device_ids: Vec<i64>,
+    pub propagate_to_output: bool,
 }
 
 impl Default for CompileOptions {
@@ -86,6 +91,9 @@ const NUM_PARTITIONS: u64 = 5;
 const USE_SPMD_PARTITIONING: u64 = 6;
 /// `ExecutableBuildOptionsProto.device_assignment`.
 const DEVICE_ASSIGNMENT: u64 = 9;
+/// `ExecutableBuildOptionsProto.allow_spmd_sharding_propagation_to_output`
+/// (`repeated bool`, packed).
+const PROPAGATE_TO_OUTPUT: u64 = 12;
 /// `DeviceAssignmentProto.replica_count`, `.computation_count`,
 /// `.computation_devices`.
 const REPLICA_COUNT: u64 = 1;
@@ -148,6 +156,9 @@ impl SpmdOptions {
         int64_field(&mut build, NUM_PARTITIONS, self.device_ids.len() as i64);
         int64_field(&mut build, USE_SPMD_PARTITIONING, 1);
         bytes_field(&mut build, DEVICE_ASSIGNMENT, &assignment(&self.device_ids));
+        if self.propagate_to_output {
+            bytes_field(&mut build, PROPAGATE_TO_OUTPUT, &[1]);
+        }
         let mut out = Vec::with_capacity(build.len() + 2);
         bytes_field(&mut out, EXECUTABLE_BUILD_OPTIONS, &build);
         out
@@ -228,6 +239,7 @@ mod tests {
     fn spmd_options_of_two_partitions() {
         let o = SpmdOptions {
             device_ids: vec![0, 1],
+            propagate_to_output: false,
         };
         let assignment = [
             0x08, 0x01, 0x10, 0x02, 0x1a, 0x03, 0x0a, 0x01, 0x00, 0x1a, 0x03, 0x0a, 0x01, 0x01,
@@ -245,6 +257,15 @@ mod tests {
         ]);
         want.extend(assignment);
         assert_eq!(o.encode(), want);
+        // Propagation to the outputs adds field 12 after the assignment: key
+        // 12<<3|2 = 0x62, length 1, one packed `true`.
+        let p = SpmdOptions {
+            propagate_to_output: true,
+            ..o
+        };
+        want[1] += 3;
+        want.extend([0x62, 0x01, 0x01]);
+        assert_eq!(p.encode(), want);
     }
 
     /// -1 is 2⁶⁴ − 1: nine bytes 0xff and a final 0x01 (64 = 9·7 + 1 bits).

@@ -14,6 +14,12 @@
 //! runner's [`Mesh`]: one buffer per device (the train step's parameters and
 //! gradients, the optimizer's state), so the next SPMD program takes them without a
 //! copy, and a one-device program takes the buffer on its own device.
+//!
+//! A value may also be split over the mesh (tensor parallel, `[run.sharding]`):
+//! buffer `d` is shard `d` along one axis. The next SPMD program takes the shards as
+//! they are; a one-device program or a host read gets the whole value, the shards
+//! copied to the host and joined. [`held`] counts the bytes resident values hold on
+//! each device (`--verbose`; the tests that check a split model's footprint).
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -29,6 +35,38 @@ use crate::tensor::{DType, DeviceData, HostData, Tensor};
 thread_local! {
     static BYTES_IN: Cell<u64> = const { Cell::new(0) };
     static EXECUTIONS: Cell<u64> = const { Cell::new(0) };
+    static HELD: RefCell<std::collections::BTreeMap<i64, Held>> =
+        const { RefCell::new(std::collections::BTreeMap::new()) };
+}
+
+/// The bytes resident values hold on one device: now, and the most at any time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    pub now: u64,
+    pub peak: u64,
+}
+
+/// Per device id, the bytes this thread's resident values hold there.
+pub fn held() -> Vec<(i64, Held)> {
+    HELD.with(|h| h.borrow().iter().map(|(&d, &b)| (d, b)).collect())
+}
+
+fn hold(device: i64, bytes: u64) {
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        let e = h.entry(device).or_default();
+        e.now += bytes;
+        e.peak = e.peak.max(e.now);
+    });
+}
+
+fn release(device: i64, bytes: u64) {
+    // `try_with`: a value dropped while the thread ends has nobody to tell.
+    let _ = HELD.try_with(|h| {
+        if let Some(e) = h.borrow_mut().get_mut(&device) {
+            e.now = e.now.saturating_sub(bytes);
+        }
+    });
 }
 
 /// What this thread has moved and run on devices so far.
@@ -82,6 +120,11 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// The id of the device this probe compiles for (`-1`: the plugin's default).
+    pub(super) fn device_id(&self) -> i64 {
+        self.options.device_id.unwrap_or(-1)
+    }
+
     pub(super) fn new(handle: Rc<ClientHandle>, options: CompileOptions) -> Probe {
         Probe {
             handle,
@@ -128,7 +171,7 @@ impl Probe {
 }
 
 /// The program of [`Probe::count_non_finite`].
-fn counts_program(types: &[TensorType]) -> String {
+pub(super) fn counts_program(types: &[TensorType]) -> String {
     let (mut f, params) = Function::new(types);
     let mut acc: Option<super::stablehlo::Value> = None;
     for (&x, ty) in params.iter().zip(types) {
@@ -155,6 +198,8 @@ fn counts_program(types: &[TensorType]) -> String {
 pub struct Mesh {
     /// The device count N.
     pub(super) devices: usize,
+    /// The devices' ids, in mesh order.
+    pub(super) ids: Vec<i64>,
     /// Which of the N devices the one-device programs run on (`--device`), and its
     /// probe: a replicated value's buffer there is what they take and what a read
     /// copies to the host.
@@ -168,15 +213,64 @@ pub struct Resident {
     buffers: Vec<Buffer>,
     /// The buffer on the probe's device (`buffers[home]`).
     home: usize,
+    /// The whole value's type (a split value's shards are smaller).
     ty: TensorType,
     probe: Rc<Probe>,
     mesh: Option<Rc<Mesh>>,
+    /// Split over the mesh along this axis: buffer `d` is shard `d`.
+    split: Option<usize>,
+    /// Per buffer, the device id and the bytes it holds there (for [`held`]).
+    holds: Vec<(i64, u64)>,
+}
+
+impl Drop for Resident {
+    fn drop(&mut self) {
+        for &(d, b) in &self.holds {
+            release(d, b);
+        }
+    }
 }
 
 impl Resident {
-    /// The buffer, when it lives on the device `probe` belongs to.
+    fn new(
+        buffers: Vec<Buffer>,
+        home: usize,
+        ty: TensorType,
+        probe: &Rc<Probe>,
+        mesh: Option<&Rc<Mesh>>,
+        split: Option<usize>,
+    ) -> Resident {
+        let size = match ty.elem {
+            ElementType::F32 => 4,
+            ElementType::F64 => 8,
+        };
+        let whole: u64 = ty.dims.iter().product::<usize>() as u64 * size;
+        let per = if split.is_some() {
+            whole / buffers.len().max(1) as u64
+        } else {
+            whole
+        };
+        let holds: Vec<(i64, u64)> = match mesh {
+            Some(m) => m.ids.iter().map(|&d| (d, per)).collect(),
+            None => vec![(probe.device_id(), per)],
+        };
+        for &(d, b) in &holds {
+            hold(d, b);
+        }
+        Resident {
+            buffers,
+            home,
+            ty,
+            probe: Rc::clone(probe),
+            mesh: mesh.cloned(),
+            split,
+            holds,
+        }
+    }
+
+    /// The buffer, when the whole value lives on the device `probe` belongs to.
     pub(super) fn buffer_on(&self, probe: &Rc<Probe>) -> Option<&Buffer> {
-        if Rc::ptr_eq(&self.probe, probe) {
+        if Rc::ptr_eq(&self.probe, probe) && self.split.is_none() {
             self.buffers.get(self.home)
         } else {
             None
@@ -186,12 +280,53 @@ impl Resident {
     /// The buffers, one per device of `mesh`, when the value is replicated over it.
     pub(super) fn replicas_on(&self, mesh: &Rc<Mesh>) -> Option<&[Buffer]> {
         let m = self.mesh.as_ref()?;
-        (Rc::ptr_eq(m, mesh) && self.buffers.len() == mesh.devices).then_some(&self.buffers[..])
+        (Rc::ptr_eq(m, mesh) && self.buffers.len() == mesh.devices && self.split.is_none())
+            .then_some(&self.buffers[..])
     }
+
+    /// The shards, one per device of `mesh`, and the axis they split, when the
+    /// value is split over it.
+    pub(super) fn shards_on(&self, mesh: &Rc<Mesh>) -> Option<(&[Buffer], usize)> {
+        let m = self.mesh.as_ref()?;
+        let axis = self.split?;
+        (Rc::ptr_eq(m, mesh) && self.buffers.len() == mesh.devices)
+            .then_some((&self.buffers[..], axis))
+    }
+}
+
+/// The shards `parts` (each of shape `dims` with axis `axis` divided by their
+/// count) joined along `axis`.
+fn join<T: Copy>(parts: &[Vec<T>], dims: &[usize], axis: usize) -> Vec<T> {
+    let n = parts.len().max(1);
+    let outer: usize = dims[..axis].iter().product();
+    let per = dims.get(axis).copied().unwrap_or(0) / n;
+    let inner: usize = dims.get(axis + 1..).map_or(1, |r| r.iter().product());
+    let mut out = Vec::with_capacity(outer * per * n * inner);
+    for o in 0..outer {
+        for p in parts {
+            out.extend_from_slice(&p[o * per * inner..(o + 1) * per * inner]);
+        }
+    }
+    out
 }
 
 impl DeviceData for Resident {
     fn fetch(&self) -> Result<HostData, String> {
+        if let Some(axis) = self.split {
+            let mut f32s = Vec::new();
+            let mut f64s = Vec::new();
+            for b in &self.buffers {
+                match b.to_host().map_err(|e| e.to_string())? {
+                    (HostArray::F32(v), _) => f32s.push(v),
+                    (HostArray::F64(v), _) => f64s.push(v),
+                }
+            }
+            return match (f32s.is_empty(), f64s.is_empty()) {
+                (false, true) => Ok(HostData::F32(join(&f32s, &self.ty.dims, axis))),
+                (true, false) => Ok(HostData::F64(join(&f64s, &self.ty.dims, axis))),
+                _ => Err("a split value's shards of mixed element types".into()),
+            };
+        }
         let buffer = self
             .buffers
             .get(self.home)
@@ -204,6 +339,9 @@ impl DeviceData for Resident {
     }
 
     fn all_finite(&self) -> Option<bool> {
+        if self.split.is_some() {
+            return None;
+        }
         let buffer = self.buffers.get(self.home)?;
         let n = self
             .probe
@@ -231,13 +369,14 @@ pub(super) fn resident_tensor(
     elem: ElementType,
     probe: &Rc<Probe>,
 ) -> Tensor {
-    let r = Resident {
-        buffers: vec![buffer],
-        home: 0,
-        ty: TensorType::new(elem, dims),
-        probe: Rc::clone(probe),
-        mesh: None,
-    };
+    let r = Resident::new(
+        vec![buffer],
+        0,
+        TensorType::new(elem, dims),
+        probe,
+        None,
+        None,
+    );
     Tensor::resident(dims, dtype_of(elem), Rc::new(r))
 }
 
@@ -255,14 +394,51 @@ pub(super) fn replicated_tensor(
     if buffers.len() != mesh.devices || mesh.home >= mesh.devices {
         return None;
     }
-    let r = Resident {
+    let r = Resident::new(
         buffers,
-        home: mesh.home,
-        ty: TensorType::new(elem, dims),
-        probe: Rc::clone(&mesh.probe),
-        mesh: Some(Rc::clone(mesh)),
-    };
+        mesh.home,
+        TensorType::new(elem, dims),
+        &mesh.probe,
+        Some(mesh),
+        None,
+    );
     Some(Tensor::resident(dims, dtype_of(elem), Rc::new(r)))
+}
+
+/// `shards` (shard `d` on device `d` of `mesh`, splitting the value of shape `dims`
+/// along `axis` into equal parts) as a tensor split over the mesh: an SPMD program
+/// takes the shards as they are; a one-device program or a host read gets the
+/// whole value, joined on the host. `None` when there is not one shard per device
+/// or `axis` does not split `dims` into them.
+pub(super) fn split_tensor(
+    shards: Vec<Buffer>,
+    dims: &[usize],
+    axis: usize,
+    elem: ElementType,
+    mesh: &Rc<Mesh>,
+) -> Option<Tensor> {
+    let n = mesh.devices;
+    if shards.len() != n || axis >= dims.len() || !dims[axis].is_multiple_of(n) {
+        return None;
+    }
+    let r = Resident::new(
+        shards,
+        mesh.home,
+        TensorType::new(elem, dims),
+        &mesh.probe,
+        Some(mesh),
+        Some(axis),
+    );
+    Some(Tensor::resident(dims, dtype_of(elem), Rc::new(r)))
+}
+
+/// The shards holding `t` on the devices of `mesh` and the axis they split, if it
+/// is split there.
+pub(super) fn shards_of<'t>(t: &'t Tensor, mesh: &Rc<Mesh>) -> Option<(&'t [Buffer], usize)> {
+    t.device_data()?
+        .as_any()
+        .downcast_ref::<Resident>()?
+        .shards_on(mesh)
 }
 
 /// The buffers holding `t` on every device of `mesh`, if it is replicated there.

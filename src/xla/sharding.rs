@@ -119,14 +119,52 @@ pub fn annotate(
     results: &[Sharding],
     n: usize,
 ) -> Result<String, String> {
+    annotate_some(text, args, Some(results), n)
+}
+
+/// [`annotate`] with the results left without an `mhlo.sharding`: compiled with
+/// propagation to the outputs ([`SpmdOptions`](super::proto::SpmdOptions)), XLA
+/// chooses how each lies (a split parameter's update split like it).
+pub fn annotate_arguments(text: &str, args: &[Sharding], n: usize) -> Result<String, String> {
+    annotate_some(text, args, None, n)
+}
+
+/// The global types of `@main`'s results (`tensor<8x3xf32>`), in order.
+pub fn result_types(text: &str) -> Option<Vec<String>> {
+    let h = header(text)?;
+    Some(
+        split_types(&text[h.results.0..h.results.1])
+            .iter()
+            .map(|t| t.trim().to_string())
+            .collect(),
+    )
+}
+
+/// The dimensions of an MLIR tensor type's text (`tensor<8x3xf32>` is `[8, 3]`).
+pub fn dims_of(ty: &str) -> Vec<usize> {
+    let inner = ty
+        .trim()
+        .trim_start_matches("tensor<")
+        .trim_end_matches('>');
+    let mut parts: Vec<&str> = inner.split('x').collect();
+    parts.pop();
+    parts.iter().filter_map(|p| p.parse().ok()).collect()
+}
+
+fn annotate_some(
+    text: &str,
+    args: &[Sharding],
+    results: Option<&[Sharding]>,
+    n: usize,
+) -> Result<String, String> {
     let h = header(text).ok_or("no `func.func public @main` header")?;
     let params = split_types(&text[h.params.0..h.params.1]);
     let outs = split_types(&text[h.results.0..h.results.1]);
-    if params.len() != args.len() || outs.len() != results.len() {
+    if params.len() != args.len() || results.is_some_and(|r| r.len() != outs.len()) {
         return Err(format!(
             "{} argument and {} result shardings for a program of {} and {}",
             args.len(),
-            results.len(),
+            results.map_or(0, <[Sharding]>::len),
             params.len(),
             outs.len()
         ));
@@ -142,11 +180,14 @@ pub fn annotate(
             )
         })
         .collect();
-    let outs: Vec<String> = outs
-        .iter()
-        .zip(results)
-        .map(|(t, s)| format!("{t} {{mhlo.sharding = \"{}\"}}", s.attribute(rank_of(t), n)))
-        .collect();
+    let outs: Vec<String> = match results {
+        Some(results) => outs
+            .iter()
+            .zip(results)
+            .map(|(t, s)| format!("{t} {{mhlo.sharding = \"{}\"}}", s.attribute(rank_of(t), n)))
+            .collect(),
+        None => outs.iter().map(|t| t.to_string()).collect(),
+    };
     let body = format!(
         "{}{}) -> ({}{}",
         &text[..h.params.0],
@@ -222,5 +263,14 @@ mod tests {
              tensor<3xf32> {mhlo.sharding = \"{replicated}\"}) {"
         ));
         assert!(annotate(&text, &[Sharding::Batch], &[], 2).is_err());
+        // Without result shardings the results keep their bare types.
+        let open = annotate_arguments(&text, &[Sharding::Batch, Sharding::Replicated], 2).unwrap();
+        assert!(open.contains("-> (tensor<3xf32>, tensor<3xf32>) {"));
+        assert_eq!(
+            result_types(&open).unwrap(),
+            vec!["tensor<3xf32>".to_string(), "tensor<3xf32>".to_string()]
+        );
+        assert_eq!(dims_of("tensor<8x3xf32>"), vec![8, 3]);
+        assert_eq!(dims_of("tensor<f32>"), Vec::<usize>::new());
     }
 }

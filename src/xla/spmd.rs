@@ -38,8 +38,14 @@ use super::device::{FnArg, XlaError};
 use super::exec::{compile_encoded, Buffer, ElementType, Executable, HostArray};
 use super::plugin::{Client, PluginError};
 use super::proto::{CompileOptions, SpmdOptions};
-use super::resident::{note_execution, note_in, replicas_of, replicated_tensor, Mesh, Probe};
-pub use super::sharding::{annotate, path_matches, result_count, rule_for, Sharding};
+use super::resident::{
+    counts_program, note_execution, note_in, replicas_of, replicated_tensor, shards_of,
+    split_tensor, Mesh, Probe,
+};
+pub use super::sharding::{
+    annotate, annotate_arguments, dims_of, path_matches, result_count, result_types, rule_for,
+    Sharding,
+};
 use super::stablehlo::{lower_function_with_template, Param, Template, TensorType};
 use crate::ir::{FuncId, Program};
 use crate::tensor::{self as k, DType, Tensor};
@@ -142,18 +148,71 @@ pub struct Input {
 }
 
 /// Where an input's elements come from.
-enum Source<'a> {
+enum Source {
     /// The host: copied in at the call.
     Host(HostArray),
-    /// Already on every device (a replicated value): buffer `d` on device `d`.
-    Replicas(&'a [Buffer]),
+    /// Already on the devices: a value replicated over the mesh (buffer `d` on
+    /// device `d`), or split over it as the input's sharding says (shard `d`).
+    Mesh(Tensor),
 }
 
 /// An input of [`Spmd::run_buffers`].
-struct In<'a> {
-    source: Source<'a>,
+struct In {
+    source: Source,
     dims: Vec<usize>,
     sharding: Sharding,
+    /// A host parameter (a leaf inside a record or list) whose device copies are
+    /// kept for the next call that passes the same host tensor ([`Spmd::placed`]).
+    keep: Option<Tensor>,
+}
+
+/// How a value already on the mesh lies, as the sharding of an input: replicated,
+/// or split along axis 0 ([`Sharding::Batch`]) or the last axis
+/// ([`Sharding::Columns`]); `None` for another axis or a value not on the mesh.
+fn layout_on(t: &Tensor, mesh: &Rc<Mesh>) -> Option<Sharding> {
+    if replicas_of(t, mesh).is_some() {
+        return Some(Sharding::Replicated);
+    }
+    let (_, axis) = shards_of(t, mesh)?;
+    match axis {
+        0 => Some(Sharding::Batch),
+        a if a + 1 == t.rank() => Some(Sharding::Columns),
+        _ => None,
+    }
+}
+
+/// Whether `a` and `b` split an array of `rank` the same way (a rank-1 array's
+/// rows are its columns).
+fn same_axis(a: Sharding, b: Sharding, rank: usize) -> bool {
+    a.axis(rank) == b.axis(rank)
+}
+
+/// How one result of an SPMD program came back: whole on every device, or split
+/// along an axis into one shard per device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    Whole,
+    Split(usize),
+}
+
+/// The layout of a result of global shape `global` whose buffer on each device has
+/// shape `local` (one entry per device), when XLA chose it: the same shape on every
+/// device is the whole value; one axis divided by the device count is a split; any
+/// other tiling is `None`.
+fn layout_of(global: &[usize], local: &[Vec<usize>]) -> Option<Layout> {
+    let n = local.len();
+    let first = local.first()?;
+    if local.iter().any(|l| l != first) || first.len() != global.len() {
+        return None;
+    }
+    let differing: Vec<usize> = (0..global.len())
+        .filter(|&a| first[a] != global[a])
+        .collect();
+    match differing.as_slice() {
+        [] => Some(Layout::Whole),
+        [a] if first[*a] * n == global[*a] => Some(Layout::Split(*a)),
+        _ => None,
+    }
 }
 
 /// N devices of one client, with a compile cache of SPMD programs.
@@ -163,6 +222,21 @@ pub struct Spmd<'p> {
     mesh: Rc<Mesh>,
     cache: HashMap<String, Rc<Executable>>,
     templates: HashMap<String, Template>,
+    /// Per program compiled with its results left to XLA, their global shapes.
+    open_results: HashMap<String, Vec<Vec<usize>>>,
+    /// Programs whose results XLA tiled in a way faber does not keep (another
+    /// tiling than one axis split over every device): compiled again with every
+    /// result replicated.
+    closed: std::collections::HashSet<String>,
+    /// Host parameters already copied to the devices: the host tensor (a clone,
+    /// to recognise its storage), its sharding, and the copy on the mesh. An entry
+    /// goes when its host tensor is the last handle on the storage.
+    placed: Vec<(Tensor, Sharding, Tensor)>,
+    /// Finiteness programs over values on the mesh, by their inputs' types and
+    /// shardings.
+    finite: HashMap<String, Rc<Executable>>,
+    /// Whether the last call had a split value among its arguments.
+    pub last_split: bool,
     /// Programs compiled, and cache lookups that found one.
     pub compiles: u64,
     pub hits: u64,
@@ -186,14 +260,23 @@ impl<'p> Spmd<'p> {
         let probe = Rc::new(Probe::new(Rc::clone(&client.handle), home));
         Ok(Spmd {
             client,
-            options: SpmdOptions { device_ids },
             mesh: Rc::new(Mesh {
                 devices: n,
+                ids: device_ids.clone(),
                 home: 0,
                 probe,
             }),
+            options: SpmdOptions {
+                device_ids,
+                propagate_to_output: false,
+            },
             cache: HashMap::new(),
             templates: HashMap::new(),
+            open_results: HashMap::new(),
+            closed: std::collections::HashSet::new(),
+            placed: Vec::new(),
+            finite: HashMap::new(),
+            last_split: false,
             compiles: 0,
             hits: 0,
         })
@@ -207,6 +290,7 @@ impl<'p> Spmd<'p> {
         if ordinal < self.devices() {
             self.mesh = Rc::new(Mesh {
                 devices: self.devices(),
+                ids: self.options.device_ids.clone(),
                 home: ordinal,
                 probe: Rc::clone(probe),
             });
@@ -218,18 +302,38 @@ impl<'p> Spmd<'p> {
         self.options.device_ids.len()
     }
 
-    /// Whether `t` is replicated over these devices (its buffers on every one).
+    /// Whether `t` is on these devices: replicated over them, or split.
     pub fn holds(&self, t: &Tensor) -> bool {
-        replicas_of(t, &self.mesh).is_some()
+        replicas_of(t, &self.mesh).is_some() || shards_of(t, &self.mesh).is_some()
+    }
+
+    /// Whether `t` is split over these devices.
+    pub fn splits(&self, t: &Tensor) -> bool {
+        shards_of(t, &self.mesh).is_some()
     }
 
     /// `text` (already annotated) compiled for the N devices, once per `key`.
     pub fn compile(&mut self, key: &str, text: &str) -> Result<Rc<Executable>, SpmdError> {
+        self.compile_with(key, text, false)
+    }
+
+    /// [`Spmd::compile`], with XLA choosing the shardings of the results that have
+    /// none when `open`.
+    fn compile_with(
+        &mut self,
+        key: &str,
+        text: &str,
+        open: bool,
+    ) -> Result<Rc<Executable>, SpmdError> {
         if let Some(e) = self.cache.get(key) {
             self.hits += 1;
             return Ok(Rc::clone(e));
         }
-        let exe = compile_encoded(&self.client.handle, text, &self.options.encode())?;
+        let options = SpmdOptions {
+            propagate_to_output: open,
+            ..self.options.clone()
+        };
+        let exe = compile_encoded(&self.client.handle, text, &options.encode())?;
         let exe = Rc::new(exe);
         self.compiles += 1;
         self.cache.insert(key.to_string(), Rc::clone(&exe));
@@ -251,6 +355,7 @@ impl<'p> Spmd<'p> {
                 source: Source::Host(i.data.clone()),
                 dims: i.dims.clone(),
                 sharding: i.sharding,
+                keep: None,
             })
             .collect();
         let outs = self.run_buffers(exe, &ins)?;
@@ -288,24 +393,21 @@ impl<'p> Spmd<'p> {
     fn run_buffers(&self, exe: &Executable, inputs: &[In]) -> Result<Vec<Vec<Buffer>>, SpmdError> {
         let n = self.devices();
         for i in inputs {
-            match (&i.source, i.sharding) {
-                (Source::Host(_), s) if !divides(s, &i.dims, n) => {
+            match &i.source {
+                Source::Host(_) if !divides(i.sharding, &i.dims, n) => {
                     return Err(SpmdError::Indivisible {
                         shape: i.dims.clone(),
                         devices: n,
                     })
                 }
-                (Source::Replicas(r), Sharding::Replicated) if r.len() != n => {
-                    return Err(XlaError::Result(format!(
-                        "a value replicated over {} devices passed to {n}",
-                        r.len()
-                    ))
-                    .into())
-                }
-                (Source::Replicas(_), Sharding::Batch | Sharding::Columns) => {
-                    return Err(
-                        XlaError::Result("a replicated value passed as a shard".into()).into(),
+                Source::Mesh(t)
+                    if !layout_on(t, &self.mesh)
+                        .is_some_and(|l| same_axis(l, i.sharding, i.dims.len())) =>
+                {
+                    return Err(XlaError::Result(
+                        "a value on the devices passed as it does not lie".into(),
                     )
+                    .into())
                 }
                 _ => {}
             }
@@ -338,7 +440,9 @@ impl<'p> Spmd<'p> {
                     .zip(inputs)
                     .map(|(c, i)| match (c, &i.source) {
                         (Some(b), _) => Some(b),
-                        (None, Source::Replicas(r)) => r.get(d),
+                        (None, Source::Mesh(t)) => replicas_of(t, &self.mesh)
+                            .or_else(|| shards_of(t, &self.mesh).map(|(s, _)| s))
+                            .and_then(|b| b.get(d)),
                         (None, Source::Host(_)) => None,
                     })
                     .collect::<Option<Vec<&Buffer>>>()
@@ -393,6 +497,20 @@ impl<'p> Spmd<'p> {
         self.call(program, func, args, false, &[])
     }
 
+    /// [`Spmd::call_replicated`] with the tensor leaves of `args` that `leaves`
+    /// gives a sharding split that way (a `[run.sharding]` parameter passed to
+    /// another function than the train step: the optimizer's initial state, an
+    /// evaluation); XLA chooses how the results lie.
+    pub fn call_replicated_sharded(
+        &mut self,
+        program: &Program,
+        func: FuncId,
+        args: &[FnArg],
+        leaves: &[Option<Sharding>],
+    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
+        self.call(program, func, args, false, leaves)
+    }
+
     fn call(
         &mut self,
         program: &Program,
@@ -405,28 +523,46 @@ impl<'p> Spmd<'p> {
             DType::F32 => ElementType::F32,
             DType::F64 => ElementType::F64,
         };
+        // Host parameters copied in before are recognised by their storage; an
+        // entry whose host tensor nobody else holds is gone for good.
+        self.placed.retain(|(h, _, _)| !h.storage_unique());
+        let placed = std::mem::take(&mut self.placed);
         let mut flat = Flat {
             mesh: Some(Rc::clone(&self.mesh)),
             leaves,
+            placed: &placed,
             ..Flat::default()
         };
+        let mut pushed = Ok(());
         for a in args {
             let top = match a {
                 FnArg::Tensor(t) if split && t.rank() > 0 => Sharding::Batch,
                 _ => Sharding::Replicated,
             };
-            flat.push(a, elem, top)?;
+            pushed = flat.push(a, elem, top);
+            if pushed.is_err() {
+                break;
+            }
         }
+        let Flat {
+            params,
+            mut inputs,
+            kinds,
+            split_params,
+            ..
+        } = flat;
+        self.placed = placed;
+        pushed?;
+        self.last_split = split_params;
         let n = self.devices();
-        let key = format!(
-            "fn #{} {} ({}) {elem:?} {:?}",
+        let base = format!(
+            "fn #{} {} ({kinds}) {elem:?} {:?}",
             func.0,
             program.func(func).name,
-            flat.kinds,
-            flat.inputs.iter().map(|i| &i.dims).collect::<Vec<_>>()
+            inputs.iter().map(|i| &i.dims).collect::<Vec<_>>()
         );
         // Refuse an indivisible batch before tracing or compiling anything.
-        for i in &flat.inputs {
+        for i in &inputs {
             if !divides(i.sharding, &i.dims, n) {
                 return Err(SpmdError::Indivisible {
                     shape: i.dims.clone(),
@@ -434,6 +570,24 @@ impl<'p> Spmd<'p> {
                 });
             }
         }
+        // A host parameter goes to the devices once, as it lies, and stays there
+        // for the next call that passes the same host tensor.
+        for i in &mut inputs {
+            if let (Source::Host(data), Some(host)) = (&i.source, i.keep.take()) {
+                let t = self.place(data, &i.dims, i.sharding)?;
+                self.placed.push((host, i.sharding, t.clone()));
+                i.source = Source::Mesh(t);
+            }
+        }
+        // With a split parameter among the inputs XLA chooses how the results lie
+        // (a split parameter's gradient and update stay split), unless it tiled
+        // this program's results in a way faber does not keep.
+        let open = split_params && !self.closed.contains(&base);
+        let key = if open {
+            format!("{base} open")
+        } else {
+            base.clone()
+        };
         let cached = self.cache.get(&key).cloned();
         let exe = match cached {
             Some(e) => {
@@ -441,29 +595,165 @@ impl<'p> Spmd<'p> {
                 e
             }
             None => {
-                let (text, template) =
-                    lower_function_with_template(program, func, &flat.params, elem)
-                        .map_err(XlaError::Lower)?;
-                let outs = result_count(&text)
+                let (text, template) = lower_function_with_template(program, func, &params, elem)
+                    .map_err(XlaError::Lower)?;
+                let types = result_types(&text)
                     .ok_or_else(|| XlaError::Result("a program without @main".into()))?;
-                let shardings: Vec<Sharding> = flat.inputs.iter().map(|i| i.sharding).collect();
-                let text = annotate(&text, &shardings, &vec![Sharding::Replicated; outs], n)
-                    .map_err(XlaError::Result)?;
+                let shardings: Vec<Sharding> = inputs.iter().map(|i| i.sharding).collect();
+                let text = if open {
+                    annotate_arguments(&text, &shardings, n)
+                } else {
+                    annotate(
+                        &text,
+                        &shardings,
+                        &vec![Sharding::Replicated; types.len()],
+                        n,
+                    )
+                }
+                .map_err(XlaError::Result)?;
                 self.templates.insert(key.clone(), template);
-                self.compile(&key, &text)?
+                self.open_results
+                    .insert(key.clone(), types.iter().map(|t| dims_of(t)).collect());
+                self.compile_with(&key, &text, open)?
             }
         };
         let template =
             self.templates.get(&key).cloned().ok_or_else(|| {
                 XlaError::Result("a compiled function without its template".into())
             })?;
-        let outs = self.run_buffers(&exe, &flat.inputs)?;
-        Ok((self.replicated_outputs(outs)?, template))
+        let outs = self.run_buffers(&exe, &inputs)?;
+        if !open {
+            return Ok((self.replicated_outputs(outs)?, template));
+        }
+        let globals = self.open_results.get(&key).cloned().unwrap_or_default();
+        let layouts: Option<Vec<Layout>> = (0..globals.len())
+            .map(|r| {
+                let local: Vec<Vec<usize>> = outs
+                    .iter()
+                    .map(|list| list.get(r).and_then(|b| b.dims().ok()))
+                    .collect::<Option<_>>()?;
+                layout_of(&globals[r], &local)
+            })
+            .collect();
+        match layouts {
+            Some(l) => Ok((self.mesh_outputs(outs, &l, &globals)?, template)),
+            None => {
+                // Run it again with every result replicated (the function is pure).
+                self.closed.insert(base);
+                self.call(program, func, args, split, leaves)
+            }
+        }
     }
 
-    /// Each device's output lists turned into tensors replicated over the mesh:
-    /// output `r` of every device is one value.
-    fn replicated_outputs(&self, outs: Vec<Vec<Buffer>>) -> Result<Vec<Tensor>, SpmdError> {
+    /// `data` (of shape `dims`) copied to the N devices as `sharding` says: whole
+    /// to each, or shard `d` to device `d`; a tensor on the mesh.
+    fn place(
+        &self,
+        data: &HostArray,
+        dims: &[usize],
+        sharding: Sharding,
+    ) -> Result<Tensor, SpmdError> {
+        let n = self.devices();
+        let axis = sharding.axis(dims.len());
+        let mut buffers = Vec::with_capacity(n);
+        let mut elem = ElementType::F32;
+        for d in 0..n {
+            let part = axis.map(|a| shard(data, dims, n, d, a));
+            let (data, shape) = part.as_ref().map_or((data, dims), |(p, s)| (p, s));
+            buffers.push(self.client.to_device(data, shape, d)?);
+            note_in(data.len() * element_size(data));
+            elem = match data {
+                HostArray::F32(_) => ElementType::F32,
+                HostArray::F64(_) => ElementType::F64,
+            };
+        }
+        let t = match axis {
+            Some(a) => split_tensor(buffers, dims, a, elem, &self.mesh),
+            None => replicated_tensor(buffers, dims, elem, &self.mesh),
+        };
+        t.ok_or_else(|| XlaError::Result("a copy missing on a device".into()).into())
+    }
+
+    /// The index of the first of `leaves` holding a NaN or an infinity (`Some(None)`
+    /// when every one is finite), counted by one program over the N devices when
+    /// every leaf is on them (replicated or split) and not yet copied to the host;
+    /// `None` otherwise. The counts come back from the home device.
+    pub fn first_non_finite(&mut self, leaves: &[&Tensor]) -> Option<Option<usize>> {
+        let mut types = Vec::with_capacity(leaves.len());
+        let mut inputs = Vec::with_capacity(leaves.len());
+        for t in leaves {
+            let sharding = layout_on(t, &self.mesh)?;
+            if !t.on_device_only() {
+                return None;
+            }
+            let elem = match t.dtype() {
+                DType::F32 => ElementType::F32,
+                DType::F64 => ElementType::F64,
+            };
+            types.push(TensorType::new(elem, t.shape()));
+            inputs.push(In {
+                source: Source::Mesh((*t).clone()),
+                dims: t.shape().to_vec(),
+                sharding,
+                keep: None,
+            });
+        }
+        if inputs.is_empty() {
+            return None;
+        }
+        let shardings: Vec<Sharding> = inputs.iter().map(|i| i.sharding).collect();
+        let key = format!("finite {types:?} {shardings:?}");
+        let exe = match self.finite.get(&key) {
+            Some(e) => Rc::clone(e),
+            None => {
+                let text = counts_program(&types);
+                let text =
+                    annotate(&text, &shardings, &[Sharding::Replicated], self.devices()).ok()?;
+                let options = self.options.encode();
+                let exe = Rc::new(compile_encoded(&self.client.handle, &text, &options).ok()?);
+                self.compiles += 1;
+                self.finite.insert(key, Rc::clone(&exe));
+                exe
+            }
+        };
+        let outs = self.run_buffers(&exe, &inputs).ok()?;
+        let (data, _) = outs.get(self.mesh.home)?.first()?.to_host().ok()?;
+        crate::tensor::count_fetched(4 * types.len());
+        match data {
+            HostArray::F32(v) if v.len() == types.len() => Some(v.iter().position(|&x| x != 0.0)),
+            _ => None,
+        }
+    }
+
+    /// Each device's output lists turned into tensors on the mesh as `layouts`
+    /// says: output `r` whole on every device is a replicated value, split along an
+    /// axis a split value of the global shape `globals[r]`.
+    fn mesh_outputs(
+        &self,
+        outs: Vec<Vec<Buffer>>,
+        layouts: &[Layout],
+        globals: &[Vec<usize>],
+    ) -> Result<Vec<Tensor>, SpmdError> {
+        let per_result = self.by_result(outs)?;
+        per_result
+            .into_iter()
+            .zip(layouts.iter().zip(globals))
+            .map(|(buffers, (layout, global))| {
+                let elem = element_of(&buffers)?;
+                let t = match layout {
+                    Layout::Whole => {
+                        let dims = buffers[0].dims()?;
+                        replicated_tensor(buffers, &dims, elem, &self.mesh)
+                    }
+                    Layout::Split(a) => split_tensor(buffers, global, *a, elem, &self.mesh),
+                };
+                t.ok_or_else(|| XlaError::Result("a result missing on a device".into()).into())
+            })
+            .collect()
+    }
+
+    /// Output `r` of every device, for each `r`.
+    fn by_result(&self, outs: Vec<Vec<Buffer>>) -> Result<Vec<Vec<Buffer>>, SpmdError> {
         let count = outs.first().map_or(0, Vec::len);
         if outs.len() != self.devices() || outs.iter().any(|l| l.len() != count) {
             return Err(XlaError::Result("an output list per device expected".into()).into());
@@ -474,23 +764,32 @@ impl<'p> Spmd<'p> {
                 per_result[r].push(b);
             }
         }
-        per_result
+        Ok(per_result)
+    }
+
+    /// Each device's output lists turned into tensors replicated over the mesh:
+    /// output `r` of every device is one value.
+    fn replicated_outputs(&self, outs: Vec<Vec<Buffer>>) -> Result<Vec<Tensor>, SpmdError> {
+        self.by_result(outs)?
             .into_iter()
             .map(|buffers| {
-                let first = buffers
-                    .first()
-                    .ok_or_else(|| XlaError::Result("no devices".into()))?;
-                let dims = first.dims()?;
-                let Some(elem) = first.element_type()? else {
-                    return Err(
-                        XlaError::Result("an element type other than f32 or f64".into()).into(),
-                    );
-                };
+                let elem = element_of(&buffers)?;
+                let dims = buffers[0].dims()?;
                 replicated_tensor(buffers, &dims, elem, &self.mesh)
                     .ok_or_else(|| XlaError::Result("a result missing on a device".into()).into())
             })
             .collect()
     }
+}
+
+/// The element type of the first of `buffers` (one per device).
+fn element_of(buffers: &[Buffer]) -> Result<ElementType, SpmdError> {
+    let first = buffers
+        .first()
+        .ok_or_else(|| XlaError::Result("no devices".into()))?;
+    first
+        .element_type()?
+        .ok_or_else(|| XlaError::Result("an element type other than f32 or f64".into()).into())
 }
 
 fn element_size(a: &HostArray) -> usize {
@@ -510,64 +809,89 @@ fn host_array(t: &Tensor) -> HostArray {
 }
 
 /// The program's parameters and inputs of a call's arguments, flattened as
-/// src/xla/device.rs flattens them, each input with its sharding; a tensor
-/// replicated over `mesh` passed as its buffers.
+/// src/xla/device.rs flattens them, each input with its sharding; a tensor already
+/// on `mesh` passed as its buffers, a host parameter copied in before as its copy.
 #[derive(Default)]
 struct Flat<'a> {
     params: Vec<Param>,
-    inputs: Vec<In<'a>>,
+    inputs: Vec<In>,
     kinds: String,
     mesh: Option<Rc<Mesh>>,
     /// Per tensor leaf (in flattening order), a sharding that replaces its own.
     leaves: &'a [Option<Sharding>],
+    /// Host parameters on the mesh already ([`Spmd`]'s `placed`).
+    placed: &'a [(Tensor, Sharding, Tensor)],
     /// Tensor leaves flattened so far.
     tensors: usize,
+    /// How deep inside records and lists the flattening is.
+    depth: usize,
+    /// Whether a leaf inside a record or list goes in split (a parameter).
+    split_params: bool,
 }
 impl<'a> Flat<'a> {
-    fn push(&mut self, a: &FnArg<'a>, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
+    fn push(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
         let param = self.param(a, elem, top)?;
         self.params.push(param);
         Ok(())
     }
 
-    fn param(
-        &mut self,
-        a: &FnArg<'a>,
-        elem: ElementType,
-        top: Sharding,
-    ) -> Result<Param, SpmdError> {
+    /// The input of the tensor leaf `t` that should lie as `want`: a value on the
+    /// mesh that lies so (or is split: it goes in as it lies, not gathered), a
+    /// host parameter's earlier copy, or the host elements.
+    fn tensor_input(&self, t: &Tensor, want: Sharding, asked: bool) -> In {
+        let nested = self.depth > 0 && t.rank() > 0;
+        let on_mesh = self.mesh.as_ref().and_then(|m| layout_on(t, m));
+        let (source, sharding, keep) = match on_mesh {
+            Some(l) if same_axis(l, want, t.rank()) || l != Sharding::Replicated => {
+                (Source::Mesh(t.clone()), l, None)
+            }
+            _ => {
+                // An earlier copy that lies as asked; without a rule for this leaf,
+                // any earlier copy (a split parameter stays split).
+                let earlier = self
+                    .placed
+                    .iter()
+                    .filter(|_| nested && on_mesh.is_none())
+                    .filter(|(h, _, _)| h.shape() == t.shape() && h.shares_storage(t))
+                    .find(|(_, s, _)| !asked || same_axis(*s, want, t.rank()));
+                match earlier {
+                    Some((_, s, m)) => (Source::Mesh(m.clone()), *s, None),
+                    None => (
+                        Source::Host(host_array(t)),
+                        want,
+                        (nested && on_mesh.is_none()).then(|| t.clone()),
+                    ),
+                }
+            }
+        };
+        In {
+            source,
+            dims: t.shape().to_vec(),
+            sharding,
+            keep,
+        }
+    }
+
+    fn param(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<Param, SpmdError> {
         Ok(match a {
             FnArg::Tensor(t) => {
-                let top = self
-                    .leaves
-                    .get(self.tensors)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(top);
+                let rule = self.leaves.get(self.tensors).copied().flatten();
                 self.tensors += 1;
-                let replicas = match (top, &self.mesh) {
-                    (Sharding::Replicated, Some(m)) => replicas_of(t, m),
-                    _ => None,
-                };
-                let source = match replicas {
-                    Some(r) => Source::Replicas(r),
-                    None => Source::Host(host_array(t)),
-                };
+                let input = self.tensor_input(t, rule.unwrap_or(top), rule.is_some());
+                if self.depth > 0 && input.sharding != Sharding::Replicated {
+                    self.split_params = true;
+                }
                 let elem = match t.dtype() {
                     DType::F32 => ElementType::F32,
                     DType::F64 => ElementType::F64,
                 };
                 let ty = TensorType::new(elem, t.shape());
-                self.inputs.push(In {
-                    source,
-                    dims: t.shape().to_vec(),
-                    sharding: top,
-                });
-                self.kinds.push(match top {
+                self.kinds.push(match input.sharding {
                     Sharding::Batch => 'b',
                     Sharding::Columns => 'c',
                     Sharding::Replicated => 't',
                 });
+                self.inputs.push(input);
                 Param::Tensor(ty)
             }
             FnArg::Number(x) => {
@@ -579,6 +903,7 @@ impl<'a> Flat<'a> {
                     source: Source::Host(data),
                     dims: Vec::new(),
                     sharding: Sharding::Replicated,
+                    keep: None,
                 });
                 self.kinds.push('n');
                 Param::Number(elem)
@@ -598,10 +923,13 @@ impl<'a> Flat<'a> {
             FnArg::Record(fields) | FnArg::List(fields) => {
                 let open = matches!(a, FnArg::Record(_));
                 self.kinds.push(if open { '{' } else { '[' });
+                self.depth += 1;
                 let inner = fields
                     .iter()
                     .map(|f| self.param(f, elem, Sharding::Replicated))
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .collect::<Result<Vec<_>, _>>();
+                self.depth -= 1;
+                let inner = inner?;
                 self.kinds.push(if open { '}' } else { ']' });
                 if open {
                     Param::Record(inner)
@@ -616,6 +944,30 @@ impl<'a> Flat<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_layouts_from_shard_shapes() {
+        let g = [8, 6];
+        assert_eq!(
+            layout_of(&g, &[vec![8, 6], vec![8, 6]]),
+            Some(Layout::Whole)
+        );
+        assert_eq!(
+            layout_of(&g, &[vec![8, 3], vec![8, 3]]),
+            Some(Layout::Split(1))
+        );
+        assert_eq!(
+            layout_of(&g, &[vec![4, 6], vec![4, 6]]),
+            Some(Layout::Split(0))
+        );
+        // Four devices tiling two axes 2 × 2, or one axis split in two and the
+        // halves replicated: not a layout faber keeps.
+        let four = vec![vec![4, 3]; 4];
+        assert_eq!(layout_of(&g, &four), None);
+        assert_eq!(layout_of(&g, &vec![vec![4, 6]; 4]), None);
+        assert_eq!(layout_of(&g, &[vec![8, 3], vec![8, 6]]), None);
+        assert_eq!(layout_of(&[], &[vec![], vec![]]), Some(Layout::Whole));
+    }
 
     #[test]
     fn shards_split_axis_zero() {
