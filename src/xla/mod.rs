@@ -38,6 +38,7 @@ pub mod proto;
 pub mod resident;
 pub mod sharding;
 pub mod spmd;
+pub mod spmd_inputs;
 pub mod stablehlo;
 
 pub use device::{Arg, Cache, Device, FnArg, Key, XlaError};

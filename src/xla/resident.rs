@@ -474,3 +474,22 @@ pub(super) fn buffer_of<'t>(t: &'t Tensor, probe: &Rc<Probe>) -> Option<&'t Buff
         .downcast_ref::<Resident>()?
         .buffer_on(probe)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    /// A 2 × 4 array split in two along each axis, joined back: along the last
+    /// axis the shards interleave row by row, along the first they follow.
+    #[test]
+    fn shards_join_along_their_axis() {
+        let whole: Vec<u32> = (0..8).collect();
+        let cols = vec![vec![0, 1, 4, 5], vec![2, 3, 6, 7]];
+        assert_eq!(join(&cols, &[2, 4], 1), whole);
+        let rows = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        assert_eq!(join(&rows, &[2, 4], 0), whole);
+        // A rank-1 array in four.
+        let parts = vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]];
+        assert_eq!(join(&parts, &[8], 0), whole);
+    }
+}

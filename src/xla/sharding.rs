@@ -47,6 +47,34 @@ impl Sharding {
     }
 }
 
+/// How one result of an SPMD program came back: whole on every device, or split
+/// along an axis into one shard per device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Whole,
+    Split(usize),
+}
+
+/// The layout of a result of global shape `global` whose buffer on each device has
+/// shape `local` (one entry per device), when XLA chose it: the same shape on every
+/// device is the whole value; one axis divided by the device count is a split; any
+/// other tiling is `None`.
+pub fn layout_of(global: &[usize], local: &[Vec<usize>]) -> Option<Layout> {
+    let n = local.len();
+    let first = local.first()?;
+    if local.iter().any(|l| l != first) || first.len() != global.len() {
+        return None;
+    }
+    let differing: Vec<usize> = (0..global.len())
+        .filter(|&a| first[a] != global[a])
+        .collect();
+    match differing.as_slice() {
+        [] => Some(Layout::Whole),
+        [a] if first[*a] * n == global[*a] => Some(Layout::Split(*a)),
+        _ => None,
+    }
+}
+
 /// Whether the parameter path `path` (dotted, as `hospes.nomina_foliorum` names
 /// the leaves: `strata.0.w1`) fits `pattern` of `[run.sharding]`, where a `*` part
 /// stands for any one part (`strata.*.w1`).
@@ -272,5 +300,29 @@ mod tests {
         );
         assert_eq!(dims_of("tensor<8x3xf32>"), vec![8, 3]);
         assert_eq!(dims_of("tensor<f32>"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn result_layouts_from_shard_shapes() {
+        let g = [8, 6];
+        assert_eq!(
+            layout_of(&g, &[vec![8, 6], vec![8, 6]]),
+            Some(Layout::Whole)
+        );
+        assert_eq!(
+            layout_of(&g, &[vec![8, 3], vec![8, 3]]),
+            Some(Layout::Split(1))
+        );
+        assert_eq!(
+            layout_of(&g, &[vec![4, 6], vec![4, 6]]),
+            Some(Layout::Split(0))
+        );
+        // Four devices tiling two axes 2 × 2, or one axis split in two and the
+        // halves replicated: not a layout faber keeps.
+        let four = vec![vec![4, 3]; 4];
+        assert_eq!(layout_of(&g, &four), None);
+        assert_eq!(layout_of(&g, &vec![vec![4, 6]; 4]), None);
+        assert_eq!(layout_of(&g, &[vec![8, 3], vec![8, 6]]), None);
+        assert_eq!(layout_of(&[], &[vec![], vec![]]), Some(Layout::Whole));
     }
 }

@@ -19,16 +19,30 @@
 //! (the optimizer's leaf update, whose inputs are replicated values).
 //! [`Spmd::call_function_sharded`] is the train step with some parameters split
 //! too (tensor parallel, `[run.sharding]`): a leaf marked [`Sharding::Columns`]
-//! (`{devices=[1,N]…}`) or [`Sharding::Batch`] ("rows") goes in as its N shards,
-//! and the results stay replicated.
+//! (`{devices=[1,N]…}`) or [`Sharding::Batch`] ("rows") goes in as its N shards;
+//! [`Spmd::call_replicated_sharded`] is any other call taking such a parameter.
 //!
 //! Values stay on the devices: a replicated result is one buffer per device, kept
 //! as a resident tensor replicated over the runner's [`Mesh`]
 //! (src/xla/resident.rs), which the next SPMD program takes without a copy; a
 //! one-device program takes its device's buffer, and a read copies that one to the
-//! host. A host value (the batch, the step's numbers, the parameters before the
-//! first step) is copied in: a sharded one as its shards, a replicated one whole to
-//! every device.
+//! host. A host value (the batch, the step's numbers) is copied in: a sharded one
+//! as its shards, a replicated one whole to every device. A host parameter (a leaf
+//! inside a record or list) is copied once and kept for the next call that passes
+//! the same host tensor.
+//!
+//! With a split parameter among a call's inputs its results carry no sharding and
+//! the program is compiled with propagation to the outputs: XLA chooses how each
+//! lies (a split weight's gradient, AdamW's moments and update split like it), and
+//! faber reads the choice off the shapes of the buffers each device returns
+//! ([`layout_of`]): the global shape on every device is a replicated value, one axis
+//! divided by N a value split along it (shard `d` on device `d`, the tile order of
+//! the inputs' annotations). Such a value stays split between calls — no device
+//! holds it whole — and is joined on the host only when host code reads it. A
+//! program whose results XLA tiles otherwise (two axes, or partly replicated) is
+//! compiled again with its results replicated.
+//!
+//! The inputs' flattening is src/xla/spmd_inputs.rs.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -43,10 +57,11 @@ use super::resident::{
     split_tensor, Mesh, Probe,
 };
 pub use super::sharding::{
-    annotate, annotate_arguments, dims_of, path_matches, result_count, result_types, rule_for,
-    Sharding,
+    annotate, annotate_arguments, dims_of, layout_of, path_matches, result_count, result_types,
+    rule_for, Layout, Sharding,
 };
-use super::stablehlo::{lower_function_with_template, Param, Template, TensorType};
+use super::spmd_inputs::{divides, element_size, layout_on, same_axis, shard, Flat, In, Source};
+use super::stablehlo::{lower_function_with_template, Template, TensorType};
 use crate::ir::{FuncId, Program};
 use crate::tensor::{self as k, DType, Tensor};
 
@@ -93,126 +108,11 @@ impl From<PluginError> for SpmdError {
     }
 }
 
-/// Shard `d` of `n` of `data` (of shape `dims`) along `axis`.
-fn shard(
-    data: &HostArray,
-    dims: &[usize],
-    n: usize,
-    d: usize,
-    axis: usize,
-) -> (HostArray, Vec<usize>) {
-    let outer: usize = dims[..axis].iter().product();
-    let len = dims.get(axis).copied().unwrap_or(1);
-    let inner: usize = dims.get(axis + 1..).map_or(1, |r| r.iter().product());
-    let per = len / n;
-    let mut sd = dims.to_vec();
-    if let Some(a) = sd.get_mut(axis) {
-        *a = per;
-    }
-    fn take<T: Copy>(
-        v: &[T],
-        outer: usize,
-        len: usize,
-        inner: usize,
-        lo: usize,
-        hi: usize,
-    ) -> Vec<T> {
-        let mut out = Vec::with_capacity(outer * (hi - lo) * inner);
-        for o in 0..outer {
-            out.extend_from_slice(&v[(o * len + lo) * inner..(o * len + hi) * inner]);
-        }
-        out
-    }
-    let (lo, hi) = (d * per, (d + 1) * per);
-    let part = match data {
-        HostArray::F32(v) => HostArray::F32(take(v, outer, len, inner, lo, hi)),
-        HostArray::F64(v) => HostArray::F64(take(v, outer, len, inner, lo, hi)),
-    };
-    (part, sd)
-}
-
-/// Whether `dims` splits into `n` equal shards along the axis `sharding` splits
-/// (a replicated value always does).
-fn divides(sharding: Sharding, dims: &[usize], n: usize) -> bool {
-    match sharding.axis(dims.len()) {
-        None => sharding == Sharding::Replicated,
-        Some(a) => dims[a] > 0 && dims[a].is_multiple_of(n),
-    }
-}
-
 /// An input of an SPMD run: the elements, the (global) shape, how it lies.
 pub struct Input {
     pub data: HostArray,
     pub dims: Vec<usize>,
     pub sharding: Sharding,
-}
-
-/// Where an input's elements come from.
-enum Source {
-    /// The host: copied in at the call.
-    Host(HostArray),
-    /// Already on the devices: a value replicated over the mesh (buffer `d` on
-    /// device `d`), or split over it as the input's sharding says (shard `d`).
-    Mesh(Tensor),
-}
-
-/// An input of [`Spmd::run_buffers`].
-struct In {
-    source: Source,
-    dims: Vec<usize>,
-    sharding: Sharding,
-    /// A host parameter (a leaf inside a record or list) whose device copies are
-    /// kept for the next call that passes the same host tensor ([`Spmd::placed`]).
-    keep: Option<Tensor>,
-}
-
-/// How a value already on the mesh lies, as the sharding of an input: replicated,
-/// or split along axis 0 ([`Sharding::Batch`]) or the last axis
-/// ([`Sharding::Columns`]); `None` for another axis or a value not on the mesh.
-fn layout_on(t: &Tensor, mesh: &Rc<Mesh>) -> Option<Sharding> {
-    if replicas_of(t, mesh).is_some() {
-        return Some(Sharding::Replicated);
-    }
-    let (_, axis) = shards_of(t, mesh)?;
-    match axis {
-        0 => Some(Sharding::Batch),
-        a if a + 1 == t.rank() => Some(Sharding::Columns),
-        _ => None,
-    }
-}
-
-/// Whether `a` and `b` split an array of `rank` the same way (a rank-1 array's
-/// rows are its columns).
-fn same_axis(a: Sharding, b: Sharding, rank: usize) -> bool {
-    a.axis(rank) == b.axis(rank)
-}
-
-/// How one result of an SPMD program came back: whole on every device, or split
-/// along an axis into one shard per device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Layout {
-    Whole,
-    Split(usize),
-}
-
-/// The layout of a result of global shape `global` whose buffer on each device has
-/// shape `local` (one entry per device), when XLA chose it: the same shape on every
-/// device is the whole value; one axis divided by the device count is a split; any
-/// other tiling is `None`.
-fn layout_of(global: &[usize], local: &[Vec<usize>]) -> Option<Layout> {
-    let n = local.len();
-    let first = local.first()?;
-    if local.iter().any(|l| l != first) || first.len() != global.len() {
-        return None;
-    }
-    let differing: Vec<usize> = (0..global.len())
-        .filter(|&a| first[a] != global[a])
-        .collect();
-    match differing.as_slice() {
-        [] => Some(Layout::Whole),
-        [a] if first[*a] * n == global[*a] => Some(Layout::Split(*a)),
-        _ => None,
-    }
 }
 
 /// N devices of one client, with a compile cache of SPMD programs.
@@ -790,194 +690,4 @@ fn element_of(buffers: &[Buffer]) -> Result<ElementType, SpmdError> {
     first
         .element_type()?
         .ok_or_else(|| XlaError::Result("an element type other than f32 or f64".into()).into())
-}
-
-fn element_size(a: &HostArray) -> usize {
-    match a {
-        HostArray::F32(_) => 4,
-        HostArray::F64(_) => 8,
-    }
-}
-
-/// A tensor's elements as a host array (a resident value's host copy: read once).
-fn host_array(t: &Tensor) -> HostArray {
-    match (t.data_f32(), t.data_f64()) {
-        (Some(v), _) => HostArray::F32(v.to_vec()),
-        (_, Some(v)) => HostArray::F64(v.to_vec()),
-        (None, None) => HostArray::F64(t.values().into_owned()),
-    }
-}
-
-/// The program's parameters and inputs of a call's arguments, flattened as
-/// src/xla/device.rs flattens them, each input with its sharding; a tensor already
-/// on `mesh` passed as its buffers, a host parameter copied in before as its copy.
-#[derive(Default)]
-struct Flat<'a> {
-    params: Vec<Param>,
-    inputs: Vec<In>,
-    kinds: String,
-    mesh: Option<Rc<Mesh>>,
-    /// Per tensor leaf (in flattening order), a sharding that replaces its own.
-    leaves: &'a [Option<Sharding>],
-    /// Host parameters on the mesh already ([`Spmd`]'s `placed`).
-    placed: &'a [(Tensor, Sharding, Tensor)],
-    /// Tensor leaves flattened so far.
-    tensors: usize,
-    /// How deep inside records and lists the flattening is.
-    depth: usize,
-    /// Whether a leaf inside a record or list goes in split (a parameter).
-    split_params: bool,
-}
-impl<'a> Flat<'a> {
-    fn push(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<(), SpmdError> {
-        let param = self.param(a, elem, top)?;
-        self.params.push(param);
-        Ok(())
-    }
-
-    /// The input of the tensor leaf `t` that should lie as `want`: a value on the
-    /// mesh that lies so (or is split: it goes in as it lies, not gathered), a
-    /// host parameter's earlier copy, or the host elements.
-    fn tensor_input(&self, t: &Tensor, want: Sharding, asked: bool) -> In {
-        let nested = self.depth > 0 && t.rank() > 0;
-        let on_mesh = self.mesh.as_ref().and_then(|m| layout_on(t, m));
-        let (source, sharding, keep) = match on_mesh {
-            Some(l) if same_axis(l, want, t.rank()) || l != Sharding::Replicated => {
-                (Source::Mesh(t.clone()), l, None)
-            }
-            _ => {
-                // An earlier copy that lies as asked; without a rule for this leaf,
-                // any earlier copy (a split parameter stays split).
-                let earlier = self
-                    .placed
-                    .iter()
-                    .filter(|_| nested && on_mesh.is_none())
-                    .filter(|(h, _, _)| h.shape() == t.shape() && h.shares_storage(t))
-                    .find(|(_, s, _)| !asked || same_axis(*s, want, t.rank()));
-                match earlier {
-                    Some((_, s, m)) => (Source::Mesh(m.clone()), *s, None),
-                    None => (
-                        Source::Host(host_array(t)),
-                        want,
-                        (nested && on_mesh.is_none()).then(|| t.clone()),
-                    ),
-                }
-            }
-        };
-        In {
-            source,
-            dims: t.shape().to_vec(),
-            sharding,
-            keep,
-        }
-    }
-
-    fn param(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<Param, SpmdError> {
-        Ok(match a {
-            FnArg::Tensor(t) => {
-                let rule = self.leaves.get(self.tensors).copied().flatten();
-                self.tensors += 1;
-                let input = self.tensor_input(t, rule.unwrap_or(top), rule.is_some());
-                if self.depth > 0 && input.sharding != Sharding::Replicated {
-                    self.split_params = true;
-                }
-                let elem = match t.dtype() {
-                    DType::F32 => ElementType::F32,
-                    DType::F64 => ElementType::F64,
-                };
-                let ty = TensorType::new(elem, t.shape());
-                self.kinds.push(match input.sharding {
-                    Sharding::Batch => 'b',
-                    Sharding::Columns => 'c',
-                    Sharding::Replicated => 't',
-                });
-                self.inputs.push(input);
-                Param::Tensor(ty)
-            }
-            FnArg::Number(x) => {
-                let data = match elem {
-                    ElementType::F32 => HostArray::F32(vec![*x as f32]),
-                    ElementType::F64 => HostArray::F64(vec![*x]),
-                };
-                self.inputs.push(In {
-                    source: Source::Host(data),
-                    dims: Vec::new(),
-                    sharding: Sharding::Replicated,
-                    keep: None,
-                });
-                self.kinds.push('n');
-                Param::Number(elem)
-            }
-            FnArg::Nihil => {
-                self.kinds.push('_');
-                Param::Nihil
-            }
-            FnArg::Int(n) => {
-                self.kinds.push_str(&format!("i{n};"));
-                Param::Int(*n)
-            }
-            FnArg::Bool(b) => {
-                self.kinds.push(if *b { 'T' } else { 'F' });
-                Param::Bool(*b)
-            }
-            FnArg::Record(fields) | FnArg::List(fields) => {
-                let open = matches!(a, FnArg::Record(_));
-                self.kinds.push(if open { '{' } else { '[' });
-                self.depth += 1;
-                let inner = fields
-                    .iter()
-                    .map(|f| self.param(f, elem, Sharding::Replicated))
-                    .collect::<Result<Vec<_>, _>>();
-                self.depth -= 1;
-                let inner = inner?;
-                self.kinds.push(if open { '}' } else { ']' });
-                if open {
-                    Param::Record(inner)
-                } else {
-                    Param::List(inner)
-                }
-            }
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn result_layouts_from_shard_shapes() {
-        let g = [8, 6];
-        assert_eq!(
-            layout_of(&g, &[vec![8, 6], vec![8, 6]]),
-            Some(Layout::Whole)
-        );
-        assert_eq!(
-            layout_of(&g, &[vec![8, 3], vec![8, 3]]),
-            Some(Layout::Split(1))
-        );
-        assert_eq!(
-            layout_of(&g, &[vec![4, 6], vec![4, 6]]),
-            Some(Layout::Split(0))
-        );
-        // Four devices tiling two axes 2 × 2, or one axis split in two and the
-        // halves replicated: not a layout faber keeps.
-        let four = vec![vec![4, 3]; 4];
-        assert_eq!(layout_of(&g, &four), None);
-        assert_eq!(layout_of(&g, &vec![vec![4, 6]; 4]), None);
-        assert_eq!(layout_of(&g, &[vec![8, 3], vec![8, 6]]), None);
-        assert_eq!(layout_of(&[], &[vec![], vec![]]), Some(Layout::Whole));
-    }
-
-    #[test]
-    fn shards_split_axis_zero() {
-        let data = HostArray::F32((0..12).map(|i| i as f32).collect());
-        let (p, d) = shard(&data, &[4, 3], 2, 1, 0);
-        assert_eq!(d, vec![2, 3]);
-        assert_eq!(p, HostArray::F32((6..12).map(|i| i as f32).collect()));
-        // Columns: the last axis of a 2×4, shard 1 of 2 is columns 2 and 3.
-        let (p, d) = shard(&data, &[3, 4], 2, 1, 1);
-        assert_eq!(d, vec![3, 2]);
-        assert_eq!(p, HostArray::F32(vec![2., 3., 6., 7., 10., 11.]));
-    }
 }

@@ -331,3 +331,19 @@ pub fn write_file(path: &Path, body: &str) {
     }
     std::fs::write(path, body).expect("write file");
 }
+
+/// The most bytes the values kept on each device held (`--verbose`'s "values kept
+/// on the devices held at most … byte(s) on device id D, …"), in device order.
+pub fn xla_held(stderr: &str) -> Vec<u64> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("xla: values kept on the devices held at most "))
+        .unwrap_or_else(|| panic!("no held line in:\n{stderr}"));
+    line.split(", ")
+        .map(|p| {
+            p.split_once(" byte(s) on device id ")
+                .and_then(|(b, _)| b.parse().ok())
+                .unwrap_or_else(|| panic!("{line}"))
+        })
+        .collect()
+}
