@@ -433,16 +433,12 @@ impl<'p> Spmd<'p> {
             placed: &placed,
             ..Flat::default()
         };
-        let mut pushed = Ok(());
         for a in args {
             let top = match a {
                 FnArg::Tensor(t) if split && t.rank() > 0 => Sharding::Batch,
                 _ => Sharding::Replicated,
             };
-            pushed = flat.push(a, elem, top);
-            if pushed.is_err() {
-                break;
-            }
+            flat.push(a, elem, top);
         }
         let Flat {
             params,
@@ -452,7 +448,6 @@ impl<'p> Spmd<'p> {
             ..
         } = flat;
         self.placed = placed;
-        pushed?;
         self.last_split = split_params;
         let n = self.devices();
         let base = format!(

@@ -11,7 +11,6 @@ use super::device::FnArg;
 use super::exec::{ElementType, HostArray};
 use super::resident::{replicas_of, shards_of, Mesh};
 use super::sharding::Sharding;
-use super::spmd::SpmdError;
 use super::stablehlo::{Param, TensorType};
 use crate::tensor::{DType, Tensor};
 
@@ -139,15 +138,9 @@ pub(super) struct Flat<'a> {
     pub(super) split_params: bool,
 }
 impl<'a> Flat<'a> {
-    pub(super) fn push(
-        &mut self,
-        a: &FnArg,
-        elem: ElementType,
-        top: Sharding,
-    ) -> Result<(), SpmdError> {
-        let param = self.param(a, elem, top)?;
+    pub(super) fn push(&mut self, a: &FnArg, elem: ElementType, top: Sharding) {
+        let param = self.param(a, elem, top);
         self.params.push(param);
-        Ok(())
     }
 
     /// The input of the tensor leaf `t` that should lie as `want`: a value on the
@@ -187,8 +180,8 @@ impl<'a> Flat<'a> {
         }
     }
 
-    fn param(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Result<Param, SpmdError> {
-        Ok(match a {
+    fn param(&mut self, a: &FnArg, elem: ElementType, top: Sharding) -> Param {
+        match a {
             FnArg::Tensor(t) => {
                 let rule = self.leaves.get(self.tensors).copied().flatten();
                 self.tensors += 1;
@@ -242,9 +235,8 @@ impl<'a> Flat<'a> {
                 let inner = fields
                     .iter()
                     .map(|f| self.param(f, elem, Sharding::Replicated))
-                    .collect::<Result<Vec<_>, _>>();
+                    .collect::<Vec<_>>();
                 self.depth -= 1;
-                let inner = inner?;
                 self.kinds.push(if open { '}' } else { ']' });
                 if open {
                     Param::Record(inner)
@@ -252,7 +244,7 @@ impl<'a> Flat<'a> {
                     Param::List(inner)
                 }
             }
-        })
+        }
     }
 }
 
