@@ -173,12 +173,12 @@ fn the_gpt_with_sharded_weights_equals_one_device() {
 /// the same split as above. A step holds the parameters p, their gradient g, and
 /// while AdamW updates them the moments m, v and the new p', m', v': 7 copies of
 /// the parameters (the data-parallel run holds 7 × 36 224 bytes on each device).
-/// With the named leaves (S bytes, read from the checkpoint) split in two, every
-/// copy but the moments' first zeros (made without an operand to take a sharding
-/// from, so whole until the first update) holds S/2 of them on each device: the
-/// most any device holds must be at least 4 · S/2 below the data-parallel run's
-/// least. If the split leaves were gathered whole between steps (the optimizer
-/// run replicated), the two would hold the same.
+/// With the named leaves (S bytes, read from the checkpoint) split in two, each of
+/// the seven copies holds S/2 of them on a device, about 7·S/2 less; the test asks
+/// for 3·S, room for a value in flight. Gathering the split leaves whole between
+/// steps (the optimizer run replicated) holds as much as data parallelism, and
+/// AdamW's first moments made whole (zeros `t.crea(0.0, …)` have no operand to take
+/// a sharding from) 2.5·S less: both fail it.
 ///
 /// Per step (a 6-step run less a 2-step one, over 4) the devices take the batch and
 /// the step's numbers — the batch whole to each device for the loss estimate, split
@@ -239,7 +239,7 @@ fn split_parameters_stay_split_on_the_devices() {
     let most = *split.iter().max().unwrap();
     let least = *whole.iter().min().unwrap();
     assert!(
-        most + 2 * s <= least,
+        most + 3 * s <= least,
         "split: at most {most} bytes on a device; replicated: at least {least}; S = {s}"
     );
 

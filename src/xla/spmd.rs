@@ -128,6 +128,9 @@ pub struct Spmd<'p> {
     /// tiling than one axis split over every device): compiled again with every
     /// result replicated.
     closed: std::collections::HashSet<String>,
+    /// Programs whose results lie as given here, by [`result_hints`]: compiled
+    /// with these result shardings instead of XLA's choice.
+    fixed: HashMap<String, Vec<Sharding>>,
     /// Host parameters already copied to the devices: the host tensor (a clone,
     /// to recognise its storage), its sharding, and the copy on the mesh. An entry
     /// goes when its host tensor is the last handle on the storage.
@@ -174,6 +177,7 @@ impl<'p> Spmd<'p> {
             templates: HashMap::new(),
             open_results: HashMap::new(),
             closed: std::collections::HashSet::new(),
+            fixed: HashMap::new(),
             placed: Vec::new(),
             finite: HashMap::new(),
             last_split: false,
@@ -445,6 +449,7 @@ impl<'p> Spmd<'p> {
             mut inputs,
             kinds,
             split_params,
+            groups,
             ..
         } = flat;
         self.placed = placed;
@@ -476,12 +481,14 @@ impl<'p> Spmd<'p> {
         }
         // With a split parameter among the inputs XLA chooses how the results lie
         // (a split parameter's gradient and update stay split), unless it tiled
-        // this program's results in a way faber does not keep.
-        let open = split_params && !self.closed.contains(&base);
-        let key = if open {
-            format!("{base} open")
-        } else {
-            base.clone()
+        // this program's results in a way faber does not keep, or faber fixed them
+        // after a first run ([`result_hints`]).
+        let fixed = self.fixed.get(&base).cloned();
+        let open = fixed.is_none() && split_params && !self.closed.contains(&base);
+        let key = match (&fixed, open) {
+            (Some(_), _) => format!("{base} fixed"),
+            (None, true) => format!("{base} open"),
+            (None, false) => base.clone(),
         };
         let cached = self.cache.get(&key).cloned();
         let exe = match cached {
@@ -495,15 +502,15 @@ impl<'p> Spmd<'p> {
                 let types = result_types(&text)
                     .ok_or_else(|| XlaError::Result("a program without @main".into()))?;
                 let shardings: Vec<Sharding> = inputs.iter().map(|i| i.sharding).collect();
-                let text = if open {
-                    annotate_arguments(&text, &shardings, n)
-                } else {
-                    annotate(
+                let text = match (&fixed, open) {
+                    (Some(results), _) => annotate(&text, &shardings, results, n),
+                    (None, true) => annotate_arguments(&text, &shardings, n),
+                    (None, false) => annotate(
                         &text,
                         &shardings,
                         &vec![Sharding::Replicated; types.len()],
                         n,
-                    )
+                    ),
                 }
                 .map_err(XlaError::Result)?;
                 self.templates.insert(key.clone(), template);
@@ -517,10 +524,18 @@ impl<'p> Spmd<'p> {
                 XlaError::Result("a compiled function without its template".into())
             })?;
         let outs = self.run_buffers(&exe, &inputs)?;
+        let globals = self.open_results.get(&key).cloned().unwrap_or_default();
+        if let Some(results) = fixed {
+            let l: Vec<Layout> = results
+                .iter()
+                .zip(&globals)
+                .map(|(s, g)| s.axis(g.len()).map_or(Layout::Whole, Layout::Split))
+                .collect();
+            return Ok((self.mesh_outputs(outs, &l, &globals)?, template));
+        }
         if !open {
             return Ok((self.replicated_outputs(outs)?, template));
         }
-        let globals = self.open_results.get(&key).cloned().unwrap_or_default();
         let layouts: Option<Vec<Layout>> = (0..globals.len())
             .map(|r| {
                 let local: Vec<Vec<usize>> = outs
@@ -531,9 +546,20 @@ impl<'p> Spmd<'p> {
             })
             .collect();
         match layouts {
-            Some(l) => Ok((self.mesh_outputs(outs, &l, &globals)?, template)),
+            Some(l) => {
+                let ins: Vec<(&[usize], Sharding)> = inputs
+                    .iter()
+                    .map(|i| (i.dims.as_slice(), i.sharding))
+                    .collect();
+                if let Some(results) = result_hints(&template, &groups, &ins, &l, &globals) {
+                    // Run it again with those results split (the function is pure).
+                    self.fixed.insert(base, results);
+                    return self.call(program, func, args, split, leaves);
+                }
+                Ok((self.mesh_outputs(outs, &l, &globals)?, template))
+            }
             None => {
-                // Run it again with every result replicated (the function is pure).
+                // Run it again with every result replicated.
                 self.closed.insert(base);
                 self.call(program, func, args, split, leaves)
             }
@@ -675,6 +701,78 @@ impl<'p> Spmd<'p> {
             })
             .collect()
     }
+}
+
+/// Results XLA left whole that should lie as an argument's leaves do: a list of
+/// tensor results whose shapes are, in order, those of one argument's tensor leaves
+/// (gradus' leaf lists — `adam_initium`'s zero moments made `t.crea(0.0, …)` from
+/// each parameter, with no operand for a sharding to come from) takes the leaves'
+/// shardings. `None` when no whole result would be split so. A result's layout
+/// changes only where its elements lie, never their values, so a chance match of
+/// shapes costs placement, not correctness. `inputs` are the call's inputs (shape,
+/// sharding), `groups` the indices of each top-level argument's tensor leaves.
+fn result_hints(
+    template: &Template,
+    groups: &[Vec<usize>],
+    inputs: &[(&[usize], Sharding)],
+    layouts: &[Layout],
+    globals: &[Vec<usize>],
+) -> Option<Vec<Sharding>> {
+    fn tensor_lists(t: &Template, out: &mut Vec<Vec<usize>>) {
+        match t {
+            Template::List(items) => {
+                let outs: Option<Vec<usize>> = items
+                    .iter()
+                    .map(|i| match i {
+                        Template::Tensor(o) => Some(*o),
+                        _ => None,
+                    })
+                    .collect();
+                match outs {
+                    Some(o) if !o.is_empty() => out.push(o),
+                    _ => items.iter().for_each(|i| tensor_lists(i, out)),
+                }
+            }
+            Template::Tuple(parts) | Template::Record(_, parts) => {
+                parts.iter().for_each(|p| tensor_lists(p, out))
+            }
+            _ => {}
+        }
+    }
+    let mut lists = Vec::new();
+    tensor_lists(template, &mut lists);
+    let mut hint: Vec<Option<Sharding>> = vec![None; layouts.len()];
+    for outs in &lists {
+        for g in groups.iter().filter(|g| g.len() == outs.len()) {
+            let same = outs
+                .iter()
+                .zip(g)
+                .all(|(&o, &i)| globals.get(o).map(Vec::as_slice) == inputs.get(i).map(|x| x.0));
+            if !same {
+                continue;
+            }
+            for (&o, &i) in outs.iter().zip(g) {
+                let (dims, s) = inputs[i];
+                if layouts.get(o) == Some(&Layout::Whole) && s.axis(dims.len()).is_some() {
+                    hint[o] = Some(s);
+                }
+            }
+        }
+    }
+    if hint.iter().all(Option::is_none) {
+        return None;
+    }
+    layouts
+        .iter()
+        .enumerate()
+        .map(|(o, l)| match (hint[o], l) {
+            (Some(s), _) => Some(s),
+            (None, Layout::Whole) => Some(Sharding::Replicated),
+            (None, Layout::Split(0)) => Some(Sharding::Batch),
+            (None, Layout::Split(a)) if a + 1 == globals[o].len() => Some(Sharding::Columns),
+            (None, Layout::Split(_)) => None,
+        })
+        .collect()
 }
 
 /// The element type of the first of `buffers` (one per device).

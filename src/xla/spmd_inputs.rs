@@ -136,9 +136,12 @@ pub(super) struct Flat<'a> {
     pub(super) depth: usize,
     /// Whether a leaf inside a record or list goes in split (a parameter).
     pub(super) split_params: bool,
+    /// Per top-level argument, the indices in `inputs` of its tensor leaves.
+    pub(super) groups: Vec<Vec<usize>>,
 }
 impl<'a> Flat<'a> {
     pub(super) fn push(&mut self, a: &FnArg, elem: ElementType, top: Sharding) {
+        self.groups.push(Vec::new());
         let param = self.param(a, elem, top);
         self.params.push(param);
     }
@@ -199,6 +202,9 @@ impl<'a> Flat<'a> {
                     Sharding::Columns => 'c',
                     Sharding::Replicated => 't',
                 });
+                if let Some(g) = self.groups.last_mut() {
+                    g.push(self.inputs.len());
+                }
                 self.inputs.push(input);
                 Param::Tensor(ty)
             }
