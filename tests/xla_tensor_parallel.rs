@@ -251,3 +251,88 @@ fn split_parameters_stay_split_on_the_devices() {
         "per step {per_in} bytes in, {per_out} back (parameters: {all} bytes)"
     );
 }
+
+/// A package whose record leaf `a` (2 × 4) `[run.sharding]` splits by columns over
+/// 2 devices: `logarithmi` takes the record, so it runs on both devices with `a` in
+/// halves, and its result's `a` comes back split (log is elementwise: XLA keeps the
+/// split). gradus' divergence check then counts the non-finite elements of the
+/// split leaf over both devices — log −3 is NaN on the device, which makes no domain
+/// checks — and `nota` joins the halves on the host in order.
+const SPLIT_NAN: &str = r#"
+importa ex "gradus:optimize" privata optimize
+
+genus Duo {
+    tf32[2, 4] a
+    tf32[3] b
+}
+
+functio logarithmi(Duo p) → Duo {
+    redde Duo { a = p.a.log(), b = p.b.log() }
+}
+
+incipit {
+    fixum tf32[] semen ← vacua
+    fixum Duo p ← Duo { a = semen.strue([1.0, 2.0, 4.0, 8.0, 16.0, 32.0, -3.0, 64.0], [2, 4]), b = semen.strue([1.0, 2.0, 3.0], [3]) }
+    fixum Duo q ← logarithmi(p)
+    nota "primum: §"(optimize.primum_non_finitum(q))
+    nota q.a
+}
+"#;
+
+#[test]
+fn a_non_finite_element_of_a_split_leaf_is_found_and_the_halves_join_in_order() {
+    let Some(plugin) = pjrt_plugin() else {
+        say_no_plugin("xla_tensor_parallel");
+        return;
+    };
+    let dir = common::scratch_dir("xla_tensor_parallel", "nan");
+    common::write_file(
+        &dir.join("faber.toml"),
+        "[package]\nname = \"split-nan\"\nversion = \"0.1.0\"\nedition = \"2026\"\n\n\
+         [run]\nprecision = \"f32\"\n\n[run.sharding]\n\"a\" = \"columns\"\n",
+    );
+    common::write_file(&dir.join("src").join("main.fab"), SPLIT_NAN);
+    let o = Faber::new()
+        .args(["--verbose", "run", "--backend", "xla"])
+        .arg("--xla-plugin")
+        .arg(&plugin)
+        .args(["--devices", "2"])
+        .arg(&dir)
+        .output();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("logarithmi` ran on 2 devices with split values 1 time(s)"),
+        "{err}"
+    );
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "primum: a", "{out}");
+    // ln of 1, 2, 4, 8 and 16, 32, NaN, 64, row by row: the columns' halves joined.
+    let joined = lines[1..].concat();
+    let got: Vec<&str> = joined
+        .split(|c: char| "[], ".contains(c))
+        .filter(|x| !x.is_empty())
+        .collect();
+    assert_eq!(got.len(), 8, "{out}");
+    for (i, (g, x)) in got
+        .iter()
+        .zip([1f64, 2., 4., 8., 16., 32., f64::NAN, 64.])
+        .enumerate()
+    {
+        if x.is_nan() {
+            assert!(g.eq_ignore_ascii_case("nan"), "element {i}: {g}\n{out}");
+        } else {
+            let g: f64 = g
+                .parse()
+                .unwrap_or_else(|_| panic!("element {i}: {g}\n{out}"));
+            assert!(
+                (g - x.ln()).abs() <= 1e-6 * (1.0 + x.ln().abs()),
+                "element {i}: {g} vs ln {x}"
+            );
+        }
+    }
+    // Back to the host: the check's one count per leaf, then `a`'s 8 elements.
+    let (_, back) = common::xla_traffic(&err);
+    assert_eq!(back, 2 * 4 + 8 * 4, "{err}");
+}
