@@ -100,13 +100,16 @@ pub enum FnArg<'a> {
 /// a rank-0 tensor.
 enum Input<'a> {
     Borrowed(&'a Tensor),
+    /// A tensor inside a record or list (a parameter): a host one goes to the
+    /// device once and is kept for the next call ([`Device`]'s `placed`).
+    Nested(&'a Tensor),
     Owned(Tensor),
 }
 
 impl Input<'_> {
     fn tensor(&self) -> &Tensor {
         match self {
-            Input::Borrowed(t) => t,
+            Input::Borrowed(t) | Input::Nested(t) => t,
             Input::Owned(t) => t,
         }
     }
@@ -120,11 +123,16 @@ fn flatten_args<'a>(
     params: &mut Vec<Param>,
     inputs: &mut Vec<Input<'a>>,
     kinds: &mut String,
+    nested: bool,
 ) -> Result<(), XlaError> {
     for a in args {
         match a {
             FnArg::Tensor(t) => {
-                inputs.push(Input::Borrowed(t));
+                inputs.push(if nested {
+                    Input::Nested(t)
+                } else {
+                    Input::Borrowed(t)
+                });
                 params.push(Param::Tensor(TensorType::new(element_type(t), t.shape())));
                 kinds.push('t');
             }
@@ -154,14 +162,14 @@ fn flatten_args<'a>(
             FnArg::Record(fields) => {
                 let mut inner = Vec::new();
                 kinds.push('{');
-                flatten_args(fields, elem, &mut inner, inputs, kinds)?;
+                flatten_args(fields, elem, &mut inner, inputs, kinds, true)?;
                 kinds.push('}');
                 params.push(Param::Record(inner));
             }
             FnArg::List(items) => {
                 let mut inner = Vec::new();
                 kinds.push('[');
-                flatten_args(items, elem, &mut inner, inputs, kinds)?;
+                flatten_args(items, elem, &mut inner, inputs, kinds, true)?;
                 kinds.push(']');
                 params.push(Param::List(inner));
             }
@@ -222,6 +230,10 @@ pub struct Device<'p> {
     refused: HashMap<Key, LowerError>,
     /// Shared with this device's resident buffers (src/xla/resident.rs).
     probe: Rc<Probe>,
+    /// Host parameters already copied here: the host tensor (a clone, to recognise
+    /// its storage) and its copy on this device. An entry goes when its host tensor
+    /// is the last handle on the storage.
+    placed: Vec<(Tensor, Tensor)>,
 }
 
 fn element_type(t: &Tensor) -> ElementType {
@@ -260,6 +272,7 @@ impl<'p> Device<'p> {
             templates: HashMap::new(),
             refused: HashMap::new(),
             probe,
+            placed: Vec::new(),
         })
     }
 
@@ -437,7 +450,7 @@ impl<'p> Device<'p> {
     ) -> Result<(Vec<Tensor>, Template), XlaError> {
         let elem = dtype_element(k::precision());
         let (mut params, mut owned, mut kinds) = (Vec::new(), Vec::new(), String::new());
-        flatten_args(args, elem, &mut params, &mut owned, &mut kinds)?;
+        flatten_args(args, elem, &mut params, &mut owned, &mut kinds, false)?;
         let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
         let key = Key {
             program: format!(
@@ -473,6 +486,34 @@ impl<'p> Device<'p> {
             self.templates.get(&key).cloned().ok_or_else(|| {
                 XlaError::Result("a compiled function without its template".into())
             })?;
+        // A host parameter (a tensor inside a record or list) goes to the device
+        // once: the next call that passes the same host tensor takes the copy.
+        self.placed.retain(|(h, _)| !h.storage_unique());
+        for input in &mut owned {
+            let Input::Nested(t) = input else { continue };
+            if t.rank() == 0 || t.device_data().is_some() {
+                continue;
+            }
+            let found = self
+                .placed
+                .iter()
+                .find(|(h, _)| h.shape() == t.shape() && h.shares_storage(t))
+                .map(|(_, r)| r.clone());
+            let r = match found {
+                Some(r) => r,
+                None => {
+                    let b = self
+                        .client
+                        .to_device(&host_array(t), t.shape(), self.ordinal)?;
+                    note_in(t.nbytes());
+                    let r = resident_tensor(b, t.shape(), element_type(t), &self.probe);
+                    self.placed.push(((*t).clone(), r.clone()));
+                    r
+                }
+            };
+            *input = Input::Owned(r);
+        }
+        let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
         Ok((self.execute(&exe, &inputs)?, template))
     }
 }
