@@ -281,6 +281,13 @@ impl<'p> Device<'p> {
         self.ordinal
     }
 
+    /// Drops the host parameters' copies kept here (the next one-device call that
+    /// passes one copies it again): an SPMD call places them over the devices
+    /// itself, and this device need not hold them twice.
+    pub fn forget_placed(&mut self) {
+        self.placed.clear();
+    }
+
     /// What this device shares with its resident buffers.
     pub(super) fn probe(&self) -> &Rc<Probe> {
         &self.probe

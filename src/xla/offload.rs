@@ -182,6 +182,9 @@ impl<'p> DeviceOffload<'p> {
         if !step && !replicated {
             return None;
         }
+        // The host parameters' one-device copies go before the call places them
+        // over the devices (so the home device does not hold them twice).
+        self.device.forget_placed();
         let before = spmd.compiles;
         let called = if step && !self.rules.is_empty() {
             spmd.call_function_sharded(program, func, args, &leaves)
