@@ -292,15 +292,31 @@ fn a_non_finite_element_of_a_split_leaf_is_found_and_the_halves_join_in_order() 
          [run]\nprecision = \"f32\"\n\n[run.sharding]\n\"a\" = \"columns\"\n",
     );
     common::write_file(&dir.join("src").join("main.fab"), SPLIT_NAN);
-    let o = Faber::new()
-        .args(["--verbose", "run", "--backend", "xla"])
-        .arg("--xla-plugin")
-        .arg(&plugin)
-        .args(["--devices", "2"])
-        .arg(&dir)
-        .output();
+    let run = |log: Option<&str>| {
+        let f = Faber::new()
+            .args(["--verbose", "run", "--backend", "xla"])
+            .arg("--xla-plugin")
+            .arg(&plugin)
+            .args(["--devices", "2"])
+            .arg(&dir);
+        match log {
+            Some(level) => f.env("TF_CPP_MIN_LOG_LEVEL", level),
+            None => f.env_remove("TF_CPP_MIN_LOG_LEVEL"),
+        }
+        .output()
+    };
+    let o = run(None);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
+    // The plugin's own warnings (the GSPMD partitioner's deprecation notice) stay
+    // quiet unless the environment asks for them.
+    assert!(!err.contains("GSPMD"), "{err}");
+    let loud = run(Some("0"));
+    assert!(
+        text(&loud.stderr).contains("GSPMD"),
+        "{}",
+        text(&loud.stderr)
+    );
     assert!(
         err.contains("logarithmi` ran on 2 devices with split values 1 time(s)"),
         "{err}"

@@ -168,10 +168,26 @@ pub(super) struct ClientHandle {
     pub(super) raw: *mut c::Client,
 }
 
+/// OpenXLA's plugins log through TSL, which prints its warnings on stderr (the
+/// GSPMD partitioner's deprecation notice at every SPMD compile, absl's note that
+/// logging is not initialised): noise for a faber user, who can do nothing about
+/// them. Unless the environment says otherwise, the plugin's log shows errors only
+/// (`TF_CPP_MIN_LOG_LEVEL=2`, read by TSL when it first logs); `TF_CPP_MIN_LOG_LEVEL=0`
+/// in the environment shows everything (docs/xla.md).
+fn quiet_plugin_log() {
+    const VAR: &str = "TF_CPP_MIN_LOG_LEVEL";
+    if std::env::var_os(VAR).is_none() {
+        // Set once, before the plugin is loaded: faber's own threads never read the
+        // environment.
+        std::env::set_var(VAR, "2");
+    }
+}
+
 impl Plugin {
     /// Loads the plugin at `path`, checks its API version and runs
     /// `PJRT_Plugin_Initialize`.
     pub fn load(path: &Path) -> Result<Plugin, PluginError> {
+        quiet_plugin_log();
         let entry = dl::open_entry(path, "GetPjrtApi")?;
         // SAFETY: `GetPjrtApi` is the plugin's documented entry point with the C
         // signature `const PJRT_Api* GetPjrtApi(void)`; it takes no arguments and
