@@ -222,7 +222,7 @@ impl<'p> DeviceOffload<'p> {
         } else {
             &mut stats.replicated
         };
-        *per.entry(name.clone()).or_insert(0) += 1;
+        count_call(per, name);
         drop(stats);
         let n = self.programs.entry(func).or_insert(0);
         *n += compiled;
@@ -522,6 +522,17 @@ fn mark_used(
     }
 }
 
+/// One more call of `name` in `counts` (the name copied only the first time: a
+/// device call is tens of microseconds, an allocation per call would show).
+fn count_call(counts: &mut std::collections::BTreeMap<String, u64>, name: &str) {
+    match counts.get_mut(name) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(name.to_string(), 1);
+        }
+    }
+}
+
 /// Whether `a` holds a tensor on `spmd`'s devices (replicated, or split).
 fn holds_replicated(a: &FnArg, spmd: &Spmd) -> bool {
     match a {
@@ -654,10 +665,7 @@ impl Offload for DeviceOffload<'_> {
                 let mut outputs: Vec<Option<Tensor>> = outputs.into_iter().map(Some).collect();
                 let mut stats = self.stats.borrow_mut();
                 stats.offloaded += 1;
-                *stats
-                    .by_function
-                    .entry(program.func(func).name.clone())
-                    .or_insert(0) += 1;
+                count_call(&mut stats.by_function, &program.func(func).name);
                 drop(stats);
                 rebuild(&template, &mut outputs).map_err(|m| (codes::CLI_XLA_EXECUTE, m))
             }
@@ -714,12 +722,7 @@ impl Offload for DeviceOffload<'_> {
         let ran = self.run_op(op, args);
         let answer = match ran {
             Ok(outs) => {
-                *self
-                    .stats
-                    .borrow_mut()
-                    .ops
-                    .entry(op.name().to_string())
-                    .or_insert(0) += 1;
+                count_call(&mut self.stats.borrow_mut().ops, op.name());
                 op_value(result, outs).map_err(|m| (codes::CLI_XLA_EXECUTE, m))
             }
             Err(XlaError::Lower(e)) => {
