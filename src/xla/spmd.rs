@@ -375,9 +375,9 @@ impl<'p> Spmd<'p> {
     /// [`Spmd::call_function`] with the tensor leaves of `args` (depth first, in
     /// the order the function's parameters flatten them) that `leaves` gives a
     /// sharding split that way instead (tensor parallel, `[run.sharding]`): such a
-    /// leaf is copied in as its N shards, and XLA's SPMD partitioner splits the
-    /// step's matmuls along it; the results stay replicated (the gradient of a
-    /// split parameter gathered on every device).
+    /// leaf goes in as its N shards, and XLA's SPMD partitioner splits the step's
+    /// matmuls along it; XLA chooses how the results lie (a split parameter's
+    /// gradient split like it), and they stay on the devices so.
     pub fn call_function_sharded(
         &mut self,
         program: &Program,
