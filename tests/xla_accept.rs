@@ -85,14 +85,7 @@ fn agree(what: &str, a: &[f64], b: &[f64]) -> f64 {
 
 /// The numbers an example printed, one per line.
 fn numbers(o: &Output) -> Vec<f64> {
-    text(&o.stdout)
-        .lines()
-        .map(|l| {
-            l.trim()
-                .parse::<f64>()
-                .unwrap_or_else(|_| panic!("not a number: {l}"))
-        })
-        .collect()
+    common::printed_numbers(&o.stdout)
 }
 
 #[test]

@@ -119,20 +119,7 @@ fn a_gpt_training_step_moves_the_batch_not_the_parameters() {
     };
     let (short, long) = (run(2), run(6));
     // The tiny model's size and batch, as the run prints them.
-    let head = text(&short.stdout);
-    let word_before = |after: &str| -> u64 {
-        let s = head.split(after).next().unwrap_or_else(|| panic!("{head}"));
-        s.rsplit(' ').next().unwrap().parse().unwrap()
-    };
-    let word_after = |before: &str| -> u64 {
-        let s = head
-            .split(before)
-            .nth(1)
-            .unwrap_or_else(|| panic!("{head}"));
-        s.split(',').next().unwrap().trim().parse().unwrap()
-    };
-    let params = word_before(" parameters");
-    let (block, batch) = (word_after("block "), word_after("batch "));
+    let (params, block, batch) = common::gpt_size(&text(&short.stdout));
     let (a, b) = (traffic(&short), traffic(&long));
     let per_step_in = (b.0 - a.0) / 4;
     let per_step_out = (b.1 - a.1) / 4;

@@ -18,14 +18,7 @@ fn text(b: &[u8]) -> String {
 
 /// The numbers a run printed, one per line.
 fn trace(o: &Output) -> Vec<f64> {
-    text(&o.stdout)
-        .lines()
-        .map(|l| {
-            l.trim()
-                .parse::<f64>()
-                .unwrap_or_else(|_| panic!("not a number: {l}"))
-        })
-        .collect()
+    common::printed_numbers(&o.stdout)
 }
 
 fn run(example: &str, extra: &[&str]) -> Output {

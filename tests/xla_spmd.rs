@@ -128,7 +128,28 @@ fn n_devices_of(
         .collect()
 }
 
-/// mean over the batch of a sharded [8, 3] input: Σ over axis 0, times 1/8.
+/// The mean over the batch of a [b, f] input: Σ over axis 0, times 1/b.
+fn batch_mean(b: usize, f: usize) -> String {
+    let t = TensorType::new(ElementType::F32, &[b, f]);
+    let (mut func, p) = Function::new(&[t]);
+    let s = func.reduce(p[0], &[0], Reduction::Sum);
+    let k = func.splat(ElementType::F32, 1.0 / b as f64, &[f]);
+    let m = func.binary(Binary::Multiply, s, k);
+    func.finish(&[m])
+}
+
+/// The bound on [`batch_mean`] of `x` ([b, f]) against `want`: each column's sum
+/// of b terms in two orders, then one scaling.
+fn mean_bound(x: &[f32], want: &[f32], b: usize, f: usize) -> Vec<f64> {
+    (0..f)
+        .map(|j| {
+            let abs: f64 = (0..b).map(|i| f64::from(x[i * f + j]).abs()).sum();
+            2.0 * (b as f64 + 1.0) * U * abs / b as f64 + U * f64::from(want[j]).abs()
+        })
+        .collect()
+}
+
+/// The mean over the batch of a sharded [8, 3] input on 1, 2 and 4 devices.
 #[test]
 fn a_batch_mean_on_one_two_and_four_devices_equals_one_device() {
     let Some(plugin) = plugin("xla_spmd::batch_mean") else {
@@ -136,21 +157,10 @@ fn a_batch_mean_on_one_two_and_four_devices_equals_one_device() {
     };
     let client = plugin.client().unwrap();
     let (b, f) = (8, 3);
-    let t = TensorType::new(ElementType::F32, &[b, f]);
-    let (mut func, p) = Function::new(&[t]);
-    let s = func.reduce(p[0], &[0], Reduction::Sum);
-    let k = func.splat(ElementType::F32, 1.0 / b as f64, &[f]);
-    let m = func.binary(Binary::Multiply, s, k);
-    let text = func.finish(&[m]);
+    let text = batch_mean(b, f);
     let x = values(25, b * f);
     let want = &one_device(&client, &text, &[(x.clone(), vec![b, f])])[0];
-    // Each column's sum of 8 terms in two orders, then one scaling.
-    let tol: Vec<f64> = (0..f)
-        .map(|j| {
-            let abs: f64 = (0..b).map(|i| f64::from(x[i * f + j]).abs()).sum();
-            2.0 * (b as f64 + 1.0) * U * abs / b as f64 + U * f64::from(want[j]).abs()
-        })
-        .collect();
+    let tol = mean_bound(&x, want, b, f);
     // And the host's f64 mean, within one order's bound.
     let exact: Vec<f32> = (0..f)
         .map(|j| ((0..b).map(|i| f64::from(x[i * f + j])).sum::<f64>() / b as f64) as f32)
@@ -189,20 +199,10 @@ fn the_cpu_plugin_presents_eight_devices_when_asked() {
     assert_eq!(client.addressable_device_count().unwrap(), 8);
     assert_eq!(client.devices().unwrap().len(), 8);
     let (b, f) = (8, 3);
-    let t = TensorType::new(ElementType::F32, &[b, f]);
-    let (mut func, p) = Function::new(&[t]);
-    let s = func.reduce(p[0], &[0], Reduction::Sum);
-    let k = func.splat(ElementType::F32, 1.0 / b as f64, &[f]);
-    let m = func.binary(Binary::Multiply, s, k);
-    let text = func.finish(&[m]);
+    let text = batch_mean(b, f);
     let x = values(8, b * f);
     let want = &one_device(&default, &text, &[(x.clone(), vec![b, f])])[0];
-    let tol: Vec<f64> = (0..f)
-        .map(|j| {
-            let abs: f64 = (0..b).map(|i| f64::from(x[i * f + j]).abs()).sum();
-            2.0 * (b as f64 + 1.0) * U * abs / b as f64 + U * f64::from(want[j]).abs()
-        })
-        .collect();
+    let tol = mean_bound(&x, want, b, f);
     let got = n_devices_of(
         client,
         8,
@@ -599,20 +599,7 @@ fn the_gpt_parameters_stay_replicated_and_only_the_batch_moves() {
     ] {
         assert!(err.contains(f), "{f}:\n{err}");
     }
-    let head = text(&short.stdout);
-    let word_before = |after: &str| -> u64 {
-        let s = head.split(after).next().unwrap_or_else(|| panic!("{head}"));
-        s.rsplit(' ').next().unwrap().parse().unwrap()
-    };
-    let word_after = |before: &str| -> u64 {
-        let s = head
-            .split(before)
-            .nth(1)
-            .unwrap_or_else(|| panic!("{head}"));
-        s.split(',').next().unwrap().trim().parse().unwrap()
-    };
-    let params = word_before(" parameters");
-    let (block, batch) = (word_after("block "), word_after("batch "));
+    let (params, block, batch) = common::gpt_size(&text(&short.stdout));
     let (a, b) = (traffic(&short), traffic(&long));
     let per_step_in = (b.0 - a.0) / 4;
     let per_step_out = (b.1 - a.1) / 4;
@@ -749,6 +736,7 @@ fn replicated_results_are_taken_without_copies() {
             &program,
             func("grad_summae"),
             &[FnArg::Record(vec![FnArg::Tensor(&w)]), FnArg::Tensor(&x)],
+            &[],
         )
         .expect("the data-parallel call");
     let moved = Traffic::since(start);
@@ -763,6 +751,7 @@ fn replicated_results_are_taken_without_copies() {
             &program,
             func("passus"),
             &[FnArg::Tensor(&w), FnArg::Tensor(g), FnArg::Number(0.5)],
+            &[],
         )
         .expect("the replicated call");
     let moved = Traffic::since(start);
@@ -777,6 +766,7 @@ fn replicated_results_are_taken_without_copies() {
             &program,
             func("passus"),
             &[FnArg::Tensor(w1), FnArg::Tensor(g), FnArg::Number(0.5)],
+            &[],
         )
         .expect("the replicated call on replicated values");
     let moved = Traffic::since(start);

@@ -21,7 +21,7 @@ use super::stablehlo::{
 };
 use crate::ir::ops::Op;
 use crate::ir::{FuncId, Program};
-use crate::tensor::{self as k, DType, Tensor};
+use crate::tensor::{self as k, Tensor};
 
 /// Why running on the device failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,22 +237,7 @@ pub struct Device<'p> {
 }
 
 fn element_type(t: &Tensor) -> ElementType {
-    dtype_element(t.dtype())
-}
-
-fn dtype_element(d: DType) -> ElementType {
-    match d {
-        DType::F32 => ElementType::F32,
-        DType::F64 => ElementType::F64,
-    }
-}
-
-fn host_array(t: &Tensor) -> HostArray {
-    match (t.data_f32(), t.data_f64()) {
-        (Some(v), _) => HostArray::F32(v.to_vec()),
-        (_, Some(v)) => HostArray::F64(v.to_vec()),
-        (None, None) => HostArray::F64(t.values().into_owned()),
-    }
+    ElementType::of(t.dtype())
 }
 
 impl<'p> Device<'p> {
@@ -332,7 +317,7 @@ impl<'p> Device<'p> {
             .map(|t| {
                 let b = self
                     .client
-                    .to_device(&host_array(t), t.shape(), self.ordinal)?;
+                    .to_device(&HostArray::of(t), t.shape(), self.ordinal)?;
                 note_in(t.nbytes());
                 Ok(b)
             })
@@ -440,7 +425,7 @@ impl<'p> Device<'p> {
         func: FuncId,
         args: &[FnArg],
     ) -> Result<Vec<Tensor>, XlaError> {
-        let elem = dtype_element(k::precision());
+        let elem = ElementType::of(k::precision());
         let (outputs, template) = self.call_function(program, func, args)?;
         let mut flat = Vec::new();
         flatten_results(&template, &outputs, elem, &mut flat)?;
@@ -455,7 +440,7 @@ impl<'p> Device<'p> {
         func: FuncId,
         args: &[FnArg],
     ) -> Result<(Vec<Tensor>, Template), XlaError> {
-        let elem = dtype_element(k::precision());
+        let elem = ElementType::of(k::precision());
         let (mut params, mut owned, mut kinds) = (Vec::new(), Vec::new(), String::new());
         flatten_args(args, elem, &mut params, &mut owned, &mut kinds, false)?;
         let inputs: Vec<&Tensor> = owned.iter().map(Input::tensor).collect();
@@ -511,7 +496,7 @@ impl<'p> Device<'p> {
                 None => {
                     let b = self
                         .client
-                        .to_device(&host_array(t), t.shape(), self.ordinal)?;
+                        .to_device(&HostArray::of(t), t.shape(), self.ordinal)?;
                     note_in(t.nbytes());
                     let r = resident_tensor(b, t.shape(), element_type(t), &self.probe);
                     self.placed.push(((*t).clone(), r.clone()));

@@ -17,6 +17,7 @@ use std::rc::Rc;
 use super::pjrt_api::{self as c, StructSize};
 use super::plugin::{call, Client, ClientHandle, PluginError};
 use super::proto::CompileOptions;
+use crate::tensor::{DType, Tensor};
 
 /// An element type faber moves to and from a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,10 +34,27 @@ impl ElementType {
         }
     }
 
-    fn size(self) -> usize {
+    /// Bytes per element.
+    pub fn size(self) -> usize {
         match self {
             ElementType::F32 => 4,
             ElementType::F64 => 8,
+        }
+    }
+
+    /// The element type of a tensor of `dtype`.
+    pub fn of(dtype: DType) -> ElementType {
+        match dtype {
+            DType::F32 => ElementType::F32,
+            DType::F64 => ElementType::F64,
+        }
+    }
+
+    /// The tensor element type of this one.
+    pub fn dtype(self) -> DType {
+        match self {
+            ElementType::F32 => DType::F32,
+            ElementType::F64 => DType::F64,
         }
     }
 }
@@ -49,6 +67,20 @@ pub enum HostArray {
 }
 
 impl HostArray {
+    /// A tensor's elements (a resident value's host copy: read once).
+    pub fn of(t: &Tensor) -> HostArray {
+        match (t.data_f32(), t.data_f64()) {
+            (Some(v), _) => HostArray::F32(v.to_vec()),
+            (_, Some(v)) => HostArray::F64(v.to_vec()),
+            (None, None) => HostArray::F64(t.values().into_owned()),
+        }
+    }
+
+    /// The elements' size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.len() * self.element_type().size()
+    }
+
     pub fn element_type(&self) -> ElementType {
         match self {
             HostArray::F32(_) => ElementType::F32,

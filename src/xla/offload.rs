@@ -31,7 +31,7 @@ use super::device::{Arg, Device, FnArg, XlaError};
 use super::exec::ElementType;
 use super::plugin::Stage;
 use super::resident::Traffic;
-use super::spmd::{path_matches, rule_for, Sharding, Spmd, SpmdError};
+use super::spmd::{rule_index, Sharding, Spmd, SpmdError};
 use super::stablehlo::{LowerError, Template};
 use crate::diag::{codes, Code};
 use crate::eval::offload::Offload;
@@ -186,14 +186,10 @@ impl<'p> DeviceOffload<'p> {
         // over the devices (so the home device does not hold them twice).
         self.device.forget_placed();
         let before = spmd.compiles;
-        let called = if step && !self.rules.is_empty() {
-            spmd.call_function_sharded(program, func, args, &leaves)
-        } else if step {
-            spmd.call_function(program, func, args)
-        } else if ruled {
-            spmd.call_replicated_sharded(program, func, args, &leaves)
+        let called = if step {
+            spmd.call_function(program, func, args, &leaves)
         } else {
-            spmd.call_replicated(program, func, args)
+            spmd.call_replicated(program, func, args, &leaves)
         };
         let compiled = spmd.compiles - before;
         let (outputs, template) = match called {
@@ -393,132 +389,93 @@ fn leaf_shardings(
     n: usize,
     every_rule: bool,
 ) -> Result<Vec<Option<Sharding>>, String> {
-    fn walk(
-        program: &Program,
-        v: &Value,
-        path: &mut String,
-        rules: &[(String, Sharding)],
-        n: usize,
-        out: &mut Vec<Option<Sharding>>,
-    ) -> Result<(), String> {
-        let mut visit = |label: &str, c: &Value, out: &mut Vec<Option<Sharding>>| {
-            let len = path.len();
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(label);
-            let r = walk(program, c, path, rules, n, out);
-            path.truncate(len);
-            r
-        };
-        match v {
-            Value::Tensor(t) => {
-                let rule = if path.is_empty() {
-                    None
-                } else {
-                    rule_for(rules, path)
-                };
-                if let Some(s) = rule {
-                    let fits = s.axis(t.rank()).is_some_and(|a| {
-                        let len = t.shape()[a];
-                        len > 0 && len.is_multiple_of(n)
-                    });
-                    if !fits {
-                        let how = if s == Sharding::Columns {
-                            "columns"
-                        } else {
-                            "rows"
-                        };
-                        return Err(format!(
-                            "`[run.sharding]` splits the {how} of parameter `{path}` (shape \
-                             {:?}), which do not split into {n} equal shards",
-                            t.shape()
-                        ));
-                    }
-                }
-                out.push(rule);
-            }
-            Value::Record(r) => {
-                let genus = program.genera.get(r.genus.0 as usize);
-                for (i, c) in r.fields.iter().enumerate() {
-                    let label = genus
-                        .and_then(|g| g.fields.get(i))
-                        .map_or_else(|| i.to_string(), |f| f.name.clone());
-                    visit(&label, c, out)?;
-                }
-            }
-            Value::List(items) => {
-                for (i, c) in items.iter().enumerate() {
-                    visit(&i.to_string(), c, out)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
+    let mut used = vec![false; rules.len()];
+    let mut path = String::new();
     for a in args {
-        walk(program, a, &mut String::new(), rules, n, &mut out)?;
-    }
-    if !every_rule {
-        return Ok(out);
+        path.clear();
+        each_leaf(program, a, &mut path, &mut |path, t| {
+            let rule = if path.is_empty() {
+                None
+            } else {
+                rule_index(rules, path)
+            };
+            let Some(i) = rule else {
+                out.push(None);
+                return Ok(());
+            };
+            used[i] = true;
+            let s = rules[i].1;
+            let fits = s.axis(t.rank()).is_some_and(|a| {
+                let len = t.shape()[a];
+                len > 0 && len.is_multiple_of(n)
+            });
+            if !fits {
+                let how = if s == Sharding::Columns {
+                    "columns"
+                } else {
+                    "rows"
+                };
+                return Err(format!(
+                    "`[run.sharding]` splits the {how} of parameter `{path}` (shape {:?}), \
+                     which do not split into {n} equal shards",
+                    t.shape()
+                ));
+            }
+            out.push(Some(s));
+            Ok(())
+        })?;
     }
     // A key that names no parameter (a typo, a model without such a leaf).
-    let mut used = vec![false; rules.len()];
-    for a in args {
-        mark_used(program, a, &mut String::new(), rules, &mut used);
-    }
-    if let Some(i) = used.iter().position(|u| !u) {
-        return Err(format!(
-            "`[run.sharding]` key `{}` names none of the step's parameters",
-            rules[i].0
-        ));
+    if every_rule {
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(format!(
+                "`[run.sharding]` key `{}` names none of the step's parameters",
+                rules[i].0
+            ));
+        }
     }
     Ok(out)
 }
 
-/// Marks in `used` the rules of `rules` that a tensor leaf of `v` (at `path`) fits
-/// first, as [`rule_for`] picks them.
-fn mark_used(
+/// Calls `f` with each tensor leaf of `v`, depth first, and its dotted path below
+/// `path` (record fields by name, list items by index), stopping at its first error.
+fn each_leaf(
     program: &Program,
     v: &Value,
     path: &mut String,
-    rules: &[(String, Sharding)],
-    used: &mut [bool],
-) {
-    if let Value::Tensor(_) = v {
-        if !path.is_empty() {
-            if let Some(i) = rules.iter().position(|(p, _)| path_matches(p, path)) {
-                used[i] = true;
-            }
-        }
-        return;
-    }
-    let mut visit = |label: &str, c: &Value, used: &mut [bool]| {
+    f: &mut impl FnMut(&str, &Tensor) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut visit = |label: &dyn std::fmt::Display, c: &Value, path: &mut String| {
+        use std::fmt::Write;
         let len = path.len();
         if !path.is_empty() {
             path.push('.');
         }
-        path.push_str(label);
-        mark_used(program, c, path, rules, used);
+        let _ = write!(path, "{label}");
+        let r = each_leaf(program, c, path, f);
         path.truncate(len);
+        r
     };
     match v {
+        Value::Tensor(t) => f(path, t),
         Value::Record(r) => {
             let genus = program.genera.get(r.genus.0 as usize);
             for (i, c) in r.fields.iter().enumerate() {
-                let label = genus
-                    .and_then(|g| g.fields.get(i))
-                    .map_or_else(|| i.to_string(), |f| f.name.clone());
-                visit(&label, c, used);
+                match genus.and_then(|g| g.fields.get(i)) {
+                    Some(field) => visit(&field.name, c, path)?,
+                    None => visit(&i, c, path)?,
+                }
             }
+            Ok(())
         }
         Value::List(items) => {
             for (i, c) in items.iter().enumerate() {
-                visit(&i.to_string(), c, used);
+                visit(&i, c, path)?;
             }
+            Ok(())
         }
-        _ => {}
+        _ => Ok(()),
     }
 }
 

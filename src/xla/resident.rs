@@ -30,7 +30,7 @@ use super::exec::{compile_on, Buffer, ElementType, Executable, HostArray};
 use super::plugin::ClientHandle;
 use super::proto::CompileOptions;
 use super::stablehlo::{Binary, Compare, Function, Reduction, TensorType};
-use crate::tensor::{DType, DeviceData, HostData, Tensor};
+use crate::tensor::{DeviceData, HostData, Tensor};
 
 thread_local! {
     static BYTES_IN: Cell<u64> = const { Cell::new(0) };
@@ -240,11 +240,7 @@ impl Resident {
         mesh: Option<&Rc<Mesh>>,
         split: Option<usize>,
     ) -> Resident {
-        let size = match ty.elem {
-            ElementType::F32 => 4,
-            ElementType::F64 => 8,
-        };
-        let whole: u64 = ty.dims.iter().product::<usize>() as u64 * size;
+        let whole = (ty.dims.iter().product::<usize>() * ty.elem.size()) as u64;
         let per = if split.is_some() {
             whole / buffers.len().max(1) as u64
         } else {
@@ -354,13 +350,6 @@ impl DeviceData for Resident {
     }
 }
 
-fn dtype_of(elem: ElementType) -> DType {
-    match elem {
-        ElementType::F32 => DType::F32,
-        ElementType::F64 => DType::F64,
-    }
-}
-
 /// `buffer` (of shape `dims`, elements `elem`) as a tensor whose elements stay on
 /// the device of `probe`.
 pub(super) fn resident_tensor(
@@ -377,7 +366,7 @@ pub(super) fn resident_tensor(
         None,
         None,
     );
-    Tensor::resident(dims, dtype_of(elem), Rc::new(r))
+    Tensor::resident(dims, elem.dtype(), Rc::new(r))
 }
 
 /// `buffers` (one per device of `mesh`, each of shape `dims` and elements `elem`,
@@ -402,7 +391,7 @@ pub(super) fn replicated_tensor(
         Some(mesh),
         None,
     );
-    Some(Tensor::resident(dims, dtype_of(elem), Rc::new(r)))
+    Some(Tensor::resident(dims, elem.dtype(), Rc::new(r)))
 }
 
 /// `shards` (shard `d` on device `d` of `mesh`, splitting the value of shape `dims`
@@ -429,7 +418,7 @@ pub(super) fn split_tensor(
         Some(mesh),
         Some(axis),
     );
-    Some(Tensor::resident(dims, dtype_of(elem), Rc::new(r)))
+    Some(Tensor::resident(dims, elem.dtype(), Rc::new(r)))
 }
 
 /// The shards holding `t` on the devices of `mesh` and the axis they split, if it

@@ -89,12 +89,14 @@ pub fn path_matches(pattern: &str, path: &str) -> bool {
     }
 }
 
+/// The index of the first rule of `rules` that fits `path`.
+pub fn rule_index(rules: &[(String, Sharding)], path: &str) -> Option<usize> {
+    rules.iter().position(|(p, _)| path_matches(p, path))
+}
+
 /// The sharding the first rule of `rules` that fits `path` gives it.
 pub fn rule_for(rules: &[(String, Sharding)], path: &str) -> Option<Sharding> {
-    rules
-        .iter()
-        .find(|(p, _)| path_matches(p, path))
-        .map(|(_, s)| *s)
+    rule_index(rules, path).map(|i| rules[i].1)
 }
 
 /// The rank of an MLIR tensor type's text (`tensor<8x3xf32>` is 2).

@@ -16,11 +16,10 @@
 //! arguments of rank ≥ 1 are the batch, sharded along axis 0; everything else
 //! (records, lists, numbers) is replicated; the results are replicated.
 //! [`Spmd::call_replicated`] runs one with every argument and result replicated
-//! (the optimizer's leaf update, whose inputs are replicated values).
-//! [`Spmd::call_function_sharded`] is the train step with some parameters split
-//! too (tensor parallel, `[run.sharding]`): a leaf marked [`Sharding::Columns`]
-//! (`{devices=[1,N]…}`) or [`Sharding::Batch`] ("rows") goes in as its N shards;
-//! [`Spmd::call_replicated_sharded`] is any other call taking such a parameter.
+//! (the optimizer's leaf update, whose inputs are replicated values). Either can
+//! take some parameters split too (tensor parallel, `[run.sharding]`): a leaf
+//! marked [`Sharding::Columns`] (`{devices=[1,N]…}`) or [`Sharding::Batch`]
+//! ("rows") goes in as its N shards.
 //!
 //! Values stay on the devices: a replicated result is one buffer per device, kept
 //! as a resident tensor replicated over the runner's [`Mesh`]
@@ -58,12 +57,12 @@ use super::resident::{
 };
 pub use super::sharding::{
     annotate, annotate_arguments, dims_of, layout_of, path_matches, result_count, result_types,
-    rule_for, Layout, Sharding,
+    rule_for, rule_index, Layout, Sharding,
 };
-use super::spmd_inputs::{divides, element_size, layout_on, same_axis, shard, Flat, In, Source};
+use super::spmd_inputs::{divides, layout_on, same_axis, shard, Flat, In, Source};
 use super::stablehlo::{lower_function_with_template, Template, TensorType};
 use crate::ir::{FuncId, Program};
-use crate::tensor::{self as k, DType, Tensor};
+use crate::tensor::{self as k, Tensor};
 
 /// Why an SPMD run could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -332,7 +331,7 @@ impl<'p> Spmd<'p> {
                     .map(|a| shard(data, &i.dims, n, d, a));
                 let (data, dims) = part.as_ref().map_or((data, &i.dims), |(p, d)| (p, d));
                 list.push(Some(self.client.to_device(data, dims, d)?));
-                note_in(data.len() * element_size(data));
+                note_in(data.bytes());
             }
             copies.push(list);
         }
@@ -360,25 +359,17 @@ impl<'p> Spmd<'p> {
 
     /// `func` of `program` on `args`, data-parallel over the N devices: its
     /// top-level tensor arguments of rank ≥ 1 sharded along axis 0, everything else
-    /// replicated, its results replicated; lowered and compiled once per argument
-    /// signature. Returns the outputs — tensors replicated over the devices, which
-    /// stay there — and the template that rebuilds the function's result.
+    /// replicated; lowered and compiled once per argument signature. Returns the
+    /// outputs — tensors on the devices, which stay there — and the template that
+    /// rebuilds the function's result.
+    ///
+    /// The tensor leaves of `args` (depth first, in the order the function's
+    /// parameters flatten them) that `leaves` gives a sharding go in split that way
+    /// instead (tensor parallel, `[run.sharding]`; `leaves` empty for none): XLA's
+    /// SPMD partitioner splits the step's matmuls along them and chooses how the
+    /// results lie (a split parameter's gradient split like it). Without a split
+    /// leaf the results are replicated.
     pub fn call_function(
-        &mut self,
-        program: &Program,
-        func: FuncId,
-        args: &[FnArg],
-    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
-        self.call(program, func, args, true, &[])
-    }
-
-    /// [`Spmd::call_function`] with the tensor leaves of `args` (depth first, in
-    /// the order the function's parameters flatten them) that `leaves` gives a
-    /// sharding split that way instead (tensor parallel, `[run.sharding]`): such a
-    /// leaf goes in as its N shards, and XLA's SPMD partitioner splits the step's
-    /// matmuls along it; XLA chooses how the results lie (a split parameter's
-    /// gradient split like it), and they stay on the devices so.
-    pub fn call_function_sharded(
         &mut self,
         program: &Program,
         func: FuncId,
@@ -388,24 +379,12 @@ impl<'p> Spmd<'p> {
         self.call(program, func, args, true, leaves)
     }
 
-    /// `func` of `program` on `args` with every argument and result replicated over
-    /// the N devices: each device computes all of it (the optimizer's leaf update,
-    /// so the parameters stay replicated on every device between steps). Replicated
-    /// values are passed as they are, host values copied to every device.
+    /// `func` of `program` on `args` with every argument replicated over the N
+    /// devices but the leaves `leaves` splits (as [`Spmd::call_function`]): each
+    /// device computes all of it (the optimizer's leaf update, so the parameters
+    /// stay replicated on every device between steps) or its part of a split value.
+    /// Values on the devices are passed as they lie, host values copied in.
     pub fn call_replicated(
-        &mut self,
-        program: &Program,
-        func: FuncId,
-        args: &[FnArg],
-    ) -> Result<(Vec<Tensor>, Template), SpmdError> {
-        self.call(program, func, args, false, &[])
-    }
-
-    /// [`Spmd::call_replicated`] with the tensor leaves of `args` that `leaves`
-    /// gives a sharding split that way (a `[run.sharding]` parameter passed to
-    /// another function than the train step: the optimizer's initial state, an
-    /// evaluation); XLA chooses how the results lie.
-    pub fn call_replicated_sharded(
         &mut self,
         program: &Program,
         func: FuncId,
@@ -423,10 +402,7 @@ impl<'p> Spmd<'p> {
         split: bool,
         leaves: &[Option<Sharding>],
     ) -> Result<(Vec<Tensor>, Template), SpmdError> {
-        let elem = match k::precision() {
-            DType::F32 => ElementType::F32,
-            DType::F64 => ElementType::F64,
-        };
+        let elem = ElementType::of(k::precision());
         // Host parameters copied in before are recognised by their storage; an
         // entry whose host tensor nobody else holds is gone for good.
         self.placed.retain(|(h, _, _)| !h.storage_unique());
@@ -582,11 +558,8 @@ impl<'p> Spmd<'p> {
             let part = axis.map(|a| shard(data, dims, n, d, a));
             let (data, shape) = part.as_ref().map_or((data, dims), |(p, s)| (p, s));
             buffers.push(self.client.to_device(data, shape, d)?);
-            note_in(data.len() * element_size(data));
-            elem = match data {
-                HostArray::F32(_) => ElementType::F32,
-                HostArray::F64(_) => ElementType::F64,
-            };
+            note_in(data.bytes());
+            elem = data.element_type();
         }
         let t = match axis {
             Some(a) => split_tensor(buffers, dims, a, elem, &self.mesh),
@@ -607,10 +580,7 @@ impl<'p> Spmd<'p> {
             if !t.on_device_only() {
                 return None;
             }
-            let elem = match t.dtype() {
-                DType::F32 => ElementType::F32,
-                DType::F64 => ElementType::F64,
-            };
+            let elem = ElementType::of(t.dtype());
             types.push(TensorType::new(elem, t.shape()));
             inputs.push(In {
                 source: Source::Mesh((*t).clone()),

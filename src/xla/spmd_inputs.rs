@@ -12,7 +12,7 @@ use super::exec::{ElementType, HostArray};
 use super::resident::{replicas_of, shards_of, Mesh};
 use super::sharding::Sharding;
 use super::stablehlo::{Param, TensorType};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::Tensor;
 
 /// Shard `d` of `n` of `data` (of shape `dims`) along `axis`.
 pub(super) fn shard(
@@ -101,22 +101,6 @@ pub(super) fn same_axis(a: Sharding, b: Sharding, rank: usize) -> bool {
     a.axis(rank) == b.axis(rank)
 }
 
-pub(super) fn element_size(a: &HostArray) -> usize {
-    match a {
-        HostArray::F32(_) => 4,
-        HostArray::F64(_) => 8,
-    }
-}
-
-/// A tensor's elements as a host array (a resident value's host copy: read once).
-pub(super) fn host_array(t: &Tensor) -> HostArray {
-    match (t.data_f32(), t.data_f64()) {
-        (Some(v), _) => HostArray::F32(v.to_vec()),
-        (_, Some(v)) => HostArray::F64(v.to_vec()),
-        (None, None) => HostArray::F64(t.values().into_owned()),
-    }
-}
-
 /// The program's parameters and inputs of a call's arguments, flattened as
 /// src/xla/device.rs flattens them, each input with its sharding; a tensor already
 /// on `mesh` passed as its buffers, a host parameter copied in before as its copy.
@@ -168,7 +152,7 @@ impl<'a> Flat<'a> {
                 match earlier {
                     Some((_, s, m)) => (Source::Mesh(m.clone()), *s, None),
                     None => (
-                        Source::Host(host_array(t)),
+                        Source::Host(HostArray::of(t)),
                         want,
                         (nested && on_mesh.is_none()).then(|| t.clone()),
                     ),
@@ -192,10 +176,7 @@ impl<'a> Flat<'a> {
                 if self.depth > 0 && input.sharding != Sharding::Replicated {
                     self.split_params = true;
                 }
-                let elem = match t.dtype() {
-                    DType::F32 => ElementType::F32,
-                    DType::F64 => ElementType::F64,
-                };
+                let elem = ElementType::of(t.dtype());
                 let ty = TensorType::new(elem, t.shape());
                 self.kinds.push(match input.sharding {
                     Sharding::Batch => 'b',

@@ -266,8 +266,27 @@ pub fn faber(args: &[&str]) -> Output {
     Faber::new().args(args).output()
 }
 
-/// Bytes as text, invalid UTF-8 replaced.
 /// The per-step losses a GPT example prints under `--trace` (`passus N: damnum L`).
+/// The GPT example's size as its first lines print it: (parameters, block, batch)
+/// — the number before " parameters", and the numbers after "block " and "batch ".
+pub fn gpt_size(stdout: &str) -> (u64, u64, u64) {
+    let before = |after: &str| -> u64 {
+        let s = stdout
+            .split(after)
+            .next()
+            .unwrap_or_else(|| panic!("{stdout}"));
+        s.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let after = |before: &str| -> u64 {
+        let s = stdout
+            .split(before)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{stdout}"));
+        s.split(',').next().unwrap().trim().parse().unwrap()
+    };
+    (before(" parameters"), after("block "), after("batch "))
+}
+
 pub fn gpt_losses(stdout: &str) -> Vec<f64> {
     stdout
         .lines()
@@ -307,6 +326,18 @@ pub fn xla_offloaded(stderr: &str) -> u64 {
         })
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no device summary in:\n{stderr}"))
+}
+
+/// The numbers a run printed on stdout, one per line.
+pub fn printed_numbers(stdout: &[u8]) -> Vec<f64> {
+    text(stdout)
+        .lines()
+        .map(|l| {
+            l.trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("not a number: {l}"))
+        })
+        .collect()
 }
 
 pub fn text(bytes: &[u8]) -> String {
